@@ -1,0 +1,223 @@
+/**
+ * The compiled desired configuration of one device: what the server sends in
+ * `apply` and what the agent reconciles the router to. It is a snapshot, not a
+ * command list; its canonical-JSON hash identifies it on both sides.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { Asn, CidrAddress, IfName, IPv4, Network } from "./common.ts";
+import { InterfaceType } from "./device.ts";
+import { LinkQualityThresholds, PolicyMatch } from "./policy.ts";
+
+export const ConfigInterface = z.object({
+  devId: z.string(),
+  name: IfName,
+  type: InterfaceType,
+  /** DHCP client on this interface. */
+  dhcp: z.boolean(),
+  /** Static address with prefix ("192.168.1.1/24"), null when unset or dhcp. */
+  address: CidrAddress.nullable(),
+  gateway: IPv4.nullable(),
+  metric: z.number().int().min(0),
+  mtu: z.number().int().min(576).max(9000),
+  pathLabels: z.array(z.string()),
+});
+export type ConfigInterface = z.infer<typeof ConfigInterface>;
+
+export const ConfigRoute = z.object({
+  destination: Network,
+  gateway: IPv4,
+  ifname: IfName.nullable(),
+  metric: z.number().int().min(0),
+});
+export type ConfigRoute = z.infer<typeof ConfigRoute>;
+
+export const ConfigDhcpServer = z.object({
+  interface: IfName,
+  subnet: Network,
+  rangeStart: IPv4,
+  rangeEnd: IPv4,
+  dns: z.array(IPv4),
+  /** Options with their codes; `routers` is the VRRP virtual IP in a VRRP group. */
+  options: z.array(z.object({ code: z.number().int().min(1).max(254), name: z.string(), value: z.string() })),
+  reservations: z.array(z.object({ host: z.string(), mac: z.string(), ipv4: IPv4, sendHostName: z.boolean() })),
+  defaultLeaseTime: z.number().int().min(60),
+  maxLeaseTime: z.number().int().min(60),
+});
+export type ConfigDhcpServer = z.infer<typeof ConfigDhcpServer>;
+
+export const ConfigBgp = z.object({
+  asn: Asn,
+  routerId: IPv4,
+  keepalive: z.number().int().min(1),
+  hold: z.number().int().min(3),
+  neighbors: z.array(
+    z.object({
+      ip: IPv4,
+      remoteAsn: Asn,
+      password: z.string(),
+      /** TTL for eBGP multihop; 1 = directly connected. */
+      multiHop: z.number().int().min(1).max(255),
+      sendCommunity: z.boolean(),
+    }),
+  ),
+  /** Prefixes announced: LAN subnets and the tunnel loopbacks. */
+  networks: z.array(Network),
+});
+export type ConfigBgp = z.infer<typeof ConfigBgp>;
+
+export const ConfigFilterRule = z.object({
+  priority: z.number().int(),
+  action: z.enum(["allow", "deny"]),
+  /** Interface name, null = all interfaces of the direction. */
+  interface: IfName.nullable(),
+  protocol: z.enum(["any", "tcp", "udp", "icmp"]),
+  source: Network.nullable(),
+  destination: Network.nullable(),
+  ports: z.string().nullable(),
+});
+export type ConfigFilterRule = z.infer<typeof ConfigFilterRule>;
+
+export const ConfigFirewall = z.object({
+  inbound: z.array(ConfigFilterRule),
+  outbound: z.array(ConfigFilterRule),
+  lanNat: z.array(z.object({ interface: IfName, source: Network, translated: Network })),
+});
+export type ConfigFirewall = z.infer<typeof ConfigFirewall>;
+
+export const IkeParams = z.object({
+  /** strongSwan proposal, e.g. "aes256-sha256-modp2048". */
+  proposal: z.string(),
+  lifetimeSeconds: z.number().int().min(60),
+});
+export const EspParams = z.object({
+  /** strongSwan ESP proposal; carries a DH group when `pfs` is on. */
+  proposal: z.string(),
+  lifetimeSeconds: z.number().int().min(60),
+  pfs: z.boolean(),
+});
+
+export const ConfigTunnel = z.object({
+  id: z.string(),
+  num: z.number().int().min(0),
+  kind: z.enum(["device", "peer"]),
+  /** WAN interface the tunnel leaves from; its own address is the IKE source. */
+  localInterface: IfName,
+  /** The interface's address when known by the server; the agent uses the live one. */
+  localAddress: IPv4.nullable(),
+  remoteAddress: IPv4,
+  /** /31 loopback ends from the organization's tunnel range. */
+  localLoopback: IPv4,
+  remoteLoopback: IPv4,
+  ike: IkeParams,
+  esp: EspParams,
+  auth: z.object({ psk: z.string(), localId: z.string(), remoteId: z.string() }),
+  /** True on the side that starts the IKE SA (device A, always for peers). */
+  initiator: z.boolean(),
+  dpdSeconds: z.number().int().min(0),
+  /** Traffic selectors: what goes through this tunnel besides the loopbacks. */
+  localSubnets: z.array(Network),
+  remoteSubnets: z.array(Network),
+  /** Targets probed for quality: the remote loopback for device tunnels, health-check IPs for peers. */
+  probeTargets: z.array(IPv4),
+  pathLabel: z.string().nullable(),
+});
+export type ConfigTunnel = z.infer<typeof ConfigTunnel>;
+
+export const ConfigVrrp = z.object({
+  groupId: z.string(),
+  virtualRouterId: z.number().int().min(1).max(255),
+  interface: IfName,
+  virtualIp: IPv4,
+  prefix: z.number().int().min(0).max(32),
+  priority: z.number().int().min(1).max(255),
+  preemption: z.boolean(),
+  acceptMode: z.boolean(),
+  advertIntervalMs: z.number().int().min(10),
+  trackOptional: z.array(IfName),
+  trackMandatory: z.array(IfName),
+});
+export type ConfigVrrp = z.infer<typeof ConfigVrrp>;
+
+export const ConfigPolicyRule = z.object({
+  name: z.string(),
+  priority: z.number().int(),
+  match: PolicyMatch,
+  order: z.enum(["priority", "link-quality"]),
+  /** Path label ids in order of preference; links are the WAN interfaces and tunnels carrying them. */
+  pathLabels: z.array(z.string()).min(1),
+  fallback: z.enum(["by-destination", "drop"]),
+  linkQuality: LinkQualityThresholds.nullable(),
+});
+export type ConfigPolicyRule = z.infer<typeof ConfigPolicyRule>;
+
+export const ConfigMonitoring = z.object({
+  probeIntervalMs: z.number().int().min(100).max(60000),
+  /** Loss is computed over this many probes. */
+  windowSize: z.number().int().min(5).max(600),
+  /** A tunnel is down after this long without a reply. */
+  downAfterMs: z.number().int().min(1000),
+  statusIntervalMs: z.number().int().min(1000).max(300000),
+});
+export type ConfigMonitoring = z.infer<typeof ConfigMonitoring>;
+
+export const DEFAULT_MONITORING: ConfigMonitoring = {
+  probeIntervalMs: 1000,
+  windowSize: 30,
+  downAfterMs: 15000,
+  statusIntervalMs: 5000,
+};
+
+export const DeviceConfig = z.object({
+  deviceId: z.string(),
+  interfaces: z.array(ConfigInterface),
+  routes: z.array(ConfigRoute),
+  dhcp: z.array(ConfigDhcpServer),
+  bgp: ConfigBgp.nullable(),
+  firewall: ConfigFirewall,
+  tunnels: z.array(ConfigTunnel),
+  vrrp: z.array(ConfigVrrp),
+  policy: z.object({ rules: z.array(ConfigPolicyRule) }).nullable(),
+  monitoring: ConfigMonitoring,
+  /** Mark and prioritise the control link and probes ahead of bulk traffic. */
+  qos: z.object({ prioritizeManagement: z.boolean() }),
+});
+export type DeviceConfig = z.infer<typeof DeviceConfig>;
+
+/** An empty config: applying it tears everything the agent owns down. */
+export function emptyDeviceConfig(deviceId: string): DeviceConfig {
+  return {
+    deviceId,
+    interfaces: [],
+    routes: [],
+    dhcp: [],
+    bgp: null,
+    firewall: { inbound: [], outbound: [], lanNat: [] },
+    tunnels: [],
+    vrrp: [],
+    policy: null,
+    monitoring: DEFAULT_MONITORING,
+    qos: { prioritizeManagement: true },
+  };
+}
+
+/**
+ * Canonical JSON: object keys sorted (recursively), arrays in order, no
+ * whitespace, `undefined` members dropped. Equal values give equal text.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") {
+    if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError("canonicalJson: non-finite number");
+    return JSON.stringify(value) ?? "null";
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+
+/** The stable hash of a config: sha256 hex of its canonical JSON. */
+export function configHash(config: DeviceConfig): string {
+  return createHash("sha256").update(canonicalJson(config)).digest("hex");
+}

@@ -1,0 +1,63 @@
+/** Jobs: configuration work for one device, queued → running → complete | failed. */
+import { z } from "zod";
+import { Id, Timestamp } from "./common.ts";
+
+export const JobState = z.enum(["queued", "running", "complete", "failed"]);
+export type JobState = z.infer<typeof JobState>;
+
+export const JobType = z.enum([
+  "modify",
+  "tunnels",
+  "deltunnels",
+  "peers",
+  "mlpolicy",
+  "vrrp",
+  "organization",
+  "application",
+  "sync",
+]);
+export type JobType = z.infer<typeof JobType>;
+
+export const JobTask = z.object({ kind: z.string(), summary: z.string() });
+export type JobTask = z.infer<typeof JobTask>;
+
+export const DriverResult = z.object({
+  driver: z.string(),
+  ok: z.boolean(),
+  changed: z.boolean(),
+  durationMs: z.number().min(0),
+  error: z.string().optional(),
+});
+export type DriverResult = z.infer<typeof DriverResult>;
+
+export const JobError = z.object({
+  /** `timeout`, `device` (a driver failed), `superseded`, `cancelled`, `device-deleted`. */
+  reason: z.string(),
+  message: z.string(),
+  drivers: z.array(DriverResult).default([]),
+});
+export type JobError = z.infer<typeof JobError>;
+
+export const Job = z.object({
+  id: Id,
+  org: Id,
+  type: JobType,
+  state: JobState,
+  /** The device the job is for (6.3.1: with name and hostname). */
+  device: z.object({ id: Id, name: z.string(), hostname: z.string() }),
+  tasks: z.array(JobTask),
+  /** Hash of the desired config that completes this job when the device reports it applied. */
+  targetHash: z.string(),
+  error: JobError.nullable(),
+  /** Set when a job that failed by time-out was later seen applied and corrected to complete. */
+  correctedAt: Timestamp.nullable(),
+  attempts: z.number().int().min(0),
+  createdBy: z.string(),
+  createdAt: Timestamp,
+  startedAt: Timestamp.nullable(),
+  finishedAt: Timestamp.nullable(),
+});
+export type Job = z.infer<typeof Job>;
+
+/** What a change that queues device work answers with (HTTP 202). */
+export const JobsQueued = z.object({ jobIds: z.array(Id) });

@@ -1,0 +1,146 @@
+/**
+ * Messages on the device websocket, one discriminated union on `type`.
+ *
+ * PROTOCOL_VERSION history:
+ *   1 (2026-11-21) first version: hello/welcome, apply/apply-result, status,
+ *     request/response, error.
+ */
+import { z } from "zod";
+import { IPv4, Timestamp } from "./common.ts";
+import { DeviceConfig } from "./device-config.ts";
+import { BgpState, Health, InterfaceState, VrrpRouterState } from "./device-status.ts";
+import { DriverResult } from "./job.ts";
+
+export const PROTOCOL_VERSION = 1;
+/** Versions the server accepts from agents. */
+export const SUPPORTED_PROTOCOL_VERSIONS = [1] as const;
+/** Largest websocket message either side accepts, in bytes. */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
+
+export const Hello = z.object({
+  type: z.literal("hello"),
+  protocolVersion: z.number().int(),
+  agentVersion: z.string().max(50),
+  machineId: z.string().min(1).max(200),
+  hostname: z.string().max(253),
+  /** Hash of the config the agent has applied, null when it has none. */
+  appliedHash: z.string().nullable(),
+});
+
+export const Welcome = z.object({
+  type: z.literal("welcome"),
+  deviceId: z.string(),
+  protocolVersion: z.number().int(),
+  serverVersion: z.string(),
+  statusIntervalMs: z.number().int(),
+});
+
+export const Apply = z.object({
+  type: z.literal("apply"),
+  /** Correlates the result; unique per send. */
+  id: z.string(),
+  hash: z.string(),
+  config: DeviceConfig,
+});
+
+export const ApplyResult = z.object({
+  type: z.literal("apply-result"),
+  id: z.string(),
+  ok: z.boolean(),
+  /** The hash now applied: the requested one on success, the last good one after a rollback. */
+  appliedHash: z.string().nullable(),
+  rolledBack: z.boolean(),
+  drivers: z.array(DriverResult),
+  error: z.string().optional(),
+});
+
+export const TunnelReport = z.object({
+  id: z.string(),
+  up: z.boolean(),
+  loss: z.number().min(0).max(100),
+  rtt: z.number().min(0),
+  jitter: z.number().min(0),
+  /** Probes in the window the figures come from. */
+  samples: z.number().int().min(0),
+});
+export type TunnelReport = z.infer<typeof TunnelReport>;
+
+export const Status = z.object({
+  type: z.literal("status"),
+  at: Timestamp,
+  appliedHash: z.string().nullable(),
+  applying: z.boolean(),
+  tunnels: z.array(TunnelReport).max(10000),
+  interfaces: z.array(InterfaceState).max(256),
+  bgp: BgpState.nullable(),
+  vrrp: z.array(z.object({ groupId: z.string(), state: VrrpRouterState, since: Timestamp.nullable() })).max(64),
+  health: Health.nullable(),
+});
+export type Status = z.infer<typeof Status>;
+
+export const PingParams = z.object({ target: IPv4, count: z.number().int().min(1).max(20).default(4), source: IPv4.optional() });
+export const PingResult = z.object({
+  transmitted: z.number().int(),
+  received: z.number().int(),
+  lossPercent: z.number(),
+  rttAvgMs: z.number().nullable(),
+  output: z.string(),
+});
+
+/** On-demand reads the server may ask a device for, each with its params and result. */
+export const REQUESTS = {
+  "interface-status": { params: z.object({ devId: z.string() }), result: InterfaceState },
+  "bgp-status": { params: z.object({}), result: BgpState },
+  "tunnel-quality": { params: z.object({}), result: z.array(TunnelReport) },
+  ping: { params: PingParams, result: PingResult },
+  traceroute: { params: z.object({ target: IPv4 }), result: z.object({ output: z.string() }) },
+} as const;
+export type RequestMethod = keyof typeof REQUESTS;
+export const RequestMethodSchema = z.enum(Object.keys(REQUESTS) as [RequestMethod, ...RequestMethod[]]);
+
+export const Request = z.object({
+  type: z.literal("request"),
+  id: z.string(),
+  method: RequestMethodSchema,
+  params: z.record(z.string(), z.unknown()),
+});
+
+export const Response = z.object({
+  type: z.literal("response"),
+  id: z.string(),
+  ok: z.boolean(),
+  result: z.unknown().optional(),
+  error: z.string().optional(),
+});
+
+export const ErrorMessage = z.object({
+  type: z.literal("error"),
+  code: z.string(),
+  message: z.string(),
+});
+
+/** Everything a device may send. */
+export const DeviceMessage = z.discriminatedUnion("type", [Hello, ApplyResult, Status, Response, ErrorMessage]);
+export type DeviceMessage = z.infer<typeof DeviceMessage>;
+
+/** Everything the server may send. */
+export const ServerMessage = z.discriminatedUnion("type", [Welcome, Apply, Request, ErrorMessage]);
+export type ServerMessage = z.infer<typeof ServerMessage>;
+
+/** Websocket close codes (4000–4999 are application codes). */
+export const CLOSE_CODES = {
+  unauthenticated: 4001,
+  notApproved: 4003,
+  protocolVersion: 4006,
+  replaced: 4009,
+  badMessage: 4400,
+  rateLimited: 4429,
+  deviceDeleted: 4410,
+} as const;
+
+export type Hello = z.infer<typeof Hello>;
+export type Welcome = z.infer<typeof Welcome>;
+export type Apply = z.infer<typeof Apply>;
+export type ApplyResult = z.infer<typeof ApplyResult>;
+export type Request = z.infer<typeof Request>;
+export type Response = z.infer<typeof Response>;
