@@ -1,0 +1,66 @@
+/**
+ * The driver contract. One driver per Linux subsystem; the reconcile loop
+ * calls them in DRIVER_ORDER. Like tailscale's router `Set(config)`:
+ * applying the same config twice changes nothing (no command that mutates,
+ * no daemon reload); a config whose section is empty tears down what the
+ * driver owns; a driver touches only what it owns (its nft table, its route
+ * protocol/tables/rule priorities, its config directories and daemons).
+ */
+import type { DeviceConfig } from "@tern/protocol";
+import type { Runner } from "../runner.ts";
+
+export const DRIVER_ORDER = ["links", "firewall", "ikev2", "bgp", "vrrp", "dhcp", "policy", "qos"] as const;
+export type DriverName = (typeof DRIVER_ORDER)[number];
+
+/**
+ * `system`: the distro's services and paths (a real router).
+ * `standalone`: the agent starts each daemon itself with per-instance config,
+ * pid and socket paths under `runDir`, so many agents share one host in
+ * network namespaces.
+ */
+export type DaemonMode = "system" | "standalone";
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface DriverContext {
+  runner: Runner;
+  mode: DaemonMode;
+  /** Persistent agent state (last good config, device token); survives reboots. */
+  stateDir: string;
+  /** Per-instance runtime files: rendered daemon configs, pid files, sockets. `runDir/<driver>/…`. */
+  runDir: string;
+  log: Logger;
+}
+
+/** A file a driver renders: path relative to `runDir/<driver>/` (standalone) or absolute (system). */
+export interface RenderedFile {
+  path: string;
+  content: string;
+  /** 0o600 for files that hold secrets. */
+  mode: number;
+}
+
+export interface ApplyOutcome {
+  /** True when anything on the system was changed. */
+  changed: boolean;
+}
+
+export interface Driver {
+  readonly name: DriverName;
+  /**
+   * Brings the system to the driver's section of `config`: observe, diff and
+   * change only the difference. Throws (a CommandError or Error with a clear
+   * message) when the system cannot be brought there.
+   */
+  apply(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome>;
+  /** The files and commands `apply` would produce from scratch, for `tern-agent plan` (pure, no root). */
+  plan(
+    config: DeviceConfig,
+    ctx: Pick<DriverContext, "mode" | "runDir" | "stateDir">,
+  ): { files: RenderedFile[]; commands: string[][] };
+}

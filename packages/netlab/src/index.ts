@@ -1,0 +1,2 @@
+export * from "./netns.ts";
+export * from "./privileges.ts";
