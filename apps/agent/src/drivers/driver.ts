@@ -6,7 +6,7 @@
  * driver owns; a driver touches only what it owns (its nft table, its route
  * protocol/tables/rule priorities, its config directories and daemons).
  */
-import type { DeviceConfig } from "@tern/protocol";
+import type { DeviceConfig, Status } from "@tern/protocol";
 import type { Runner } from "../runner.ts";
 
 export const DRIVER_ORDER = ["links", "firewall", "ikev2", "bgp", "vrrp", "dhcp", "policy", "qos"] as const;
@@ -35,7 +35,12 @@ export interface DriverContext {
   /** Per-instance runtime files: rendered daemon configs, pid files, sockets. `runDir/<driver>/…`. */
   runDir: string;
   log: Logger;
+  /** Drivers call this when observed state changed in a way worth reporting now (e.g. a VRRP transition). */
+  notify(reason: string): void;
 }
+
+/** The parts of a `status` message a driver can observe. */
+export type StatusPart = Partial<Pick<Status, "interfaces" | "bgp" | "vrrp">>;
 
 /** A file a driver renders: path relative to `runDir/<driver>/` (standalone) or absolute (system). */
 export interface RenderedFile {
@@ -63,4 +68,6 @@ export interface Driver {
     config: DeviceConfig,
     ctx: Pick<DriverContext, "mode" | "runDir" | "stateDir">,
   ): { files: RenderedFile[]; commands: string[][] };
+  /** Current state of what the driver manages, for `status` messages and on-demand reads. */
+  observe?(config: DeviceConfig, ctx: DriverContext): Promise<StatusPart>;
 }
