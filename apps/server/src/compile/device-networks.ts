@@ -14,7 +14,8 @@ import {
 } from "@tern/protocol";
 import { compareCidr, sortedUnique } from "./order.ts";
 
-type WithInterfaces = { interfaces: readonly DeviceInterface[] };
+/** The interface fields network reasoning needs; stored interfaces and merged PUT bodies both fit. */
+export type NetInterface = Pick<DeviceInterface, "devId" | "isAssigned" | "type" | "IPv4" | "IPv4Mask">;
 
 /** The interface's static (or last known) address with its prefix, or null. */
 export function interfaceAddress(iface: Pick<DeviceInterface, "IPv4" | "IPv4Mask">): Cidr | null {
@@ -31,8 +32,8 @@ export function findById<T extends Pick<DeviceInterface, "id">>(interfaces: read
 }
 
 /** Assigned LAN interfaces that have an address, with their connected subnet. */
-export function lanSubnets(device: WithInterfaces): { iface: DeviceInterface; subnet: Cidr }[] {
-  const out: { iface: DeviceInterface; subnet: Cidr }[] = [];
+export function lanSubnets<T extends NetInterface>(device: { interfaces: readonly T[] }): { iface: T; subnet: Cidr }[] {
+  const out: { iface: T; subnet: Cidr }[] = [];
   for (const iface of device.interfaces) {
     if (!iface.isAssigned || iface.type !== "LAN") continue;
     const subnet = interfaceAddress(iface);
@@ -62,7 +63,7 @@ export function natRulesOf(firewall: Firewall, iface: Pick<DeviceInterface, "dev
  * overlaps another site's, so the original must not be published next to it.
  * Sorted by network, without duplicates.
  */
-export function publishedSubnets(device: WithInterfaces & { firewall: Firewall }): string[] {
+export function publishedSubnets(device: { interfaces: readonly NetInterface[]; firewall: Firewall }): string[] {
   const nets: string[] = [];
   for (const { iface, subnet } of lanSubnets(device)) {
     const nat = natRulesOf(device.firewall, iface, subnet);

@@ -1,0 +1,12 @@
+export { checkBgp } from "./device-bgp.ts";
+export { checkDhcp } from "./device-dhcp.ts";
+export { checkFirewall } from "./device-firewall.ts";
+export type { DeviceValidationContext, DeviceValidationInput } from "./device-input.ts";
+export { checkInterfaces } from "./device-interfaces.ts";
+export { checkStaticRoutes } from "./device-routes.ts";
+export { checkLanOverlap, type OverlapDevice, type OverlapVrrpGroup } from "./lan-overlap.ts";
+export type { InterfaceLike } from "./net.ts";
+export { invalid, type Problem, problem, problemsToErrorBody } from "./problem.ts";
+export { checkTunnelRangeChange, type TunnelRangeChange, type TunnelRangeDevice } from "./tunnel-range.ts";
+export { validateDevice } from "./validate-device.ts";
+export { type VrrpGroupCheck, type VrrpMemberDevice, validateVrrpGroup } from "./vrrp-group.ts";
