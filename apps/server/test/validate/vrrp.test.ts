@@ -123,12 +123,9 @@ describe("validateVrrpGroup", () => {
       },
       [V("devices.1.trackInterfacesMandatory.0")],
     ],
-  ] satisfies [string, (c: Editable) => void, string[]][])(
-    "%s",
-    (_n, edit, expected) => {
-      expect(check(edit)).toEqual(expected);
-    },
-  );
+  ] satisfies [string, (c: Editable) => void, string[]][])("%s", (_n, edit, expected) => {
+    expect(check(edit)).toEqual(expected);
+  });
 
   it("refuses two members with the same address", () => {
     const twin = { ...edgeC(), id: id(0x33), name: "edge-c2" };
