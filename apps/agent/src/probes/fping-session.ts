@@ -35,6 +35,8 @@ export class FpingSession implements ProbeSession {
   /** fping restarts its sequence at 0; this offset keeps ours increasing across restarts. */
   private base = 0;
   private maxSeq = -1;
+  /** Per target: lowest sequence not finalised yet, and finalised ones above it. */
+  private readonly books = new Map<string, { next: number; done: Set<number> }>();
 
   constructor(
     private readonly spawner: Spawner,
@@ -74,6 +76,7 @@ export class FpingSession implements ProbeSession {
         const seq = this.base + p.seq;
         this.maxSeq = Math.max(this.maxSeq, seq);
         this.options.onResult(p.target, seq, p.rttMs !== null && p.rttMs <= this.options.timeoutMs ? p.rttMs : null);
+        this.closeGaps(p.target, seq, p.rttMs === null);
       },
       () => {
         this.proc = null;
@@ -83,6 +86,26 @@ export class FpingSession implements ProbeSession {
         this.restart.unref();
       },
     );
+  }
+
+  /**
+   * fping prints nothing for a probe it could not send (e.g. no route, or a
+   * local firewall drop): such a gap is a loss too. fping reports each target
+   * in sequence order, so after a time-out line for `seq` every earlier
+   * unreported probe is lost; after an answer, those sent more than one
+   * time-out earlier are.
+   */
+  private closeGaps(target: string, seq: number, timedOut: boolean): void {
+    const book = this.books.get(target) ?? { next: this.base, done: new Set<number>() };
+    this.books.set(target, book);
+    if (book.next < this.base) book.next = this.base;
+    book.done.add(seq);
+    const inFlight = Math.ceil(this.options.timeoutMs / this.options.intervalMs);
+    const limit = timedOut ? seq : seq - inFlight - 1;
+    while (book.next <= limit) {
+      if (!book.done.delete(book.next)) this.options.onResult(target, book.next, null);
+      book.next++;
+    }
   }
 
   stop(): void {

@@ -88,7 +88,7 @@ export class UdpProbeSession implements ProbeSession {
   private onMessage(msg: Buffer): void {
     const now = process.hrtime.bigint();
     const p = decodeProbe(msg);
-    if (!p || p.type !== "reply" || p.session !== this.session) return;
+    if (p?.type !== "reply" || p.session !== this.session) return;
     const sentAt = this.pending.get(p.seq);
     if (sentAt === undefined) return; // duplicate, or late and already counted lost
     this.pending.delete(p.seq);

@@ -81,3 +81,38 @@ describe("TunnelProber", () => {
     expect(spawner.live().every((p) => p.argv.includes("500"))).toBe(true);
   });
 });
+
+describe("fping gaps", () => {
+  it("counts probes fping never reported (send errors) as lost", async () => {
+    const { FpingSession } = await import("../../src/probes/index.ts");
+    const spawner = new FakeSpawner();
+    const results: [number, number | null][] = [];
+    const s = new FpingSession(spawner, { iface: "wan0" }, ["10.0.0.1"], {
+      intervalMs: 100,
+      timeoutMs: 200,
+      onResult: (_t, seq, rtt) => results.push([seq, rtt]),
+    });
+    s.start();
+    const line = spawner.live()[0]!.onLine;
+    line("10.0.0.1 : [0], 64 bytes, 1.0 ms (1.0 avg, 0% loss)");
+    line("10.0.0.1 : [2], 64 bytes, 1.0 ms (1.0 avg, 0% loss)");
+    expect(results).toEqual([
+      [0, 1],
+      [2, 1],
+    ]);
+    line("10.0.0.1 : [5], 64 bytes, 1.0 ms (1.0 avg, 0% loss)");
+    expect(results.slice(2)).toEqual([
+      [5, 1],
+      [1, null],
+    ]);
+    line("10.0.0.1 : [8], timed out (1.0 avg, 30% loss)");
+    expect(results.slice(4)).toEqual([
+      [8, null],
+      [3, null],
+      [4, null],
+      [6, null],
+      [7, null],
+    ]);
+    s.stop();
+  });
+});
