@@ -10,7 +10,7 @@
  * where probes are served first. The figures are printed; the assertions
  * are on correctness (classification) plus a generous ordering.
  */
-import { type Netns, NetnsScope, privilegedTestsEnabled } from "@tern/netlab";
+import { Netns, NetnsScope, privilegedTestsEnabled } from "@tern/netlab";
 import type { DeviceConfig, TunnelReport } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QosDriver } from "../../../src/drivers/qos/index.ts";
@@ -60,6 +60,13 @@ describe.runIf(enabled)("management QoS under load in namespaces", () => {
         c.tunnels = [tunnel({ id: "t1", localLoopback: "10.9.0.2", remoteLoopback: "10.1.0.2", probeTargets: [] })];
       }),
     });
+    // The "management server": a TCP echo on 10.9.0.2:8443, the control link's stand-in.
+    scope.spawn(srv, [
+      process.execPath,
+      "-e",
+      `require("net").createServer((s)=>{s.setNoDelay(true);s.pipe(s)}).listen(8443,"10.9.0.2")`,
+    ]);
+    await Netns.waitFor("echo server", async () => (await srv.exec(["ss", "-ltn", "sport = :8443"])).stdout.includes("8443"));
     agent = new NsAgent(rtr.name);
     await agent.call("configure", { config: config(true) });
   }, 30_000);
@@ -84,6 +91,23 @@ describe.runIf(enabled)("management QoS under load in namespaces", () => {
     );
   }
 
+  /** Mean RTT of 8-byte request/echo exchanges every 100 ms over one TCP connection to the server, for `ms`. */
+  async function controlRtt(ms: number): Promise<number> {
+    const out = await rtr.exec(
+      [
+        process.execPath,
+        "-e",
+        // Echoes come back in order: match each 8 bytes to the oldest outstanding send time.
+        `const s=require("net").connect(8443,"10.9.0.2");s.setNoDelay(true);const r=[];const q=[];let got=0;` +
+          `s.on("data",(d)=>{got+=d.length;while(got>=8){got-=8;r.push(Number(process.hrtime.bigint()-q.shift())/1e6)}});` +
+          `s.on("connect",()=>{const t=setInterval(()=>{q.push(process.hrtime.bigint());s.write("12345678")},100);` +
+          `setTimeout(()=>{clearInterval(t);const w=r.slice(5);console.log(JSON.stringify(w.reduce((a,b)=>a+b,0)/w.length));s.destroy()},${ms})})`,
+      ],
+      { timeoutMs: ms + 10_000 },
+    );
+    return JSON.parse(out.stdout) as number;
+  }
+
   /** Window-mean probe RTT and loss after the window has filled under the current conditions. */
   async function measure(): Promise<{ rtt: number; loss: number }> {
     await new Promise((r) => setTimeout(r, 3500));
@@ -101,37 +125,39 @@ describe.runIf(enabled)("management QoS under load in namespaces", () => {
   it("keeps probe RTT near the baseline under a bulk flood with QoS on, and not with QoS off", async () => {
     expect(await driver.apply(config(true), ctx)).toEqual({ changed: true });
     expect(await driver.apply(config(true), ctx)).toEqual({ changed: false });
-    const baseline = await measure();
+    const [baseline, baseTcp] = await Promise.all([measure(), controlRtt(3000)]);
 
     expect(await driver.apply(config(false), ctx)).toEqual({ changed: true });
     expect((await rtr.exec(["nft", "list", "tables"])).stdout).not.toContain("tern_qos");
     const floodOff = flood(5000);
-    const off = await measure();
+    const [off, offTcp] = await Promise.all([measure(), controlRtt(3500)]);
     await floodOff;
 
     await driver.apply(config(true), ctx);
     const mgmtBefore = await classSent("1:10");
     const bulkBefore = await classSent("1:20");
     const floodOn = flood(5000);
-    const on = await measure();
+    const [on, onTcp] = await Promise.all([measure(), controlRtt(3500)]);
     await floodOn;
     const mgmt = (await classSent("1:10")) - mgmtBefore;
     const bulk = (await classSent("1:20")) - bulkBefore;
 
     console.log(
       `management QoS, 20 Mbit/s line, ~45 Mbit/s UDP flood from the router, probe every 100 ms (window 20):\n` +
-        `  baseline (no load):   rtt ${baseline.rtt.toFixed(2)} ms, loss ${baseline.loss} %\n` +
-        `  flood, QoS off:       rtt ${off.rtt.toFixed(2)} ms, loss ${off.loss} %\n` +
-        `  flood, QoS on:        rtt ${on.rtt.toFixed(2)} ms, loss ${on.loss} %\n` +
+        `  baseline (no load):   probe rtt ${baseline.rtt.toFixed(2)} ms, loss ${baseline.loss} %; control-link TCP echo ${baseTcp.toFixed(2)} ms\n` +
+        `  flood, QoS off:       probe rtt ${off.rtt.toFixed(2)} ms, loss ${off.loss} %; control-link TCP echo ${offTcp.toFixed(2)} ms\n` +
+        `  flood, QoS on:        probe rtt ${on.rtt.toFixed(2)} ms, loss ${on.loss} %; control-link TCP echo ${onTcp.toFixed(2)} ms\n` +
         `  HTB during the QoS-on flood: management class 1:10 sent ${mgmt} packets, bulk class 1:20 sent ${bulk}`,
     );
     // Correctness: probes went to the management class, the flood to the default class.
-    expect(mgmt).toBeGreaterThanOrEqual(30);
-    expect(mgmt).toBeLessThan(200);
+    // Probes (10/s) plus the control link's segments and ACKs (10/s each way) for ~3.5 s.
+    expect(mgmt).toBeGreaterThanOrEqual(50);
+    expect(mgmt).toBeLessThan(400);
     expect(bulk).toBeGreaterThan(1000);
     expect(on.loss).toBe(0);
     // Generous ordering: a 500 KB queue at 20 Mbit/s adds up to 200 ms; QoS must avoid most of it.
     expect(off.rtt).toBeGreaterThan(on.rtt * 3 + 20);
+    expect(offTcp).toBeGreaterThan(onTcp * 3 + 20);
   }, 60_000);
 
   it("removes its qdisc and table when QoS is turned off", async () => {
