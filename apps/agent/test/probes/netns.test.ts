@@ -110,7 +110,7 @@ describe.runIf(enabled)("tunnel probes in namespaces", () => {
   it("marks the tunnel down after downAfterMs without answers, and up again", async () => {
     await agentB.call("configure", { config: labConfig((c) => (c.monitoring = monitoring)) });
     const stoppedAt = Date.now();
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 300));
     const early = await agentA.call<Report>("report");
     expect(early.tunnels[0]!.up).toBe(true);
     await Netns.waitFor("tunnel down", async () => !(await agentA.call<Report>("report")).tunnels[0]!.up, 10_000, 50);

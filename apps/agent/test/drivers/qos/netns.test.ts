@@ -2,11 +2,11 @@
  * Management QoS under a bulk flood, on a real kernel:
  *
  *   rtr (agent, 10.1.0.2) wan0 ── eth0 modem eth1 ── srv (10.9.0.2, probe responder)
- *                                       tbf 20 Mbit/s, 500 KB queue
+ *                                       tbf 10 Mbit/s, 250 KB queue
  *
  * The modem is the line: its queue is where bufferbloat happens when the
- * router sends faster than 20 Mbit/s. With QoS on, the router shapes to 95 %
- * of the line (bandwidthMbps.tx 20), so the queue forms in its own HTB,
+ * router sends faster than 10 Mbit/s. With QoS on, the router shapes to 95 %
+ * of the line (bandwidthMbps.tx 10), so the queue forms in its own HTB,
  * where probes are served first. The figures are printed; the assertions
  * are on correctness (classification) plus a generous ordering.
  */
@@ -36,7 +36,7 @@ describe.runIf(enabled)("management QoS under load in namespaces", () => {
     labConfig((c) => {
       c.monitoring = monitoring;
       c.qos = { prioritizeManagement: qos };
-      c.interfaces = [{ ...wan("wan0", "10.1.0.2/24", "10.1.0.1"), bandwidthMbps: { tx: 20, rx: 20 } }];
+      c.interfaces = [{ ...wan("wan0", "10.1.0.2/24", "10.1.0.1"), bandwidthMbps: { tx: 10, rx: 10 } }];
       c.tunnels = [tunnel({ id: "t1", localLoopback: "10.1.0.2", remoteLoopback: "10.9.0.2" })];
     });
 
@@ -51,7 +51,7 @@ describe.runIf(enabled)("management QoS under load in namespaces", () => {
     await modem.sysctl("net.ipv4.ip_forward", "1");
     await rtr.exec(["ip", "route", "add", "default", "via", "10.1.0.1"]);
     await srv.exec(["ip", "route", "add", "default", "via", "10.9.0.1"]);
-    await modem.exec(["tc", "qdisc", "add", "dev", "eth1", "root", "tbf", "rate", "20mbit", "burst", "20kb", "limit", "500kb"]);
+    await modem.exec(["tc", "qdisc", "add", "dev", "eth1", "root", "tbf", "rate", "10mbit", "burst", "20kb", "limit", "250kb"]);
     ctx = await testContext(new NetnsRunner(rtr.name), { controlServer: { address: "10.9.0.2", port: 8443 } });
     responder = new NsAgent(srv.name);
     await responder.call("configure", {
@@ -143,7 +143,7 @@ describe.runIf(enabled)("management QoS under load in namespaces", () => {
     const bulk = (await classSent("1:20")) - bulkBefore;
 
     console.log(
-      `management QoS, 20 Mbit/s line, ~45 Mbit/s UDP flood from the router, probe every 100 ms (window 20):\n` +
+      `management QoS, 10 Mbit/s line, ~45 Mbit/s UDP flood from the router, probe every 100 ms (window 20):\n` +
         `  baseline (no load):   probe rtt ${baseline.rtt.toFixed(2)} ms, loss ${baseline.loss} %; control-link TCP echo ${baseTcp.toFixed(2)} ms\n` +
         `  flood, QoS off:       probe rtt ${off.rtt.toFixed(2)} ms, loss ${off.loss} %; control-link TCP echo ${offTcp.toFixed(2)} ms\n` +
         `  flood, QoS on:        probe rtt ${on.rtt.toFixed(2)} ms, loss ${on.loss} %; control-link TCP echo ${onTcp.toFixed(2)} ms\n` +
@@ -155,7 +155,7 @@ describe.runIf(enabled)("management QoS under load in namespaces", () => {
     expect(mgmt).toBeLessThan(400);
     expect(bulk).toBeGreaterThan(1000);
     expect(on.loss).toBe(0);
-    // Generous ordering: a 500 KB queue at 20 Mbit/s adds up to 200 ms; QoS must avoid most of it.
+    // Generous ordering: a 250 KB queue at 10 Mbit/s adds up to 200 ms; QoS must avoid most of it.
     expect(off.rtt).toBeGreaterThan(on.rtt * 3 + 20);
     expect(offTcp).toBeGreaterThan(onTcp * 3 + 20);
   }, 60_000);
