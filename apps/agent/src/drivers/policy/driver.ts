@@ -35,6 +35,8 @@ interface Active {
 export class PolicyDriver implements Driver {
   readonly name = "policy" as const;
   private readonly states = new Map<string, SelectionState>();
+  /** The link each rule's table points at in the kernel (what `selections()` reports). */
+  private readonly applied = new Map<string, string | null>();
   private active: Active | null = null;
   private timer: NodeJS.Timeout | null = null;
   /** Serialises apply and loop ticks: both change the same tables. */
@@ -74,8 +76,15 @@ export class PolicyDriver implements Driver {
     changed ||= rules.changed;
     for (const t of rules.removedTables)
       if (!slots.some((s) => s.table === t)) changed = (await syncTable(ctx.runner, t, null)) || changed;
-    for (const name of this.states.keys()) if (!links.has(name)) this.states.delete(name);
-    for (const s of slots) changed = (await syncTable(ctx.runner, s.table, this.choose(s, links.get(s.rule.name)!))) || changed;
+    for (const name of this.states.keys())
+      if (!links.has(name)) {
+        this.states.delete(name);
+        this.applied.delete(name);
+      }
+    for (const s of slots) {
+      changed = (await syncTable(ctx.runner, s.table, this.choose(s, links.get(s.rule.name)!))) || changed;
+      this.applied.set(s.rule.name, this.states.get(s.rule.name)!.current);
+    }
     this.active = slots.length > 0 ? { slots, links, ctx } : null;
     this.schedule();
     return { changed };
@@ -112,6 +121,7 @@ export class PolicyDriver implements Driver {
       if (state.current === before) continue;
       try {
         await syncTable(a.ctx.runner, s.table, route);
+        this.applied.set(s.rule.name, state.current);
         a.ctx.log.info("policy moved traffic", { rule: s.rule.name, change: state.reason });
         a.ctx.notify(`policy ${s.rule.name}: ${state.reason}`);
       } catch (err) {
@@ -128,9 +138,9 @@ export class PolicyDriver implements Driver {
     return next;
   }
 
-  /** The link each rule uses now (null = fallback), for status and the troubleshooting page. */
+  /** The link each rule's traffic uses now in the kernel (null = fallback), for status and the troubleshooting page. */
   selections(): { rule: string; link: string | null; reason: string }[] {
-    return [...this.states].map(([rule, s]) => ({ rule, link: s.current, reason: s.reason }));
+    return [...this.applied].map(([rule, link]) => ({ rule, link, reason: this.states.get(rule)?.reason ?? "" }));
   }
 
   /** Stops the evaluation loop (agent shutdown); the kernel state stays as applied. */
