@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { Asn, CidrAddress, IfName, IPv4, Network } from "./common.ts";
-import { InterfaceType } from "./device.ts";
+import { BandwidthMbps, InterfaceType } from "./device.ts";
 import { LinkQualityThresholds, PolicyMatch } from "./policy.ts";
 
 export const ConfigInterface = z.object({
@@ -21,6 +21,12 @@ export const ConfigInterface = z.object({
   metric: z.number().int().min(0),
   mtu: z.number().int().min(576).max(9000),
   pathLabels: z.array(z.string()),
+  /**
+   * The line's rates as the admin set them. Management QoS shapes WAN egress
+   * to 95 % of `tx` so the queue forms on the router, where the control link
+   * and probes can be served first. Absent or null: no shaping, priority only.
+   */
+  bandwidthMbps: BandwidthMbps.nullable().optional(),
 });
 export type ConfigInterface = z.infer<typeof ConfigInterface>;
 

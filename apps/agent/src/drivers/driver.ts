@@ -37,6 +37,12 @@ export interface DriverContext {
   log: Logger;
   /** Drivers call this when observed state changed in a way worth reporting now (e.g. a VRRP transition). */
   notify(reason: string): void;
+  /**
+   * The management server the control link connects to (resolved IPv4 and TCP
+   * port), so management QoS can mark that connection. Unset: only probes,
+   * IKE and BGP are marked.
+   */
+  controlServer?: { address: string; port: number } | null;
 }
 
 /** The parts of a `status` message a driver can observe. */

@@ -1,0 +1,5 @@
+export * from "./config-error.ts";
+export * from "./driver.ts";
+export * from "./input.ts";
+export * from "./nft-table.ts";
+export * from "./render.ts";

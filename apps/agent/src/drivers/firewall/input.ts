@@ -1,0 +1,44 @@
+/** What the firewall render needs, derived from a DeviceConfig plus facts only the agent knows. */
+import type { ConfigFilterRule, DeviceConfig } from "@tern/protocol";
+
+/** UDP port every Tern agent answers tunnel probes on (see src/probes). */
+export const PROBE_PORT = 7655;
+
+/**
+ * Tunnel-side devices when the IKEv2 driver does not say otherwise:
+ * kernel-libipsec's one TUN (`ipsec0`) and XFRM interfaces (`xfrm*`, an nft
+ * prefix match).
+ */
+export const DEFAULT_TUNNEL_DEVICES = ["ipsec0", "xfrm*"] as const;
+
+export interface FirewallInput {
+  wanInterfaces: string[];
+  /** Device names (or nft `name*` prefixes) that carry tunnel traffic: the NAT side. */
+  tunnelDevices: string[];
+  inbound: ConfigFilterRule[];
+  outbound: ConfigFilterRule[];
+  lanNat: DeviceConfig["firewall"]["lanNat"];
+  /** IKE/ESP must pass on WAN when the device has tunnels. */
+  hasTunnels: boolean;
+  /** BGP neighbours whose sessions must pass a catch-all deny. */
+  bgpNeighbors: string[];
+  probePort: number;
+}
+
+export function firewallInput(config: DeviceConfig, tunnelDevices: readonly string[] = DEFAULT_TUNNEL_DEVICES): FirewallInput {
+  return {
+    wanInterfaces: config.interfaces.filter((i) => i.type === "WAN").map((i) => i.name),
+    tunnelDevices: [...tunnelDevices],
+    inbound: config.firewall.inbound,
+    outbound: config.firewall.outbound,
+    lanNat: config.firewall.lanNat,
+    hasTunnels: config.tunnels.length > 0,
+    bgpNeighbors: config.bgp?.neighbors.map((n) => n.ip) ?? [],
+    probePort: PROBE_PORT,
+  };
+}
+
+/** True when the section needs no table at all (teardown). */
+export function firewallEmpty(input: FirewallInput): boolean {
+  return input.inbound.length === 0 && input.outbound.length === 0 && input.lanNat.length === 0;
+}

@@ -1,0 +1,178 @@
+/**
+ * The multi-link policy driver: marks matching LAN traffic (nft), sends each
+ * mark to its own routing table (ip rule), and keeps each table's default
+ * route on the link the rule's order picks. A small loop, started by apply
+ * and stopped on teardown, re-evaluates at the probe rate and moves traffic
+ * (one atomic `ip route replace`) when measurements change.
+ */
+import { join } from "node:path";
+import type { DeviceConfig } from "@tern/protocol";
+import type { LinkQualityLookup } from "../../probes/types.ts";
+import type { ApplyOutcome, Driver, DriverContext } from "../driver.ts";
+import { DEFAULT_TUNNEL_DEVICES } from "../firewall/input.ts";
+import { applyOwnedTable, scriptPath, tableScript } from "../firewall/nft-table.ts";
+import { syncRules, syncTable } from "./kernel.ts";
+import { hex, MARK_MASK, POLICY_TABLE } from "./layout.ts";
+import { candidates, linksOf, type PolicyLink } from "./links.ts";
+import { type RuleSlot, renderPolicyTable, routeArgv, ruleSlots, type SlotRoute, slotRoute } from "./render.ts";
+import { newSelectionState, type SelectionState, selectLink } from "./select.ts";
+
+export interface PolicyDriverOptions {
+  quality: LinkQualityLookup;
+  tunnelDevices?: (config: DeviceConfig) => readonly string[];
+  /** Monotonic clock in ms (tests pass their own). */
+  now?: () => number;
+  /** Re-evaluation period; default: the probe interval. */
+  loopMs?: number;
+}
+
+interface Active {
+  slots: RuleSlot[];
+  links: Map<string, PolicyLink[]>;
+  ctx: DriverContext;
+}
+
+export class PolicyDriver implements Driver {
+  readonly name = "policy" as const;
+  private readonly states = new Map<string, SelectionState>();
+  /** The link each rule's table points at in the kernel (what `selections()` reports). */
+  private readonly applied = new Map<string, string | null>();
+  private active: Active | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  /** Serialises apply and loop ticks: both change the same tables. */
+  private lock: Promise<unknown> = Promise.resolve();
+  private readonly now: () => number;
+
+  constructor(private readonly options: PolicyDriverOptions) {
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  private upstream(config: DeviceConfig): string[] {
+    const wans = config.interfaces.filter((i) => i.type === "WAN").map((i) => i.name);
+    return [...wans, ...(this.options.tunnelDevices?.(config) ?? DEFAULT_TUNNEL_DEVICES)];
+  }
+
+  render(config: DeviceConfig): string | null {
+    const slots = ruleSlots(config);
+    return slots.length === 0
+      ? null
+      : tableScript(POLICY_TABLE, renderPolicyTable(slots, this.upstream(config)), "multi-link policy marks");
+  }
+
+  apply(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
+    return this.serial(() => this.applyNow(config, ctx));
+  }
+
+  private async applyNow(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
+    const script = this.render(config);
+    const slots = ruleSlots(config);
+    const all = linksOf(config);
+    const links = new Map(slots.map((s) => [s.rule.name, candidates(s.rule, all)]));
+    let changed = await applyOwnedTable(ctx.runner, join(ctx.runDir, this.name), POLICY_TABLE, script);
+    const rules = await syncRules(
+      ctx.runner,
+      slots.map((s) => ({ priority: s.table, mark: s.mark, table: s.table })),
+    );
+    changed ||= rules.changed;
+    for (const t of rules.removedTables)
+      if (!slots.some((s) => s.table === t)) changed = (await syncTable(ctx.runner, t, null)) || changed;
+    for (const name of this.states.keys())
+      if (!links.has(name)) {
+        this.states.delete(name);
+        this.applied.delete(name);
+      }
+    for (const s of slots) {
+      changed = (await syncTable(ctx.runner, s.table, this.choose(s, links.get(s.rule.name)!))) || changed;
+      this.applied.set(s.rule.name, this.states.get(s.rule.name)!.current);
+    }
+    this.active = slots.length > 0 ? { slots, links, ctx } : null;
+    this.schedule();
+    return { changed };
+  }
+
+  private choose(s: RuleSlot, links: PolicyLink[]): SlotRoute {
+    const state = this.states.get(s.rule.name) ?? newSelectionState();
+    this.states.set(s.rule.name, state);
+    const key = selectLink(
+      state,
+      links,
+      (k) => this.options.quality.quality(k),
+      s.rule.order === "link-quality" ? s.rule.linkQuality : null,
+      this.now(),
+    );
+    return slotRoute(s.rule, links.find((l) => l.key === key) ?? null);
+  }
+
+  private schedule(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (!this.active) return;
+    this.timer = setInterval(() => void this.serial(() => this.tick()), this.options.loopMs ?? this.options.quality.intervalMs());
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    const a = this.active;
+    if (!a) return;
+    for (const s of a.slots) {
+      const before = this.states.get(s.rule.name)?.current ?? null;
+      const route = this.choose(s, a.links.get(s.rule.name)!);
+      const state = this.states.get(s.rule.name)!;
+      if (state.current === before) continue;
+      try {
+        await syncTable(a.ctx.runner, s.table, route);
+        this.applied.set(s.rule.name, state.current);
+        a.ctx.log.info("policy moved traffic", { rule: s.rule.name, change: state.reason });
+        a.ctx.notify(`policy ${s.rule.name}: ${state.reason}`);
+      } catch (err) {
+        // Try again on the next tick from the same starting point.
+        state.current = before;
+        a.ctx.log.warn("policy could not move traffic", { rule: s.rule.name, error: (err as Error).message });
+      }
+    }
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.lock.then(fn, fn);
+    this.lock = next.catch(() => {});
+    return next;
+  }
+
+  /** The link each rule's traffic uses now in the kernel (null = fallback), for status and the troubleshooting page. */
+  selections(): { rule: string; link: string | null; reason: string }[] {
+    return [...this.applied].map(([rule, link]) => ({ rule, link, reason: this.states.get(rule)?.reason ?? "" }));
+  }
+
+  /** Stops the evaluation loop (agent shutdown); the kernel state stays as applied. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.lock;
+  }
+
+  plan(config: DeviceConfig, ctx: Pick<DriverContext, "mode" | "runDir" | "stateDir">) {
+    const script = this.render(config);
+    if (script === null) return { files: [], commands: [] };
+    const path = scriptPath(join(ctx.runDir, this.name), POLICY_TABLE);
+    const all = linksOf(config);
+    const commands: string[][] = [["nft", "-f", path]];
+    for (const s of ruleSlots(config)) {
+      commands.push([
+        "ip",
+        "-4",
+        "rule",
+        "add",
+        "priority",
+        String(s.table),
+        "fwmark",
+        `${hex(s.mark)}/${hex(MARK_MASK)}`,
+        "lookup",
+        String(s.table),
+      ]);
+      // From scratch no link is measured yet: the first candidate, as apply would pick.
+      const route = slotRoute(s.rule, candidates(s.rule, all)[0] ?? null);
+      if (route) commands.push(routeArgv(s.table, route));
+    }
+    return { files: [{ path: ctx.mode === "standalone" ? "tern_policy.nft" : path, content: script, mode: 0o644 }], commands };
+  }
+}

@@ -1,0 +1,6 @@
+export * from "./driver.ts";
+export * from "./kernel.ts";
+export * from "./layout.ts";
+export * from "./links.ts";
+export * from "./render.ts";
+export * from "./select.ts";

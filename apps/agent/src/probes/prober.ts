@@ -1,0 +1,191 @@
+/**
+ * The tunnel prober: runs the probe plan of the applied config, keeps one
+ * measurement window per (link, target), and serves the figures to the status
+ * report (`report()`), the policy driver (`quality()`) and the
+ * troubleshooting page. `configure()` after every apply keeps the sessions and
+ * windows that did not change, so measurements survive unrelated config
+ * changes.
+ */
+import type { DeviceConfig, TunnelReport } from "@tern/protocol";
+import type { Logger } from "../drivers/driver.ts";
+import { PROBE_PORT } from "../drivers/firewall/input.ts";
+import { FpingSession } from "./fping-session.ts";
+import { type PlannedTarget, type ProbePlan, probePlan } from "./plan.ts";
+import { ExecSpawner, type Spawner } from "./spawner.ts";
+import type { LinkQuality, LinkQualityLookup, TunnelQualitySource } from "./types.ts";
+import { tunnelKey } from "./types.ts";
+import { UdpEchoResponder } from "./udp-responder.ts";
+import { type ProbeSession, UdpProbeSession } from "./udp-session.ts";
+import { QualityWindow } from "./window.ts";
+
+export interface ProberOptions {
+  spawner?: Spawner;
+  /** UDP port of the Tern probe protocol (tests use another to run side by side). */
+  port?: number;
+  log?: Logger;
+}
+
+interface TargetState {
+  window: QualityWindow;
+  lastReplyAt: number | null;
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
+  private readonly spawner: Spawner;
+  private readonly port: number;
+  private readonly responder: UdpEchoResponder;
+  private readonly sessions = new Map<string, ProbeSession>();
+  private readonly states = new Map<string, TargetState>();
+  private plan: ProbePlan | null = null;
+  private tunnelIds: string[] = [];
+
+  constructor(private readonly options: ProberOptions = {}) {
+    this.spawner = options.spawner ?? new ExecSpawner();
+    this.port = options.port ?? PROBE_PORT;
+    this.responder = new UdpEchoResponder(this.port, options.log);
+  }
+
+  /** Probes what `config` asks for from now on. */
+  configure(config: DeviceConfig): void {
+    const plan = probePlan(config);
+    this.plan = plan;
+    this.tunnelIds = config.tunnels.map((t) => t.id);
+    this.responder.setAddresses(plan.responderAddresses);
+
+    const wantedStates = new Set(plan.targets.map((t) => stateKey(t.link, t.target)));
+    for (const key of this.states.keys()) if (!wantedStates.has(key)) this.states.delete(key);
+    for (const key of wantedStates) {
+      const s = this.states.get(key);
+      if (s) s.window.resize(plan.windowSize);
+      else this.states.set(key, { window: new QualityWindow(plan.windowSize), lastReplyAt: null });
+    }
+
+    const wanted = new Map<string, () => ProbeSession>();
+    for (const group of groupSessions(plan)) wanted.set(group.key, () => this.makeSession(group.targets, plan));
+    for (const [key, session] of this.sessions)
+      if (!wanted.has(key)) {
+        session.stop();
+        this.sessions.delete(key);
+      }
+    for (const [key, make] of wanted)
+      if (!this.sessions.has(key)) {
+        const session = make();
+        this.sessions.set(key, session);
+        session.start();
+        this.options.log?.debug("probe session started", { session: session.id });
+      }
+  }
+
+  private makeSession(targets: PlannedTarget[], plan: ProbePlan): ProbeSession {
+    const first = targets[0]!;
+    const links = new Map(targets.map((t) => [t.target, t.link]));
+    const options = {
+      intervalMs: plan.intervalMs,
+      timeoutMs: plan.timeoutMs,
+      onResult: (target: string, seq: number, rttMs: number | null) => {
+        const link = links.get(target);
+        if (link) this.record(link, target, seq, rttMs);
+      },
+    };
+    if (first.method === "udp") return new UdpProbeSession(first.source!, first.target, this.port, options);
+    return new FpingSession(
+      this.spawner,
+      { ...(first.iface ? { iface: first.iface } : {}), ...(first.source ? { address: first.source } : {}) },
+      targets.map((t) => t.target),
+      options,
+    );
+  }
+
+  private record(link: string, target: string, seq: number, rttMs: number | null): void {
+    const s = this.states.get(stateKey(link, target));
+    if (!s) return;
+    s.window.record(seq, rttMs);
+    if (rttMs !== null) s.lastReplyAt = performance.now();
+  }
+
+  private targetQuality(link: string, target: string, s: TargetState): LinkQuality {
+    const st = s.window.stats();
+    const since = s.lastReplyAt === null ? null : performance.now() - s.lastReplyAt;
+    return {
+      key: link,
+      up: since !== null && since <= (this.plan?.downAfterMs ?? 15_000),
+      lossPercent: round(st.lossPercent),
+      rttMs: round(st.rttMs),
+      srttMs: round(st.srttMs),
+      jitterMs: round(st.jitterMs),
+      samples: st.samples,
+      target,
+      sinceLastReplyMs: since === null ? null : Math.round(since),
+    };
+  }
+
+  /** The link's figures from its best target (up first, then least loss, then lowest RTT); null when not probed. */
+  quality(key: string): LinkQuality | null {
+    let best: LinkQuality | null = null;
+    for (const [k, s] of this.states) {
+      const [link, target] = splitStateKey(k);
+      if (link !== key) continue;
+      const q = this.targetQuality(link, target, s);
+      if (!best || better(q, best)) best = q;
+    }
+    return best;
+  }
+
+  /** Per-target figures of every probed link, for the troubleshooting page and metrics. */
+  details(): (LinkQuality & { answered: number; lost: number })[] {
+    return [...this.states].map(([k, s]) => {
+      const [link, target] = splitStateKey(k);
+      return { ...this.targetQuality(link, target, s), ...s.window.totals };
+    });
+  }
+
+  intervalMs(): number {
+    return this.plan?.intervalMs ?? 1000;
+  }
+
+  /** One TunnelReport per tunnel of the applied config (`rtt` is the window mean). */
+  report(): TunnelReport[] {
+    return this.tunnelIds.map((id) => {
+      const q = this.quality(tunnelKey(id));
+      return q
+        ? { id, up: q.up, loss: q.lossPercent, rtt: q.rttMs, jitter: q.jitterMs, samples: q.samples }
+        : { id, up: false, loss: 0, rtt: 0, jitter: 0, samples: 0 };
+    });
+  }
+
+  stop(): void {
+    for (const s of this.sessions.values()) s.stop();
+    this.sessions.clear();
+    this.responder.stop();
+    this.plan = null;
+  }
+}
+
+const stateKey = (link: string, target: string) => `${link}|${target}`;
+const splitStateKey = (k: string) => k.split("|") as [string, string];
+
+function better(a: LinkQuality, b: LinkQuality): boolean {
+  if (a.up !== b.up) return a.up;
+  if (a.lossPercent !== b.lossPercent) return a.lossPercent < b.lossPercent;
+  return a.rttMs < b.rttMs;
+}
+
+/** UDP: one session per (source, target). ICMP: one fping per (device, source) for all its targets. */
+function groupSessions(plan: ProbePlan): { key: string; targets: PlannedTarget[] }[] {
+  const groups = new Map<string, PlannedTarget[]>();
+  const timing = `${plan.intervalMs}/${plan.timeoutMs}`;
+  for (const t of plan.targets) {
+    const key =
+      t.method === "udp" ? `udp|${t.source}|${t.target}|${timing}` : `icmp|${t.iface ?? ""}|${t.source ?? ""}|${timing}`;
+    const list = groups.get(key) ?? [];
+    if (!list.some((x) => x.target === t.target)) list.push(t);
+    groups.set(key, list);
+  }
+  // The target list is part of an fping session's identity: a changed list restarts it.
+  return [...groups].map(([key, targets]) => ({
+    key: targets[0]!.method === "icmp" ? `${key}|${targets.map((t) => t.target).join(",")}` : key,
+    targets,
+  }));
+}

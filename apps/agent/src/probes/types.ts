@@ -1,0 +1,35 @@
+/** Shapes the probes share with the policy driver, the status report and the troubleshooting page. */
+import type { TunnelReport } from "@tern/protocol";
+
+/** Measured quality of one link: a tunnel (`tunnel:<id>`) or a WAN interface (`wan:<ifname>`). */
+export interface LinkQuality {
+  key: string;
+  /** An answer came within `downAfterMs`. */
+  up: boolean;
+  lossPercent: number;
+  /** Window mean RTT (the figure `TunnelReport.rtt` carries). */
+  rttMs: number;
+  /** Smoothed RTT (EWMA, alpha 1/8). */
+  srttMs: number;
+  jitterMs: number;
+  samples: number;
+  /** Which target the figures come from (the best of a tunnel's targets). */
+  target: string;
+  /** Milliseconds since the last answer, null when none came yet. */
+  sinceLastReplyMs: number | null;
+}
+
+/** What the core's status composition reads (its `TunnelQualitySource` seam). */
+export interface TunnelQualitySource {
+  report(): TunnelReport[];
+}
+
+/** What the policy driver reads. */
+export interface LinkQualityLookup {
+  quality(key: string): LinkQuality | null;
+  /** Probe settings in force, so the policy loop re-evaluates at the probe rate. */
+  intervalMs(): number;
+}
+
+export const tunnelKey = (id: string) => `tunnel:${id}`;
+export const wanKey = (ifname: string) => `wan:${ifname}`;

@@ -1,0 +1,36 @@
+/** Serves the troubleshooting page on 127.0.0.1 (default) or a configured LAN address, never on all addresses. */
+import { type ServerType, serve } from "@hono/node-server";
+import { ConfigError } from "../drivers/firewall/config-error.ts";
+import { createUiApp, type UiAppOptions } from "./app.ts";
+import { checkTarget } from "./diagnostics.ts";
+
+export interface UiServerOptions extends UiAppOptions {
+  /** Address to bind: 127.0.0.1 by default, or a LAN address of the router. */
+  host?: string;
+  /** TCP port; 0 picks a free one. Default 8088. */
+  port?: number;
+}
+
+export interface UiServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
+  const host = options.host ?? "127.0.0.1";
+  if (host === "0.0.0.0") throw new ConfigError("ui.host", "bind the page to 127.0.0.1 or a LAN address, not to every address");
+  checkTarget(host);
+  const app = createUiApp(options);
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8088 }, () => resolve(s));
+    s.once("error", reject);
+  });
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : (options.port ?? 8088);
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
