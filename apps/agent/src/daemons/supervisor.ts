@@ -8,7 +8,7 @@
 import { readFile, rm } from "node:fs/promises";
 import type { Runner } from "../runner.ts";
 import { DriverError } from "./errors.ts";
-import { isRunning, readPidFile, signalProcess } from "./process.ts";
+import { isRunning, processInfo, readPidFile, signalProcess } from "./process.ts";
 import { pollUntil } from "./wait.ts";
 
 export interface DaemonSpec {
@@ -93,10 +93,14 @@ export async function startDaemon(runner: Runner, spec: DaemonSpec): Promise<num
   const ready = await pollUntil(async () => {
     const seen = await readPidFile(spec.pidFile);
     if (seen === null) return false;
-    if (!(await isRunning(runner, seen, spec.comm))) {
+    const info = await processInfo(runner, seen);
+    if (!info || info.stat.startsWith("Z")) {
       died = true;
       return true;
     }
+    // start-stop-daemon writes the pid file before it execs the daemon: until
+    // then the process still has the launcher's name.
+    if (info.comm !== spec.comm.slice(0, 15)) return false;
     pid = seen;
     return spec.readySocket ? socketExists(runner, spec.readySocket) : true;
   }, spec.readyTimeoutMs ?? 10_000);

@@ -20,6 +20,7 @@ export class FakeProcesses {
   private nextPid = 40_000;
   readonly alive = new Map<number, string>();
   readonly signals: { pid: number; signal: string }[] = [];
+  private readonly onExit = new Map<string, () => void>();
 
   constructor(private readonly fake: FakeRunner) {
     fake.on(/^ps -o stat=,comm= -p \d+$/, (argv) => {
@@ -31,20 +32,36 @@ export class FakeProcesses {
       const pid = Number(argv[3]);
       if (!this.alive.has(pid)) return { exitCode: 1, stderr: "No such process" };
       this.signals.push({ pid, signal });
-      if (signal === "TERM" || signal === "KILL") this.alive.delete(pid);
+      if (signal === "TERM" || signal === "KILL") this.exit(pid);
       return {};
     });
   }
 
-  /** A command matching `match` starts a process named `comm` whose pid goes to `pidFile(argv)`. */
-  daemon(match: RegExp, comm: string, pidFile: (argv: string[]) => string): this {
+  /**
+   * A command matching `match` starts a process named `comm` whose pid goes
+   * to `pidFile(argv)`; `hooks` model what the daemon does to the system.
+   */
+  daemon(
+    match: RegExp,
+    comm: string,
+    pidFile: (argv: string[]) => string,
+    hooks: { start?: () => void; exit?: () => void } = {},
+  ): this {
+    if (hooks.exit) this.onExit.set(comm, hooks.exit);
     this.fake.on(match, async (argv) => {
       const pid = this.nextPid++;
       this.alive.set(pid, comm);
       await writeFile(pidFile(argv), `${pid}\n`);
+      hooks.start?.();
       return {};
     });
     return this;
+  }
+
+  private exit(pid: number): void {
+    const comm = this.alive.get(pid);
+    this.alive.delete(pid);
+    if (comm && this.pids(comm).length === 0) this.onExit.get(comm)?.();
   }
 
   /** Pids of running processes named `comm`. */
@@ -54,6 +71,6 @@ export class FakeProcesses {
 
   /** Makes every process named `comm` vanish, as a crash would. */
   crash(comm: string): void {
-    for (const pid of this.pids(comm)) this.alive.delete(pid);
+    for (const pid of this.pids(comm)) this.exit(pid);
   }
 }
