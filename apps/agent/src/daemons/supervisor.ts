@@ -33,6 +33,12 @@ export interface DaemonSpec {
   outputFile?: string;
   /** A unix socket that exists once the daemon accepts requests. */
   readySocket?: string;
+  /**
+   * Other files the daemon leaves behind that make a restart refuse to run,
+   * e.g. pid files of its children (keepalived checks them with kill(pid, 0),
+   * which succeeds for an unreaped zombie).
+   */
+  staleFiles?: string[];
   /** A log file whose tail goes into start errors. */
   logFile?: string;
   readyTimeoutMs?: number;
@@ -85,8 +91,8 @@ async function tail(path: string | undefined, lines = 15): Promise<string> {
 export async function startDaemon(runner: Runner, spec: DaemonSpec): Promise<number> {
   // Left behind by a crash: a stale socket would pass the readiness check, a
   // stale pid file can make a daemon think it already runs.
-  if (spec.readySocket) await rm(spec.readySocket, { force: true });
-  await rm(spec.pidFile, { force: true });
+  for (const f of [spec.pidFile, ...(spec.readySocket ? [spec.readySocket] : []), ...(spec.staleFiles ?? [])])
+    await rm(f, { force: true });
   await runner.run(launchArgv(spec), { env: spec.env, timeoutMs: 20_000 });
   let pid: number | null = null;
   let died = false;
@@ -132,8 +138,8 @@ export async function stopDaemon(runner: Runner, spec: DaemonSpec): Promise<bool
       if (!(await pollUntil(gone, 3_000))) throw new DriverError("DAEMON_FAILED", `${spec.name} (pid ${pid}) survived SIGKILL`);
     }
   }
-  await rm(spec.pidFile, { force: true });
-  if (spec.readySocket) await rm(spec.readySocket, { force: true });
+  for (const f of [spec.pidFile, ...(spec.readySocket ? [spec.readySocket] : []), ...(spec.staleFiles ?? [])])
+    await rm(f, { force: true });
   return pid !== null;
 }
 
