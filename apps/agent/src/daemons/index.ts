@@ -1,0 +1,7 @@
+export * from "./errors.ts";
+export * from "./files.ts";
+export * from "./interfaces.ts";
+export * from "./process.ts";
+export * from "./supervisor.ts";
+export * from "./systemd.ts";
+export * from "./wait.ts";

@@ -1,0 +1,3 @@
+export * from "./driver.ts";
+export * from "./paths.ts";
+export * from "./render.ts";

@@ -1,0 +1,265 @@
+/**
+ * IKEv2 driver (strongSwan). Device-to-device tunnels and peer connections
+ * from `config.tunnels`: renders swanctl files, loads them with
+ * `swanctl --load-all` (charon replaces or removes what changed), owns the
+ * tunnel loopbacks and routes, and reads SA state back over VICI.
+ */
+import type { DeviceConfig } from "@tern/protocol";
+import { DriverError } from "../../daemons/errors.ts";
+import { differs, listNames, readText, removePath, resolvePath, writeChanged } from "../../daemons/files.ts";
+import { primaryAddresses, waitForDevice } from "../../daemons/interfaces.ts";
+import { type DaemonSpec, daemonPid, launchArgv, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
+import { serviceActive, systemctl } from "../../daemons/systemd.ts";
+import { writeFileAtomic } from "../../fs.ts";
+import type { RunOptions } from "../../runner.ts";
+import type { ApplyOutcome, Driver, DriverContext, RenderedFile } from "../driver.ts";
+import { CONN_PREFIX, LIBIPSEC_DEVICE } from "./names.ts";
+import { type Ikev2Paths, ikev2Paths } from "./paths.ts";
+import { desiredPlumbing, observePlumbing, type Plumbing, plumbingCommands } from "./plumbing.ts";
+import { type Dataplane, renderIkev2 } from "./render.ts";
+import { parseListConns, type TunnelSaState, tunnelSaStates } from "./sas.ts";
+import { validateTunnels } from "./validate.ts";
+
+export interface Ikev2DriverOptions {
+  /** `auto` (default) probes once whether `ip link add … type xfrm` works; tests and odd kernels may force one. */
+  dataplane?: "auto" | Dataplane;
+  /** charon-systemd program (standalone). */
+  charon?: string;
+  /** systemd unit of charon-systemd (system mode). */
+  unit?: string;
+  /** Prefix for system-mode paths under /etc (tests). */
+  sysRoot?: string;
+  readyTimeoutMs?: number;
+}
+
+const XFRM_PROBE = "tern-xprobe";
+
+export class Ikev2Driver implements Driver {
+  readonly name = "ikev2" as const;
+  private dataplane: Dataplane | null = null;
+
+  constructor(private readonly options: Ikev2DriverOptions = {}) {}
+
+  private paths(ctx: Pick<DriverContext, "mode" | "runDir">): Ikev2Paths {
+    return ikev2Paths(ctx.mode, ctx.runDir, this.options.sysRoot);
+  }
+
+  private charonSpec(paths: Ikev2Paths): DaemonSpec {
+    return {
+      name: "charon",
+      comm: "charon-systemd",
+      argv: [this.options.charon ?? "/usr/sbin/charon-systemd"],
+      env: { STRONGSWAN_CONF: paths.strongswanConf },
+      pidFile: paths.pidFile,
+      launch: "foreground",
+      outputFile: paths.outputFile,
+      logFile: paths.logFile,
+      readySocket: paths.vici,
+      readyTimeoutMs: this.options.readyTimeoutMs,
+    };
+  }
+
+  /** argv and env of a swanctl call against this driver's charon. */
+  private swanctl(paths: Ikev2Paths, args: string[]): { argv: string[]; options: RunOptions } {
+    if (paths.mode === "system") return { argv: ["swanctl", ...args], options: {} };
+    return {
+      argv: ["swanctl", ...args, "--uri", `unix://${paths.vici}`],
+      options: { env: { STRONGSWAN_CONF: paths.strongswanConf } },
+    };
+  }
+
+  /** The dataplane in use: XFRM interfaces where the kernel has them, kernel-libipsec otherwise. Probed once, then remembered. */
+  async detectDataplane(ctx: DriverContext): Promise<Dataplane> {
+    if (this.dataplane) return this.dataplane;
+    const paths = this.paths(ctx);
+    const forced = this.options.dataplane ?? "auto";
+    let dataplane: Dataplane;
+    let reason: string;
+    const saved = (await readText(paths.dataplaneFile))?.trim();
+    if (forced !== "auto") {
+      dataplane = forced;
+      reason = "set by option";
+    } else if (saved === "xfrm" || saved === "libipsec") {
+      dataplane = saved;
+      reason = `probed earlier (${paths.dataplaneFile})`;
+    } else {
+      const probe = await ctx.runner.run(["ip", "link", "add", XFRM_PROBE, "type", "xfrm", "if_id", "4242"], {
+        allowFailure: true,
+      });
+      if (probe.exitCode === 0 || /exists/i.test(probe.stderr)) {
+        await ctx.runner.run(["ip", "link", "del", XFRM_PROBE], { allowFailure: true });
+        dataplane = "xfrm";
+        reason = "`ip link add … type xfrm` works";
+      } else {
+        dataplane = "libipsec";
+        reason = `no XFRM interfaces in this kernel (${probe.stderr.trim() || `exit ${probe.exitCode}`})`;
+      }
+    }
+    if (forced === "auto") await writeFileAtomic(paths.dataplaneFile, `${dataplane}\n`);
+    ctx.log.info(
+      `ikev2: dataplane ${dataplane === "xfrm" ? "XFRM interfaces" : "kernel-libipsec (userspace ESP, one ipsec0 TUN)"}`,
+      { reason },
+    );
+    this.dataplane = dataplane;
+    return dataplane;
+  }
+
+  plan(
+    config: DeviceConfig,
+    ctx: Pick<DriverContext, "mode" | "runDir" | "stateDir">,
+  ): { files: RenderedFile[]; commands: string[][] } {
+    if (config.tunnels.length === 0) return { files: [], commands: [] };
+    validateTunnels(config.tunnels);
+    const paths = this.paths(ctx);
+    const forced = this.options.dataplane;
+    const dataplane: Dataplane = this.dataplane ?? (forced && forced !== "auto" ? forced : "libipsec");
+    const r = renderIkev2(config.tunnels, dataplane, paths, new Map());
+    const files = [r.daemonConf, ...(r.swanctlConf ? [r.swanctlConf] : []), ...r.conns.map((c) => c.file)];
+    const empty: Plumbing = { links: [], addresses: [], routes: [] };
+    const plumbing = plumbingCommands(
+      empty,
+      desiredPlumbing(
+        r.conns.map((c) => c.tunnel),
+        dataplane,
+      ),
+    );
+    const start = paths.mode === "standalone" ? [launchArgv(this.charonSpec(paths))] : [["systemctl", "start", this.unit]];
+    const load = this.swanctl(paths, ["--load-all", "--noprompt", "--file", paths.swanctlConf]).argv;
+    return { files, commands: [...plumbing.links, ...start, load, ...plumbing.routes] };
+  }
+
+  private get unit(): string {
+    return this.options.unit ?? "strongswan";
+  }
+
+  private async running(ctx: DriverContext, paths: Ikev2Paths): Promise<boolean> {
+    if (paths.mode === "system") return serviceActive(ctx.runner, this.unit);
+    return (await daemonPid(ctx.runner, this.charonSpec(paths))) !== null;
+  }
+
+  async apply(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
+    const paths = this.paths(ctx);
+    if (config.tunnels.length === 0) return { changed: await this.teardown(ctx, paths) };
+    validateTunnels(config.tunnels);
+    const dataplane = await this.detectDataplane(ctx);
+    const addresses = await primaryAddresses(
+      ctx.runner,
+      config.tunnels.map((t) => t.localInterface),
+    );
+    const r = renderIkev2(config.tunnels, dataplane, paths, addresses);
+    for (const t of r.waiting) ctx.log.warn(`ikev2: tunnel ${t.id} waits for an IPv4 address on ${t.localInterface}`);
+    const active = r.conns.map((c) => c.tunnel);
+    let changed = false;
+    const run = async (argv: string[], options?: RunOptions) => {
+      changed = true;
+      return ctx.runner.run(argv, options);
+    };
+
+    // Loopbacks (and XFRM interfaces) first: libipsec refuses a CHILD_SA whose local selector has no local address.
+    let current = await observePlumbing(ctx.runner);
+    const desired = desiredPlumbing(active, dataplane, current.localIps);
+    const linkCommands = plumbingCommands(current, desired).links;
+    for (const c of linkCommands) await run(c);
+
+    const daemonChanged = await differs(paths.dir, r.daemonConf);
+    const existing = (await listNames(paths.connsDir, ".conf"))
+      .filter((n) => n.startsWith(CONN_PREFIX))
+      .map((n) => n.slice(0, -5));
+    const wanted = new Set(r.conns.map((c) => c.name));
+    const changedConns: typeof r.conns = [];
+    for (const c of r.conns) if (await differs(paths.dir, c.file)) changedConns.push(c);
+    const removed = existing.filter((n) => !wanted.has(n));
+    const wasRunning = await this.running(ctx, paths);
+
+    // charon restarts SAs of replaced start_action=start connections itself; a
+    // responder's SA would keep the old settings, so end it and let the
+    // initiator (close_action = start) come back with the new ones.
+    if (wasRunning && !daemonChanged) {
+      for (const c of changedConns) {
+        if (c.tunnel.initiator || !existing.includes(c.name)) continue;
+        const t = this.swanctl(paths, ["--terminate", "--ike", c.name, "--force"]);
+        await run(t.argv, { ...t.options, allowFailure: true });
+      }
+    }
+
+    const files = [r.daemonConf, ...(r.swanctlConf ? [r.swanctlConf] : []), ...r.conns.map((c) => c.file)];
+    if ((await writeChanged(paths.dir, files)).length > 0) changed = true;
+    for (const n of removed) if (await removePath(resolvePath(paths.connsDir, `${n}.conf`))) changed = true;
+
+    const started = !wasRunning || daemonChanged;
+    if (!wasRunning) await this.startCharon(ctx, paths);
+    else if (daemonChanged) await this.restartCharon(ctx, paths);
+    if (started) changed = true;
+    if (started && dataplane === "libipsec" && !(await waitForDevice(ctx.runner, LIBIPSEC_DEVICE))) {
+      throw new DriverError("DAEMON_FAILED", `charon started but kernel-libipsec created no ${LIBIPSEC_DEVICE}`);
+    }
+
+    if (started || changedConns.length > 0 || removed.length > 0 || !(await this.loadedMatches(ctx, paths, wanted))) {
+      const load = this.swanctl(paths, ["--load-all", "--noprompt", "--file", paths.swanctlConf]);
+      await run(load.argv, load.options);
+    }
+
+    // Routes last: the libipsec TUN exists only while charon runs.
+    if (started || linkCommands.length > 0) current = await observePlumbing(ctx.runner);
+    for (const c of plumbingCommands(current, desired).routes) await run(c);
+    return { changed };
+  }
+
+  private async loadedMatches(ctx: DriverContext, paths: Ikev2Paths, wanted: Set<string>): Promise<boolean> {
+    const l = this.swanctl(paths, ["--list-conns", "--pretty"]);
+    const r = await ctx.runner.run(l.argv, { ...l.options, allowFailure: true });
+    if (r.exitCode !== 0) return false;
+    const loaded = parseListConns(r.stdout).filter((n) => n.startsWith(CONN_PREFIX));
+    return loaded.length === wanted.size && loaded.every((n) => wanted.has(n));
+  }
+
+  private async startCharon(ctx: DriverContext, paths: Ikev2Paths): Promise<void> {
+    if (paths.mode === "system") await systemctl(ctx.runner, "start", this.unit);
+    else await startDaemon(ctx.runner, this.charonSpec(paths));
+  }
+
+  private async restartCharon(ctx: DriverContext, paths: Ikev2Paths): Promise<void> {
+    if (paths.mode === "system") {
+      await systemctl(ctx.runner, "restart", this.unit);
+      return;
+    }
+    await stopDaemon(ctx.runner, this.charonSpec(paths));
+    await startDaemon(ctx.runner, this.charonSpec(paths));
+  }
+
+  /** Stops charon, removes the driver's routes, loopbacks, XFRM interfaces and files. True when something was there. */
+  private async teardown(ctx: DriverContext, paths: Ikev2Paths): Promise<boolean> {
+    let changed = false;
+    if (paths.mode === "standalone") {
+      if (await stopDaemon(ctx.runner, this.charonSpec(paths))) changed = true;
+    } else {
+      for (const n of (await listNames(paths.connsDir, ".conf")).filter((x) => x.startsWith(CONN_PREFIX))) {
+        if (await removePath(resolvePath(paths.connsDir, n))) changed = true;
+      }
+      if (await removePath(paths.strongswanConf)) changed = true;
+      if (await serviceActive(ctx.runner, this.unit)) {
+        await systemctl(ctx.runner, "stop", this.unit);
+        changed = true;
+      }
+    }
+    const cmds = plumbingCommands(await observePlumbing(ctx.runner), { links: [], addresses: [], routes: [] });
+    for (const c of [...cmds.routes, ...cmds.links]) {
+      await ctx.runner.run(c);
+      changed = true;
+    }
+    if (await removePath(paths.dir)) changed = true;
+    this.dataplane = null;
+    return changed;
+  }
+
+  /** IKE/CHILD SA state of every configured tunnel (all down when charon does not run). */
+  async saStates(config: DeviceConfig, ctx: DriverContext): Promise<TunnelSaState[]> {
+    const paths = this.paths(ctx);
+    let text = "";
+    if (config.tunnels.length > 0 && (await this.running(ctx, paths))) {
+      const l = this.swanctl(paths, ["--list-sas", "--pretty"]);
+      text = (await ctx.runner.run(l.argv, { ...l.options, allowFailure: true })).stdout;
+    }
+    return tunnelSaStates(config.tunnels, text);
+  }
+}
