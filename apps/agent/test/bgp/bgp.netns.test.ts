@@ -9,10 +9,10 @@ import { type Netns, NetnsScope, privilegedTestsEnabled, run } from "@tern/netla
 import type { ConfigBgp } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BgpDriver } from "../../src/drivers/bgp/index.ts";
-import { configWith } from "../support/configs.ts";
-import { testContext } from "../support/context.ts";
+import { configWith } from "../support/daemons/configs.ts";
+import { testContext } from "../support/daemons/context.ts";
+import { NetnsRunner } from "../support/daemons/netns-runner.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { NetnsRunner } from "../support/netns-runner.ts";
 import { tempDir } from "../support/tmp.ts";
 
 const enabled = privilegedTestsEnabled("bgp driver (FRR)", [

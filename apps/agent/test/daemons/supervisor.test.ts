@@ -19,8 +19,8 @@ import {
 } from "../../src/daemons/supervisor.ts";
 import { pollUntil } from "../../src/daemons/wait.ts";
 import { ExecRunner } from "../../src/runner.ts";
+import { FakeRunner } from "../support/daemons/fake-runner.ts";
 import { FakeProcesses } from "../support/fake-processes.ts";
-import { FakeRunner } from "../support/fake-runner.ts";
 import { tempDir } from "../support/tmp.ts";
 
 const runner = new ExecRunner();

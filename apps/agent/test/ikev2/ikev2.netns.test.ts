@@ -10,10 +10,10 @@ import { type Netns, NetnsScope, privilegedTestsEnabled, run } from "@tern/netla
 import type { ConfigTunnel } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ikev2Driver } from "../../src/drivers/ikev2/index.ts";
-import { configWith } from "../support/configs.ts";
-import { testContext } from "../support/context.ts";
+import { configWith } from "../support/daemons/configs.ts";
+import { testContext } from "../support/daemons/context.ts";
+import { NetnsRunner } from "../support/daemons/netns-runner.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { NetnsRunner } from "../support/netns-runner.ts";
 import { tempDir } from "../support/tmp.ts";
 
 const enabled = privilegedTestsEnabled("ikev2 driver (strongSwan)", ["charon-systemd", "swanctl", "start-stop-daemon", "ping"]);

@@ -8,7 +8,7 @@ import { desiredPlumbing, plumbingCommands } from "../../src/drivers/ikev2/plumb
 import { espProposals } from "../../src/drivers/ikev2/proposals.ts";
 import { lifetimes, renderIkev2 } from "../../src/drivers/ikev2/render.ts";
 import { validateTunnels } from "../../src/drivers/ikev2/validate.ts";
-import { fullConfig } from "../support/configs.ts";
+import { fullConfig } from "../support/daemons/configs.ts";
 
 const RUN = "/run/tern";
 const tunnels = fullConfig().tunnels;

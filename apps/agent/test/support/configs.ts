@@ -1,4 +1,3 @@
-<<<<<<< HEAD
 /** Device configs for driver tests, built from the protocol's own fixtures. */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -21,20 +20,4 @@ export function variant(base: DeviceConfig, edit: (c: DeviceConfig) => void): De
   const copy = structuredClone(base);
   edit(copy);
   return DeviceConfigSchema.parse(copy);
-=======
-/** DeviceConfig builders for driver tests, starting from the protocol's own samples. */
-import { readFileSync } from "node:fs";
-import { DeviceConfig, emptyDeviceConfig } from "@tern/protocol";
-
-const FIXTURES = new URL("../../../../packages/protocol/fixtures/v1/DeviceConfig/", import.meta.url);
-
-/** The protocol's full sample config (valid-full.json), parsed. */
-export function fullConfig(): DeviceConfig {
-  return DeviceConfig.parse(JSON.parse(readFileSync(new URL("valid-full.json", FIXTURES), "utf8")));
-}
-
-/** An empty config with `patch` applied (sections given replace the empty ones). */
-export function configWith(patch: Partial<DeviceConfig>): DeviceConfig {
-  return { ...emptyDeviceConfig("00000000-0000-4000-8000-000000000001"), ...patch };
->>>>>>> agent-daemons
 }

@@ -3,7 +3,7 @@
  * labels, routes with protocol numbers), answering the `ip` commands the
  * daemon drivers run, so config-sequence tests see their own changes.
  */
-import type { FakeRunner } from "./fake-runner.ts";
+import type { FakeRunner } from "./daemons/fake-runner.ts";
 
 interface Link {
   kind?: string;

@@ -6,7 +6,7 @@
  * stop daemons without running any.
  */
 import { writeFile } from "node:fs/promises";
-import type { FakeRunner } from "./fake-runner.ts";
+import type { FakeRunner } from "./daemons/fake-runner.ts";
 
 /** The argument after `flag` in argv. */
 export function argAfter(argv: string[], flag: string): string {

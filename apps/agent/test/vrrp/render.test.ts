@@ -12,7 +12,7 @@ import {
   validateVrrp,
 } from "../../src/drivers/vrrp/render.ts";
 import { groupStates, parseTransitions, type Transition, TransitionWatcher } from "../../src/drivers/vrrp/transitions.ts";
-import { fullConfig } from "../support/configs.ts";
+import { fullConfig } from "../support/daemons/configs.ts";
 import { tempDir } from "../support/tmp.ts";
 
 const sample = fullConfig().vrrp;

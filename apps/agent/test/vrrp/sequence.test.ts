@@ -4,10 +4,10 @@ import { join } from "node:path";
 import type { DeviceConfig } from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { VrrpDriver } from "../../src/drivers/vrrp/index.ts";
-import { configWith, fullConfig } from "../support/configs.ts";
-import { type TestContext, testContext } from "../support/context.ts";
+import { configWith, fullConfig } from "../support/daemons/configs.ts";
+import { type TestContext, testContext } from "../support/daemons/context.ts";
+import { FakeRunner } from "../support/daemons/fake-runner.ts";
 import { argAfter, FakeProcesses } from "../support/fake-processes.ts";
-import { FakeRunner } from "../support/fake-runner.ts";
 import { mutatingCommands } from "../support/mutating.ts";
 import { tempDir } from "../support/tmp.ts";
 

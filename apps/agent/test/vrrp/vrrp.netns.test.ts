@@ -9,10 +9,10 @@ import { type Netns, NetnsScope, privilegedTestsEnabled, run } from "@tern/netla
 import type { ConfigVrrp } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VrrpDriver } from "../../src/drivers/vrrp/index.ts";
-import { configWith } from "../support/configs.ts";
-import { type TestContext, testContext } from "../support/context.ts";
+import { configWith } from "../support/daemons/configs.ts";
+import { type TestContext, testContext } from "../support/daemons/context.ts";
+import { NetnsRunner } from "../support/daemons/netns-runner.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { NetnsRunner } from "../support/netns-runner.ts";
 import { tempDir } from "../support/tmp.ts";
 
 const enabled = privilegedTestsEnabled("vrrp driver (keepalived)", ["keepalived", "start-stop-daemon"]);
