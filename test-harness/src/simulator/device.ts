@@ -4,6 +4,8 @@
  * the index, configs are reduced to the ids a status needs) so that 10,000
  * devices fit in one process; timers and listeners live in the fleet.
  */
+
+import type { Agent } from "node:http";
 import {
   type Apply,
   CLOSE_CODES,
@@ -40,6 +42,8 @@ export interface FleetContext {
   ): Promise<SimEvent>;
   /** Tunnel ids reported before any config is applied (shared by every device). */
   readonly syntheticTunnelIds: readonly string[];
+  /** The keep-alive agent registrations share. */
+  registrationAgent(): Agent;
 }
 
 export type DeviceState = "new" | "registered" | "connecting" | "open" | "ready" | "closed";
@@ -114,7 +118,7 @@ export class SimDevice {
   async register(): Promise<void> {
     const o = this.fleet.options;
     const body = registerRequest(o.token, o.machinePrefix, this.index, o.agentVersion, o.protocolVersion);
-    const res = await register(o.server, body);
+    const res = await register(o.server, body, this.fleet.registrationAgent());
     this.deviceId = res.deviceId;
     this.token = res.deviceToken;
     this.approved = res.isApproved;

@@ -4,10 +4,12 @@
  * bus with waiters indexed by device, the shared default metrics.
  */
 import { randomUUID } from "node:crypto";
+import type { Agent } from "node:http";
 import { type FleetContext, SimDevice } from "./device.ts";
 import { mapLimit } from "./limit.ts";
 import { validateMetrics } from "./metrics.ts";
 import { resolveOptions, type SimulatorInput } from "./options.ts";
+import { registrationAgent } from "./register.ts";
 import type { ApplyBehaviour, SimEvent, SimEventType, SimulatorOptions, TunnelMetricsInput } from "./types.ts";
 
 interface Waiter {
@@ -44,6 +46,7 @@ export class Simulator implements FleetContext {
   private readonly waiters = new Map<number | null, Set<Waiter>>();
   private readonly listeners = new Set<(e: SimEvent) => void>();
   private scheduler: NodeJS.Timeout | null = null;
+  private agent: Agent | null = null;
   private stopped = false;
 
   private constructor(options: SimulatorOptions) {
@@ -82,11 +85,26 @@ export class Simulator implements FleetContext {
     return d;
   }
 
+  /** Registers every device not registered yet, then closes the registration connections. */
   async registerAll(): Promise<void> {
-    await this.each(
-      this.devices.filter((d) => d.state === "new"),
-      (d) => d.register(),
-    );
+    try {
+      await this.each(
+        this.devices.filter((d) => d.state === "new"),
+        (d) => d.register(),
+      );
+    } finally {
+      this.closeRegistrationAgent();
+    }
+  }
+
+  registrationAgent(): Agent {
+    this.agent ??= registrationAgent(this.options.server, this.options.concurrency);
+    return this.agent;
+  }
+
+  private closeRegistrationAgent(): void {
+    this.agent?.destroy();
+    this.agent = null;
   }
 
   /** Connects every registered device that is not connected; starts the status scheduler. */
@@ -208,6 +226,7 @@ export class Simulator implements FleetContext {
     this.scheduler = null;
     await Promise.race([this.disconnectAll().catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);
     for (const d of this.devices) d.drop();
+    this.closeRegistrationAgent();
     for (const [device, set] of this.waiters) {
       for (const w of set) {
         this.drop(device, set, w);

@@ -1,4 +1,6 @@
 /** `POST <server>/api/connect/register`: what the agent does once, with its registration token. */
+import { type Agent, Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { PROTOCOL_VERSION, type RegisterRequest, RegisterResponse } from "@tern/protocol";
 import { hostname, machineId, registerInterfaces } from "./identity.ts";
 
@@ -33,35 +35,65 @@ export function registerRequest(
   };
 }
 
-/** Registers one device; the server's error body is kept in the thrown error. */
-export async function register(server: string, body: RegisterRequest, signal?: AbortSignal): Promise<RegisterResponse> {
-  let res: globalThis.Response;
+/**
+ * Registers one device. Uses node:http with the fleet's keep-alive agent
+ * rather than fetch: the fleet closes the agent's sockets after onboarding,
+ * so idle registration connections do not stay in every device's share of memory.
+ */
+export async function register(server: string, body: RegisterRequest, agent?: Agent): Promise<RegisterResponse> {
+  let status: number;
+  let text: string;
   try {
-    res = await fetch(registerUrl(server), {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal: signal ?? AbortSignal.timeout(30_000),
-    });
+    [status, text] = await post(registerUrl(server), JSON.stringify(body), agent);
   } catch (err) {
     throw new RegistrationError(`register ${body.machineId}: ${(err as Error).message}`, null, "");
   }
-  const text = await res.text();
-  if (!res.ok)
-    throw new RegistrationError(`register ${body.machineId}: HTTP ${res.status}: ${text.slice(0, 300)}`, res.status, text);
+  if (status < 200 || status > 299)
+    throw new RegistrationError(`register ${body.machineId}: HTTP ${status}: ${text.slice(0, 300)}`, status, text);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new RegistrationError(`register ${body.machineId}: response is not JSON: ${text.slice(0, 300)}`, res.status, text);
+    throw new RegistrationError(`register ${body.machineId}: response is not JSON: ${text.slice(0, 300)}`, status, text);
   }
   const parsed = RegisterResponse.safeParse(json);
   if (!parsed.success) {
     throw new RegistrationError(
       `register ${body.machineId}: unexpected response: ${parsed.error.issues[0]?.message}`,
-      res.status,
+      status,
       text,
     );
   }
   return parsed.data;
+}
+
+/** An agent for `register` shared by a fleet: at most `sockets` connections, kept alive between requests. */
+export function registrationAgent(server: string, sockets: number): Agent {
+  const options = { keepAlive: true, maxSockets: sockets };
+  return new URL(server).protocol === "https:" ? new HttpsAgent(options) : new HttpAgent(options);
+}
+
+function post(url: string, body: string, agent: Agent | undefined): Promise<[number, string]> {
+  const u = new URL(url);
+  const request = u.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      u,
+      {
+        method: "POST",
+        agent,
+        timeout: 30_000,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve([res.statusCode ?? 0, Buffer.concat(chunks).toString("utf8")]));
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error("timed out after 30 s")));
+    req.on("error", reject);
+    req.end(body);
+  });
 }
