@@ -4,8 +4,8 @@
  * executes it; the unit tests check it without root.
  */
 import type { Topology } from "../topology/schema.ts";
-import { cidr } from "./ipv4.ts";
 import { planClouds } from "./clouds.ts";
+import { cidr } from "./ipv4.ts";
 import { planLans } from "./lans.ts";
 import { planPeers } from "./peers.ts";
 import { checkReferences, collectRouters, MGMT_NODE } from "./routers.ts";
@@ -29,7 +29,9 @@ export function planLab(t: Topology): PlanResult {
   // A router's interfaces must not overlap each other, or its routing is ambiguous.
   for (const r of routers) {
     const own = [
-      ...clouds.attachments.filter((a) => a.node === r.name).map((a) => ({ cidr: a.address, path: r.wan.find((w) => w.ifname === a.nodeIf)?.path })),
+      ...clouds.attachments
+        .filter((a) => a.node === r.name)
+        .map((a) => ({ cidr: a.address, path: r.wan.find((w) => w.ifname === a.nodeIf)?.path })),
       ...lans.attachments
         .filter((a) => a.node === r.name && a.address)
         .map((a) => ({ cidr: a.address!, path: r.lan.find((l) => l.ifname === a.nodeIf)?.path })),
@@ -77,14 +79,19 @@ export function planLab(t: Topology): PlanResult {
       .map((w, i) => ({ w, i, att: clouds.attachments.find((a) => a.node === r.name && a.nodeIf === w.ifname)! }))
       .map((x) => ({ ...x, metric: x.w.spec.metric ?? 100 * (x.i + 1) }));
     const withDefault = mine.filter((x) => x.w.spec.defaultRoute);
-    const primary = withDefault.reduce<(typeof mine)[number] | null>((best, x) => (!best || x.metric < best.metric ? x : best), null);
-    for (const x of withDefault) routes.push({ node: r.name, dst: "default", via: x.att.gateway, dev: x.w.ifname, metric: x.metric });
+    const primary = withDefault.reduce<(typeof mine)[number] | null>(
+      (best, x) => (!best || x.metric < best.metric ? x : best),
+      null,
+    );
+    for (const x of withDefault)
+      routes.push({ node: r.name, dst: "default", via: x.att.gateway, dev: x.w.ifname, metric: x.metric });
     // Clouds are separate networks (one per ISP): a site reaches a cloud's other
     // members through its own attachment to that cloud, not its primary default route.
     for (const x of mine) {
       if (x === primary) continue;
       for (const subnet of clouds.cloudSubnets.get(x.att.cloud) ?? []) {
-        if (subnet !== x.att.subnet) routes.push({ node: r.name, dst: subnet, via: x.att.gateway, dev: x.w.ifname, metric: x.metric });
+        if (subnet !== x.att.subnet)
+          routes.push({ node: r.name, dst: subnet, via: x.att.gateway, dev: x.w.ifname, metric: x.metric });
       }
     }
   }

@@ -68,7 +68,10 @@ export function planClouds(t: Topology, routers: Router[]): CloudPlan {
       if (gateway) {
         const g = parseIPv4(gateway)!;
         if (!isHostOf(c, g) || g === addr) {
-          issues.push({ path: [...slot.wan.path, "gateway"], message: `gateway ${gateway} must be another host of ${networkText(c)}` });
+          issues.push({
+            path: [...slot.wan.path, "gateway"],
+            message: `gateway ${gateway} must be another host of ${networkText(c)}`,
+          });
           continue;
         }
       } else {
@@ -90,7 +93,10 @@ export function planClouds(t: Topology, routers: Router[]): CloudPlan {
         if (!used.some((u) => u.network <= candidate.broadcast && candidate.network <= u.broadcast)) c = candidate;
       }
       if (!c) {
-        issues.push({ path: [...slot.wan.path, "cloud"], message: `cloud '${cloud.name}' (${networkText(prefix)}) has no free subnet left` });
+        issues.push({
+          path: [...slot.wan.path, "cloud"],
+          message: `cloud '${cloud.name}' (${networkText(prefix)}) has no free subnet left`,
+        });
         continue;
       }
       used.push(c);

@@ -65,7 +65,9 @@ export function planLans(t: Topology, routers: Router[]): LanPlan {
 
     const members = routers.flatMap((router) => router.lan.filter((l) => l.spec.lan === lan.name).map((l) => ({ router, l })));
     // Explicit addresses first, so generated ones never take them.
-    const explicit = new Map(members.filter((m) => m.l.spec.address).map((m) => [m, take([...m.l.path, "address"], m.l.spec.address!)]));
+    const explicit = new Map(
+      members.filter((m) => m.l.spec.address).map((m) => [m, take([...m.l.path, "address"], m.l.spec.address!)]),
+    );
     const lanHostsHere = allHosts.filter((h) => h.lan === lan.name);
     const explicitHosts = new Map(
       lanHostsHere.filter((h) => h.address && !h.dhcp).map((h) => [h.name, take([...h.path, "address"], h.address!)]),
@@ -78,7 +80,8 @@ export function planLans(t: Topology, routers: Router[]): LanPlan {
     let gateway: string | null = null;
     if (lan.gateway) {
       const g = parseIPv4(lan.gateway)!;
-      if (!isHostOf(subnet, g)) issues.push({ path: ["lans", li, "gateway"], message: `gateway ${lan.gateway} is not in ${lan.subnet}` });
+      if (!isHostOf(subnet, g))
+        issues.push({ path: ["lans", li, "gateway"], message: `gateway ${lan.gateway} is not in ${lan.subnet}` });
       else gateway = lan.gateway;
     } else {
       const first = attachments.find((a) => a.lan === lan.name && a.address);

@@ -22,7 +22,9 @@ export function planPeers(
   t.peers.forEach((p, i) => {
     const firstWan = attachments.find((a) => a.node === p.name);
     if (!firstWan) return; // its attachment failed to plan; that issue is reported already
-    const lanSubnets = t.lans.filter((l) => lanAttachments.some((a) => a.node === p.name && a.lan === l.name)).map((l) => l.subnet);
+    const lanSubnets = t.lans
+      .filter((l) => lanAttachments.some((a) => a.node === p.name && a.lan === l.name))
+      .map((l) => l.subnet);
     const firstLan = lanAttachments.find((a) => a.node === p.name && a.address);
     // A node name resolves to its address on a cloud both share; an IPv4 literal is taken as is.
     const resolve = (target: string, path: (string | number)[]): { remote: string; local: string } | null => {

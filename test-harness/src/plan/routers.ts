@@ -31,7 +31,13 @@ export interface Router {
 /** Edges, then peers, then the management node, in file order. */
 export function collectRouters(t: Topology): Router[] {
   const routers: Router[] = [];
-  const add = (name: string, kind: Router["kind"], wan: WanAttachment[], lan: LanAttachment[], path: (string | number)[]) =>
+  const add = (
+    name: string,
+    kind: Router["kind"],
+    wan: WanAttachment[],
+    lan: LanAttachment[],
+    path: (string | number)[],
+  ): void => {
     routers.push({
       name,
       kind,
@@ -39,6 +45,7 @@ export function collectRouters(t: Topology): Router[] {
       wan: wan.map((spec, i) => ({ spec, ifname: spec.name ?? `wan${i}`, path: [...path, "wan", i] })),
       lan: lan.map((spec, i) => ({ spec, ifname: spec.name ?? `lan${i}`, path: [...path, "lan", i] })),
     });
+  };
   t.edges.forEach((e, i) => add(e.name, "edge", e.wan, e.lan, ["edges", i]));
   t.peers.forEach((p, i) => add(p.name, "peer", p.wan, p.lan, ["peers", i]));
   if (t.control.cloud) {
@@ -48,11 +55,30 @@ export function collectRouters(t: Topology): Router[] {
 }
 
 /** Names of the LAN hosts, generated ones included, with the path of their definition. */
-export function lanHosts(t: Topology): { lan: string; name: string; address?: string; dhcp: boolean; path: (string | number)[] }[] {
-  return t.lans.flatMap((lan, i) =>
+export interface HostSpec {
+  lan: string;
+  name: string;
+  address?: string;
+  dhcp: boolean;
+  path: (string | number)[];
+}
+
+export function lanHosts(t: Topology): HostSpec[] {
+  return t.lans.flatMap((lan, i): HostSpec[] =>
     typeof lan.hosts === "number"
-      ? Array.from({ length: lan.hosts }, (_, k) => ({ lan: lan.name, name: `${lan.name}-h${k + 1}`, dhcp: false, path: ["lans", i, "hosts"] }))
-      : lan.hosts.map((h, k) => ({ lan: lan.name, name: h.name, address: h.address, dhcp: h.dhcp, path: ["lans", i, "hosts", k] })),
+      ? Array.from({ length: lan.hosts }, (_, k) => ({
+          lan: lan.name,
+          name: `${lan.name}-h${k + 1}`,
+          dhcp: false,
+          path: ["lans", i, "hosts"],
+        }))
+      : lan.hosts.map((h, k) => ({
+          lan: lan.name,
+          name: h.name,
+          address: h.address,
+          dhcp: h.dhcp,
+          path: ["lans", i, "hosts", k],
+        })),
   );
 }
 
@@ -64,8 +90,12 @@ export function checkReferences(t: Topology, routers: Router[]): PlanIssue[] {
     if (seen.has(name)) issues.push({ path, message: `name '${name}' is already used by ${seen.get(name)}` });
     else seen.set(name, path.join("."));
   };
-  t.clouds.forEach((c, i) => claim(c.name, ["clouds", i, "name"]));
-  t.lans.forEach((l, i) => claim(l.name, ["lans", i, "name"]));
+  t.clouds.forEach((c, i) => {
+    claim(c.name, ["clouds", i, "name"]);
+  });
+  t.lans.forEach((l, i) => {
+    claim(l.name, ["lans", i, "name"]);
+  });
   for (const r of routers) claim(r.name, r.kind === "mgmt" ? ["control", "cloud"] : [...r.path, "name"]);
   for (const h of lanHosts(t)) claim(h.name, typeof h.path.at(-1) === "number" ? [...h.path, "name"] : h.path);
 
@@ -79,7 +109,8 @@ export function checkReferences(t: Topology, routers: Router[]): PlanIssue[] {
       else if (attached.has(w.spec.cloud))
         issues.push({ path: [...w.path, "cloud"], message: `'${r.name}' is already attached to cloud '${w.spec.cloud}'` });
       attached.add(w.spec.cloud);
-      if (ifnames.has(w.ifname)) issues.push({ path: w.path, message: `interface name '${w.ifname}' is used twice in '${r.name}'` });
+      if (ifnames.has(w.ifname))
+        issues.push({ path: w.path, message: `interface name '${w.ifname}' is used twice in '${r.name}'` });
       ifnames.add(w.ifname);
       if (w.spec.gateway && !w.spec.address)
         issues.push({ path: [...w.path, "gateway"], message: "a gateway needs an explicit address on the same attachment" });
@@ -89,7 +120,8 @@ export function checkReferences(t: Topology, routers: Router[]): PlanIssue[] {
       else if (attached.has(l.spec.lan))
         issues.push({ path: [...l.path, "lan"], message: `'${r.name}' is already attached to lan '${l.spec.lan}'` });
       attached.add(l.spec.lan);
-      if (ifnames.has(l.ifname)) issues.push({ path: l.path, message: `interface name '${l.ifname}' is used twice in '${r.name}'` });
+      if (ifnames.has(l.ifname))
+        issues.push({ path: l.path, message: `interface name '${l.ifname}' is used twice in '${r.name}'` });
       ifnames.add(l.ifname);
     }
   }

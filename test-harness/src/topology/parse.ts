@@ -66,7 +66,11 @@ export function parseTopology(text: string, file = "topology.yaml"): Topology {
   if (planned.issues.length > 0) {
     fail(
       file,
-      planned.issues.map((issue) => ({ ...locate(doc, lineCounter, issue.path), path: issue.path.join("."), message: issue.message })),
+      planned.issues.map((issue) => ({
+        ...locate(doc, lineCounter, issue.path),
+        path: issue.path.join("."),
+        message: issue.message,
+      })),
     );
   }
   return result.data;

@@ -10,22 +10,22 @@ import { Asn, CidrAddress, IfName, IPv4, Network } from "@tern/protocol";
 import { z } from "zod";
 
 /** Node names become namespace names, interface names in clouds and switches, and directory names. */
-export const NodeName = z
-  .string()
-  .regex(/^[a-z][a-z0-9-]{1,11}$/, "must be 2-12 characters [a-z0-9-], starting with a letter");
+export const NodeName = z.string().regex(/^[a-z][a-z0-9-]{1,11}$/, "must be 2-12 characters [a-z0-9-], starting with a letter");
 
 /**
  * What a cloud does to packets it sends toward one attached node (one
  * direction, like netem on the cloud's interface toward that node).
  */
-export const Impairment = z.strictObject({
-  lossPercent: z.number().min(0).max(100).default(0),
-  delayMs: z.number().min(0).max(10_000).default(0),
-  /** Uniform +/- around delayMs; packets are never reordered. */
-  jitterMs: z.number().min(0).max(10_000).default(0),
-  /** Egress rate limit in Mbit/s; null = unlimited. */
-  rateMbit: z.number().positive().max(100_000).nullable().default(null),
-});
+export const Impairment = z
+  .strictObject({
+    lossPercent: z.number().min(0).max(100).default(0),
+    delayMs: z.number().min(0).max(10_000).default(0),
+    /** Uniform +/- around delayMs; packets are never reordered. */
+    jitterMs: z.number().min(0).max(10_000).default(0),
+    /** Egress rate limit in Mbit/s; null = unlimited. */
+    rateMbit: z.number().positive().max(100_000).nullable().default(null),
+  })
+  .refine((i) => i.jitterMs <= i.delayMs, { message: "jitterMs must not exceed delayMs", path: ["jitterMs"] });
 export type Impairment = z.infer<typeof Impairment>;
 export const NO_IMPAIRMENT: Impairment = Object.freeze({ lossPercent: 0, delayMs: 0, jitterMs: 0, rateMbit: null });
 

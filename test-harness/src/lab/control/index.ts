@@ -1,0 +1,130 @@
+/**
+ * The control plane of a lab: the management server (root namespace,
+ * loopback), a relay per edge, and one agent per edge, registered and approved
+ * through the REST API. planControl() computes every command line;
+ * startControl() runs them with readiness waits; describeControl() is what
+ * `lab up --no-control` prints instead.
+ */
+import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { LabPlan } from "../../plan/types.ts";
+import type { ProcessTable } from "../process-table.ts";
+import type { ProcessSpec } from "../supervisor.ts";
+import { agentSpec } from "./agents.ts";
+import { ApiClient, approveAll } from "./onboarding.ts";
+import { relaySpec } from "./relay.ts";
+import { READY_PATH, serverSpec, waitForHttp } from "./server.ts";
+
+export { freeLoopbackPort, READY_PATH, waitForHttp } from "./server.ts";
+
+export interface ControlInput {
+  plan: LabPlan;
+  labId: string;
+  labDir: string;
+  repoRoot: string;
+  nsOf: (node: string) => string;
+  port: number;
+  databaseUrl?: string;
+  relayBin: string;
+}
+
+export interface ControlPlan {
+  apiUrl: string;
+  admin: { email: string; password: string };
+  server: ProcessSpec;
+  relays: ProcessSpec[];
+  /** Agents need the registration token, known only once the server runs. */
+  agents: (registrationToken: string) => ProcessSpec[];
+  machineIds: string[];
+  /** The server URL as each agent sees it. */
+  agentServerUrl: string;
+}
+
+export function planControl(c: ControlInput): ControlPlan {
+  const admin = { email: `admin@${c.plan.name}.lab`, password: randomBytes(12).toString("base64url") };
+  const cloud = c.plan.control.via === "cloud" ? c.plan.control : null;
+  const relays = cloud
+    ? [
+        relaySpec({
+          bin: c.relayBin,
+          labDir: c.labDir,
+          name: cloud.node,
+          netns: c.nsOf(cloud.node),
+          listenAddress: cloud.address,
+          port: c.port,
+          serverPort: c.port,
+        }),
+      ]
+    : c.plan.edges.map((edge) =>
+        relaySpec({
+          bin: c.relayBin,
+          labDir: c.labDir,
+          name: edge,
+          netns: c.nsOf(edge),
+          listenAddress: "127.0.0.1",
+          port: c.port,
+          serverPort: c.port,
+        }),
+      );
+  const agentServerUrl = `http://${cloud ? cloud.address : "127.0.0.1"}:${c.port}`;
+  const machineId = (edge: string) => `tern-lab-${c.labId}-${edge}`;
+  return {
+    apiUrl: `http://127.0.0.1:${c.port}`,
+    admin,
+    server: serverSpec({ repoRoot: c.repoRoot, labDir: c.labDir, port: c.port, databaseUrl: c.databaseUrl, admin }),
+    relays,
+    agents: (token) =>
+      c.plan.edges.map((edge) =>
+        agentSpec({
+          repoRoot: c.repoRoot,
+          labDir: c.labDir,
+          edge,
+          netns: c.nsOf(edge),
+          serverUrl: agentServerUrl,
+          registrationToken: token,
+          machineId: machineId(edge),
+        }),
+      ),
+    machineIds: c.plan.edges.map(machineId),
+    agentServerUrl,
+  };
+}
+
+const show = (s: ProcessSpec) => {
+  const env = Object.entries(s.env ?? {})
+    .filter(([k]) => !k.includes("PASSWORD") && !k.includes("TOKEN"))
+    .map(([k, v]) => `${k}=${v}`);
+  return [...(s.netns ? ["ip", "netns", "exec", s.netns] : []), ...(env.length > 0 ? ["env", ...env] : []), ...s.argv].join(" ");
+};
+
+/** What startControl would run, one line each (secrets left out). */
+export function describeControl(cp: ControlPlan): string[] {
+  return [
+    `server (root namespace, ${cp.apiUrl}): ${show(cp.server)}`,
+    ...cp.relays.map((r) => `relay ${r.key.split(":").at(-1)}: ${show(r)}`),
+    ...cp.agents("<registration token>").map((a) => `agent ${a.key.split(":").at(-1)}: ${show(a)}`),
+    `then: POST /api/tokens, agents register, PUT /api/devices/{id} {isApproved: true}, wait until connected (agents use ${cp.agentServerUrl})`,
+  ];
+}
+
+/** Starts server, relays and agents, onboards the agents; returns the API URL and where credentials are. */
+export async function startControl(
+  cp: ControlPlan,
+  procs: ProcessTable,
+  labDir: string,
+): Promise<{ apiUrl: string; credentials: string }> {
+  const { rec } = await procs.ensure(cp.server);
+  await waitForHttp(`${cp.apiUrl}${READY_PATH}`, 60_000, () => procs.alive(rec.key)).catch((err: Error) => {
+    throw new Error(`management server not ready: ${err.message}; see ${cp.server.log}`);
+  });
+  const credentials = join(labDir, "credentials.json");
+  await writeFile(credentials, `${JSON.stringify({ apiUrl: cp.apiUrl, ...cp.admin }, null, 2)}\n`, { mode: 0o600 });
+  for (const relay of cp.relays) await procs.ensure(relay);
+  const api = new ApiClient(cp.apiUrl);
+  await api.login(cp.admin.email, cp.admin.password);
+  const token = await api.createRegistrationToken("lab");
+  for (const agent of cp.agents(token)) await procs.ensure(agent);
+  await approveAll(api, cp.machineIds);
+  return { apiUrl: cp.apiUrl, credentials };
+}
