@@ -46,8 +46,8 @@ export function collectRouters(t: Topology): Router[] {
       lan: lan.map((spec, i) => ({ spec, ifname: spec.name ?? `lan${i}`, path: [...path, "lan", i] })),
     });
   };
-  t.edges.forEach((e, i) => add(e.name, "edge", e.wan, e.lan, ["edges", i]));
-  t.peers.forEach((p, i) => add(p.name, "peer", p.wan, p.lan, ["peers", i]));
+  for (const [i, e] of t.edges.entries()) add(e.name, "edge", e.wan, e.lan, ["edges", i]);
+  for (const [i, p] of t.peers.entries()) add(p.name, "peer", p.wan, p.lan, ["peers", i]);
   if (t.control.cloud) {
     add(MGMT_NODE, "mgmt", [{ cloud: t.control.cloud, defaultRoute: true, impairment: t.control.impairment }], [], ["control"]);
   }
