@@ -19,6 +19,7 @@
 #include <libnetfilter_queue/libnetfilter_queue.h>
 #include <linux/netfilter.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -99,6 +100,10 @@ int main(int argc, char **argv) {
   params_file = argc > 5 ? argv[5] : NULL;
   srand48((long)now_ns());
   prctl(PR_SET_TIMERSLACK, 1UL); /* wake within ~1 us of a packet's due time, not the default 50 us */
+  /* A real-time class keeps delays accurate on a busy host (other processes
+   * cannot delay our wake-ups); the kernel's RT throttling still bounds us. */
+  struct sched_param sp = {.sched_priority = 10};
+  if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) perror("nfq-netem: SCHED_FIFO not available, delays may stretch under load");
 
   struct sigaction sa = {0};
   sa.sa_handler = on_stop;

@@ -93,10 +93,10 @@ export function checkReferences(t: Topology, routers: Router[]): PlanIssue[] {
   t.clouds.forEach((c, i) => {
     claim(c.name, ["clouds", i, "name"]);
   });
+  for (const r of routers) claim(r.name, r.kind === "mgmt" ? ["control", "cloud"] : [...r.path, "name"]);
   t.lans.forEach((l, i) => {
     claim(l.name, ["lans", i, "name"]);
   });
-  for (const r of routers) claim(r.name, r.kind === "mgmt" ? ["control", "cloud"] : [...r.path, "name"]);
   for (const h of lanHosts(t)) claim(h.name, typeof h.path.at(-1) === "number" ? [...h.path, "name"] : h.path);
 
   const clouds = new Set(t.clouds.map((c) => c.name));

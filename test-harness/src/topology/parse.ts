@@ -39,7 +39,7 @@ function fail(file: string, problems: TopologyProblem[]): never {
 /** Parses and validates topology YAML; throws a LabError TOPOLOGY_INVALID listing each problem with its line. */
 export function parseTopology(text: string, file = "topology.yaml"): Topology {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     fail(
       file,
