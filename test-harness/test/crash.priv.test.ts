@@ -29,9 +29,13 @@ async function readState(root: string): Promise<LabState | null> {
 
 /** Runs `lab up two-sites` as its own process (node --import tsx: one pid) and SIGKILLs it once `when` holds. */
 async function killUpWhen(root: string, when: (s: LabState) => boolean): Promise<LabState> {
-  const child = spawn(process.execPath, ["--import", "tsx", CLI, "up", join(TOPOLOGIES, "two-sites.yaml"), "--no-control", "--state-dir", root], {
-    stdio: "ignore",
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", CLI, "up", join(TOPOLOGIES, "two-sites.yaml"), "--no-control", "--state-dir", root],
+    {
+      stdio: "ignore",
+    },
+  );
   const exited = new Promise((r) => child.once("exit", r));
   const deadline = Date.now() + 60_000;
   for (;;) {

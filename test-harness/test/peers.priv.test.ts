@@ -14,7 +14,15 @@ import { strongswanPaths } from "../src/lab/peers/strongswan.ts";
 import { labUp } from "../src/lab/up.ts";
 import { leftovers, ping, tempStateRoot } from "./helpers.ts";
 
-const enabled = privilegedTestsEnabled("lab: stock peers", ["ip", "nft", "iptables", "gcc", "charon-systemd", "swanctl", "vtysh"]);
+const enabled = privilegedTestsEnabled("lab: stock peers", [
+  "ip",
+  "nft",
+  "iptables",
+  "gcc",
+  "charon-systemd",
+  "swanctl",
+  "vtysh",
+]);
 
 const TOPOLOGY = `name: peers
 clouds:

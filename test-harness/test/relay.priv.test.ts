@@ -4,8 +4,9 @@
  * it), and stopping the relay cuts the connections through it (how the lab
  * disconnects one device).
  */
-import { createServer, type Server, type Socket } from "node:net";
+
 import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Netns, NetnsScope, privilegedTestsEnabled } from "@tern/netlab";
@@ -54,13 +55,24 @@ describe.runIf(enabled)("ns-relay", { timeout: 60_000 }, () => {
   });
 
   it("the root namespace's loopback is not reachable from a lab namespace", async () => {
-    const out = await nodeIn(ns, `fetch("http://127.0.0.1:${port}/").then(() => console.log("reached"), () => console.log("refused"))`);
+    const out = await nodeIn(
+      ns,
+      `fetch("http://127.0.0.1:${port}/").then(() => console.log("reached"), () => console.log("refused"))`,
+    );
     expect(out).toBe("refused");
   });
 
   it("reaches it through ns-relay, at the same address and port inside the namespace", async () => {
     const bin = await nativeTool("ns-relay", join(dir, "bin"));
-    const spec = relaySpec({ bin, labDir: dir, name: "edge", netns: ns.name, listenAddress: "127.0.0.1", port, serverPort: port });
+    const spec = relaySpec({
+      bin,
+      labDir: dir,
+      name: "edge",
+      netns: ns.name,
+      listenAddress: "127.0.0.1",
+      port,
+      serverPort: port,
+    });
     relay = await startProcess(spec, "labrelay-test");
     const out = await nodeIn(
       ns,
@@ -72,7 +84,11 @@ describe.runIf(enabled)("ns-relay", { timeout: 60_000 }, () => {
   it("cuts open connections when the relay stops", async () => {
     // A long-lived client inside the namespace (like an agent's websocket) prints when its connection closes.
     const client = ns.exec(
-      [process.execPath, "-e", `const s = require("net").connect(${port}, "127.0.0.1", () => console.log("open")); s.on("close", () => console.log("closed")); s.on("error", () => {});`],
+      [
+        process.execPath,
+        "-e",
+        `const s = require("net").connect(${port}, "127.0.0.1", () => console.log("open")); s.on("close", () => console.log("closed")); s.on("error", () => {});`,
+      ],
       { allowFailure: true, timeoutMs: 20_000 },
     );
     const before = accepted.length;

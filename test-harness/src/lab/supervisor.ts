@@ -67,12 +67,10 @@ export async function startProcess(spec: ProcessSpec, marker: string): Promise<P
       cwd: spec.cwd,
       env: { ...process.env, LC_ALL: "C", ...spec.env, [MARKER_VAR]: marker },
     });
-    await Promise.race([
-      once(child, "spawn"),
-      once(child, "error").then(([err]) => {
-        throw new Error(`cannot start ${argv.join(" ")}: ${(err as Error).message}`);
-      }),
-    ]);
+    // events.once rejects with the child's 'error' (ENOENT …) if that comes before 'spawn'.
+    await once(child, "spawn").catch((err: Error) => {
+      throw new Error(`cannot start ${argv.join(" ")}: ${err.message}`);
+    });
     child.unref();
     const pid = child.pid!;
     const startTime = await procStartTime(pid);
