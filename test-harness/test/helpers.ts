@@ -85,3 +85,28 @@ export async function leftovers(label: string, id: string): Promise<{ namespaces
     processes: (await findMarked(`${label}-${id}`)).map((p) => p.pid),
   };
 }
+
+/** Per-probe RTTs (ms) from `fping -C` (lost probes left out), sorted ascending. */
+export async function fpingSamples(ns: string, target: string, count: number, periodMs = 10): Promise<number[]> {
+  const r = await run(
+    ["ip", "netns", "exec", ns, "fping", "-q", "-C", String(count), "-p", String(periodMs), "-t", "1000", target],
+    {
+      allowFailure: true,
+      timeoutMs: 120_000,
+    },
+  );
+  const line = r.stderr.split("\n").find((l) => l.includes(" : "));
+  if (!line) throw new Error(`no fping -C output in:\n${r.stderr}`);
+  return line
+    .split(" : ")[1]!
+    .trim()
+    .split(/\s+/)
+    .filter((v) => v !== "-")
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+/** The q-quantile (0..1) of sorted samples. */
+export function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
