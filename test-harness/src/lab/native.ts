@@ -4,7 +4,7 @@
  * and an unchanged one costs nothing.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "@tern/netlab";
@@ -49,5 +49,9 @@ export async function nativeTool(tool: NativeTool, binDir: string): Promise<stri
     );
   }
   await rename(tmp, out);
+  // Builds of older sources are never used again.
+  for (const f of await readdir(binDir)) {
+    if (f.startsWith(`${tool}-`) && join(binDir, f) !== out && !f.endsWith(".tmp")) await rm(join(binDir, f), { force: true });
+  }
   return out;
 }

@@ -15,3 +15,6 @@ export const NS_LABEL = "lab";
 export function binDir(stateRoot: string): string {
   return join(stateRoot, ".bin");
 }
+
+/** Longest path a unix socket can have (sun_path is 108 bytes with its NUL). */
+export const MAX_SOCKET_PATH = 107;

@@ -6,8 +6,9 @@
  * `lab up --no-control` prints instead.
  */
 import { randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { LabError, LabErrorCode } from "../../errors.ts";
 import type { LabPlan } from "../../plan/types.ts";
 import type { ProcessTable } from "../process-table.ts";
 import type { ProcessSpec } from "../supervisor.ts";
@@ -115,8 +116,10 @@ export async function startControl(
   labDir: string,
 ): Promise<{ apiUrl: string; credentials: string }> {
   const { rec } = await procs.ensure(cp.server);
-  await waitForHttp(`${cp.apiUrl}${READY_PATH}`, 60_000, () => procs.alive(rec.key)).catch((err: Error) => {
-    throw new Error(`management server not ready: ${err.message}; see ${cp.server.log}`);
+  await waitForHttp(`${cp.apiUrl}${READY_PATH}`, 60_000, () => procs.alive(rec.key)).catch(async (err: Error) => {
+    // The log goes with the lab directory when a failed `up` cleans up: show its end here.
+    const tail = (await readFile(cp.server.log, "utf8").catch(() => "")).trim().split("\n").slice(-8);
+    throw new LabError(LabErrorCode.NOT_READY, `management server not ready: ${err.message}`, [`${cp.server.log}:`, ...tail]);
   });
   const credentials = join(labDir, "credentials.json");
   await writeFile(credentials, `${JSON.stringify({ apiUrl: cp.apiUrl, ...cp.admin }, null, 2)}\n`, { mode: 0o600 });
@@ -124,7 +127,13 @@ export async function startControl(
   const api = new ApiClient(cp.apiUrl);
   await api.login(cp.admin.email, cp.admin.password);
   const token = await api.createRegistrationToken("lab");
-  for (const agent of cp.agents(token)) await procs.ensure(agent);
-  await approveAll(api, cp.machineIds);
+  const agents = cp.agents(token);
+  for (const agent of agents) await procs.ensure(agent);
+  await approveAll(api, cp.machineIds).catch(async (err: Error) => {
+    const tails = await Promise.all(
+      agents.map(async (a) => [`${a.log}:`, ...(await readFile(a.log, "utf8").catch(() => "")).trim().split("\n").slice(-4)]),
+    );
+    throw new LabError(LabErrorCode.NOT_READY, `agents not onboarded: ${err.message}`, tails.flat());
+  });
   return { apiUrl: cp.apiUrl, credentials };
 }

@@ -6,7 +6,9 @@
 import { chmod, mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Netns, run } from "@tern/netlab";
+import { LabError, LabErrorCode } from "../../errors.ts";
 import type { PlanFrrPeer } from "../../plan/types.ts";
+import { MAX_SOCKET_PATH } from "../paths.ts";
 import type { ProcessTable } from "../process-table.ts";
 
 export const FRR_DAEMONS = "/usr/lib/frr";
@@ -45,6 +47,12 @@ export function vtyshArgv(dir: string, command: string): string[] {
 }
 
 export async function startFrrPeer(p: PlanFrrPeer, ns: string, dir: string, procs: ProcessTable): Promise<void> {
+  if (join(dir, "zserv.api").length > MAX_SOCKET_PATH) {
+    throw new LabError(
+      LabErrorCode.PREREQUISITE_MISSING,
+      `socket path too long for a unix socket: ${join(dir, "zserv.api")}; use a shorter --state-dir`,
+    );
+  }
   await mkdir(dir, { recursive: true });
   await chmod(dir, 0o775);
   await writeFile(join(dir, "zebra.conf"), renderZebraConf(p));

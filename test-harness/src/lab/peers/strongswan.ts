@@ -7,7 +7,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Netns, run } from "@tern/netlab";
+import { LabError, LabErrorCode } from "../../errors.ts";
 import type { PlanStrongswanPeer } from "../../plan/types.ts";
+import { MAX_SOCKET_PATH } from "../paths.ts";
 import type { ProcessTable } from "../process-table.ts";
 
 export function renderStrongswanConf(dir: string): string {
@@ -92,6 +94,12 @@ export function strongswanPaths(dir: string) {
 export async function startStrongswanPeer(p: PlanStrongswanPeer, ns: string, dir: string, procs: ProcessTable): Promise<void> {
   await mkdir(dir, { recursive: true });
   const paths = strongswanPaths(dir);
+  if (paths.vici.length > MAX_SOCKET_PATH) {
+    throw new LabError(
+      LabErrorCode.PREREQUISITE_MISSING,
+      `socket path too long for a unix socket: ${paths.vici}; use a shorter --state-dir`,
+    );
+  }
   await writeFile(paths.conf, renderStrongswanConf(dir));
   await writeFile(paths.swanctl, renderSwanctlConf(p), { mode: 0o600 });
   const env = { STRONGSWAN_CONF: paths.conf };
