@@ -62,7 +62,7 @@ describe.runIf(enabled)("lab CLI quick start", { timeout: 120_000 }, () => {
 
     const down = await lab("down");
     expect(down.exitCode).toBe(0);
-    expect(down.stdout).toMatch(/lab 'two-sites' removed in \d+\.\d+s \(2 processes, 7 namespaces\)/);
+    expect(down.stdout).toMatch(/lab 'two-sites' removed in \d+\.\d+s \(\d+ processes, 7 namespaces\)/);
     expect(await leftovers("lab", st.id)).toEqual({ namespaces: [], processes: [] });
     expect(await stat(st.dir).catch(() => null)).toBeNull();
   });

@@ -5,15 +5,18 @@
  * disconnects one device).
  */
 
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Netns, NetnsScope, privilegedTestsEnabled } from "@tern/netlab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { relaySpec } from "../src/lab/control/relay.ts";
+import { labDown } from "../src/lab/down.ts";
 import { nativeTool } from "../src/lab/native.ts";
 import { isAlive, type ProcessRecord, startProcess, stopProcess } from "../src/lab/supervisor.ts";
+import { labUp } from "../src/lab/up.ts";
+import { tempStateRoot } from "./helpers.ts";
 
 const enabled = privilegedTestsEnabled("lab: management relay", ["ip", "gcc"]);
 
@@ -100,5 +103,50 @@ describe.runIf(enabled)("ns-relay", { timeout: 60_000 }, () => {
     expect(await isAlive(relay)).toBe(false);
     await closed;
     expect((await client).stdout.trim().split("\n")).toEqual(["open", "closed"]);
+  });
+});
+
+describe.runIf(enabled)("control over a WAN cloud (control: { cloud })", { timeout: 60_000 }, () => {
+  it("serves agents through a management node on the cloud, with that cloud's delay", async () => {
+    const root = await tempStateRoot();
+    const server = createServer((sock) =>
+      sock.on("data", () => sock.end("HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n")),
+    );
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const file = join(root.root, "ctl.yaml");
+      await writeFile(
+        file,
+        "name: ctl\nclouds:\n  - name: inet\n    impairment: { delayMs: 25 }\nedges:\n  - name: e1\n    wan: [{ cloud: inet }]\ncontrol: { cloud: inet }\n",
+      );
+      const { lab } = await labUp(file, { stateRoot: root.root, control: false });
+      expect(lab.plan.control).toEqual({ via: "cloud", cloud: "inet", node: "mgmt", address: "100.64.2.2" });
+      const bin = await nativeTool("ns-relay", join(root.root, ".bin"));
+      await lab.procs.ensure(
+        relaySpec({
+          bin,
+          labDir: lab.dir,
+          name: "mgmt",
+          netns: lab.nsName("mgmt"),
+          listenAddress: "100.64.2.2",
+          port,
+          serverPort: port,
+        }),
+      );
+      // From the edge, across the cloud (25 ms toward each node): a request and its answer cross it twice each way.
+      const out = await nodeIn(
+        lab.ns("e1"),
+        `(async () => { for (let i = 0; i < 50; i++) { try { const t = performance.now(); const r = await fetch("http://100.64.2.2:${port}/"); console.log(r.status, Math.round(performance.now() - t)); return; } catch { await new Promise((r) => setTimeout(r, 50)); } } console.log("unreachable"); })()`,
+      );
+      const [status, ms] = out.split(" ").map(Number);
+      expect(status).toBe(204);
+      expect(ms).toBeGreaterThanOrEqual(50);
+      await labDown(root.root, "ctl");
+    } finally {
+      server.close();
+      await labDown(root.root, "ctl");
+      await root.remove();
+    }
   });
 });
