@@ -12,7 +12,7 @@ import { NetnsScope } from "@tern/netlab";
 import { LabError, LabErrorCode } from "../errors.ts";
 import { planLab } from "../plan/address-plan.ts";
 import { loadTopology } from "../topology/index.ts";
-import { describeControl, freeLoopbackPort, planControl, startControl } from "./control/index.ts";
+import { describeControl, freeLoopbackPort, planControl, savedAdmin, startControl } from "./control/index.ts";
 import { labDown } from "./down.ts";
 import { chooseBackend, describeBackend, type ImpairBackendChoice } from "./impair/index.ts";
 import { Lab, TOPOLOGY_COPY } from "./lab.ts";
@@ -183,11 +183,12 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
       port,
       databaseUrl: o.databaseUrl,
       relayBin,
+      admin: await savedAdmin(lab.dir),
     });
     const lines = describeControl(cp);
     let control: UpResult["control"] = { started: false, apiUrl: null, credentials: null, lines };
     if (o.control) {
-      const started = await t.phase("server, relays, agents", () => startControl(cp, lab.procs, lab.dir));
+      const started = await startControl(cp, lab.procs, lab.dir, t);
       control = { started: true, apiUrl: started.apiUrl, credentials: started.credentials, lines };
     }
     await s.update((st) => {

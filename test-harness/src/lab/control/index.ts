@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { LabError, LabErrorCode } from "../../errors.ts";
 import type { LabPlan } from "../../plan/types.ts";
 import type { ProcessTable } from "../process-table.ts";
+import type { PhaseTimer } from "../progress.ts";
 import type { ProcessSpec } from "../supervisor.ts";
 import { agentSpec } from "./agents.ts";
 import { ApiClient, approveAll } from "./onboarding.ts";
@@ -18,6 +19,8 @@ import { relaySpec } from "./relay.ts";
 import { READY_PATH, serverSpec, waitForHttp } from "./server.ts";
 
 export { freeLoopbackPort, READY_PATH, waitForHttp } from "./server.ts";
+
+export const CREDENTIALS_FILE = "credentials.json";
 
 export interface ControlInput {
   plan: LabPlan;
@@ -28,6 +31,8 @@ export interface ControlInput {
   port: number;
   databaseUrl?: string;
   relayBin: string;
+  /** Kept from an earlier run; a new random password otherwise. */
+  admin?: { email: string; password: string };
 }
 
 export interface ControlPlan {
@@ -43,7 +48,7 @@ export interface ControlPlan {
 }
 
 export function planControl(c: ControlInput): ControlPlan {
-  const admin = { email: `admin@${c.plan.name}.lab`, password: randomBytes(12).toString("base64url") };
+  const admin = c.admin ?? { email: `admin@${c.plan.name}.lab`, password: randomBytes(12).toString("base64url") };
   const cloud = c.plan.control.via === "cloud" ? c.plan.control : null;
   const relays = cloud
     ? [
@@ -109,31 +114,56 @@ export function describeControl(cp: ControlPlan): string[] {
   ];
 }
 
-/** Starts server, relays and agents, onboards the agents; returns the API URL and where credentials are. */
+/** Starts server, relays and agents, onboards the agents, one progress phase per step; returns the API URL and where credentials are. */
 export async function startControl(
   cp: ControlPlan,
   procs: ProcessTable,
   labDir: string,
+  timer: PhaseTimer,
 ): Promise<{ apiUrl: string; credentials: string }> {
-  const { rec } = await procs.ensure(cp.server);
-  await waitForHttp(`${cp.apiUrl}${READY_PATH}`, 60_000, () => procs.alive(rec.key)).catch(async (err: Error) => {
-    // The log goes with the lab directory when a failed `up` cleans up: show its end here.
-    const tail = (await readFile(cp.server.log, "utf8").catch(() => "")).trim().split("\n").slice(-8);
-    throw new LabError(LabErrorCode.NOT_READY, `management server not ready: ${err.message}`, [`${cp.server.log}:`, ...tail]);
+  const credentials = join(labDir, CREDENTIALS_FILE);
+  await timer.phase("management server ready", async () => {
+    const { rec } = await procs.ensure(cp.server);
+    await waitForHttp(`${cp.apiUrl}${READY_PATH}`, 60_000, () => procs.alive(rec.key)).catch(async (err: Error) => {
+      // The log goes with the lab directory when a failed `up` cleans up: show its end here.
+      throw new LabError(LabErrorCode.NOT_READY, `management server not ready: ${err.message}`, await logTail(cp.server.log, 8));
+    });
+    await writeFile(credentials, `${JSON.stringify({ apiUrl: cp.apiUrl, ...cp.admin }, null, 2)}\n`, { mode: 0o600 });
   });
-  const credentials = join(labDir, "credentials.json");
-  await writeFile(credentials, `${JSON.stringify({ apiUrl: cp.apiUrl, ...cp.admin }, null, 2)}\n`, { mode: 0o600 });
-  for (const relay of cp.relays) await procs.ensure(relay);
-  const api = new ApiClient(cp.apiUrl);
-  await api.login(cp.admin.email, cp.admin.password);
-  const token = await api.createRegistrationToken("lab");
-  const agents = cp.agents(token);
-  for (const agent of agents) await procs.ensure(agent);
-  await approveAll(api, cp.machineIds).catch(async (err: Error) => {
-    const tails = await Promise.all(
-      agents.map(async (a) => [`${a.log}:`, ...(await readFile(a.log, "utf8").catch(() => "")).trim().split("\n").slice(-4)]),
-    );
-    throw new LabError(LabErrorCode.NOT_READY, `agents not onboarded: ${err.message}`, tails.flat());
-  });
+  await timer.phase(
+    "control relays",
+    async () => {
+      for (const relay of cp.relays) await procs.ensure(relay);
+      return cp.relays.length;
+    },
+    (n) => String(n),
+  );
+  await timer.phase(
+    "agents registered, approved, connected",
+    async () => {
+      const api = new ApiClient(cp.apiUrl);
+      await api.login(cp.admin.email, cp.admin.password);
+      const agents = cp.agents(await api.createRegistrationToken("lab"));
+      for (const agent of agents) await procs.ensure(agent);
+      await approveAll(api, cp.machineIds).catch(async (err: Error) => {
+        const tails = await Promise.all(agents.map((a) => logTail(a.log, 4)));
+        throw new LabError(LabErrorCode.NOT_READY, `agents not onboarded: ${err.message}`, tails.flat());
+      });
+      return agents.length;
+    },
+    (n) => String(n),
+  );
   return { apiUrl: cp.apiUrl, credentials };
+}
+
+/** The admin account of a lab whose server already ran (a converging `up` must log in with it). */
+export async function savedAdmin(labDir: string): Promise<{ email: string; password: string } | undefined> {
+  const text = await readFile(join(labDir, CREDENTIALS_FILE), "utf8").catch(() => null);
+  if (!text) return undefined;
+  const { email, password } = JSON.parse(text) as { email: string; password: string };
+  return { email, password };
+}
+
+async function logTail(path: string, lines: number): Promise<string[]> {
+  return [`${path}:`, ...(await readFile(path, "utf8").catch(() => "")).trim().split("\n").slice(-lines)];
 }
