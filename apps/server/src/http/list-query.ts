@@ -190,7 +190,7 @@ export function withRecordsTotal(c: Context, total: number): void {
 
 /** The `records-total` response header, for route declarations. */
 export const recordsTotalHeader = z.object({
-  [RECORDS_TOTAL_HEADER]: z.string().openapi({ description: "Number of items matching the filter, before paging" }),
+  [RECORDS_TOTAL_HEADER]: z.string().meta({ description: "Number of items matching the filter, before paging" }),
 });
 
 export { ListQuery };

@@ -23,6 +23,42 @@ export type BootstrapResult =
   | { created: false }
   | { created: true; email: string; accountId: string; orgId: string; userId: string; generatedPassword: string | null };
 
+export interface NewTenant {
+  accountName: string;
+  orgName: string;
+  email: string;
+  userName?: string;
+  password: string;
+  passwordHashCost: number;
+}
+
+/** An account with one organization and an owner of the account (first start; tests make more tenants with it). */
+export async function createAccountWithOwner(db: Db, input: NewTenant) {
+  const accountId = randomUUID();
+  const orgId = randomUUID();
+  const userId = randomUUID();
+  await db.insertInto("accounts").values({ id: accountId, name: input.accountName }).execute();
+  await db
+    .insertInto("organizations")
+    .values({ id: orgId, account_id: accountId, name: input.orgName, tunnel_range: DEFAULT_TUNNEL_RANGE })
+    .execute();
+  await db
+    .insertInto("users")
+    .values({
+      id: userId,
+      email: input.email,
+      name: input.userName ?? "",
+      password_hash: await hashPassword(input.password, input.passwordHashCost),
+      default_org_id: orgId,
+    })
+    .execute();
+  await db
+    .insertInto("memberships")
+    .values({ id: randomUUID(), user_id: userId, account_id: accountId, organization_id: null, role: "owner" })
+    .execute();
+  return { accountId, orgId, userId };
+}
+
 export async function bootstrapFirstAdmin(db: Db, options: BootstrapOptions): Promise<BootstrapResult> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`.execute(trx);
@@ -31,28 +67,14 @@ export async function bootstrapFirstAdmin(db: Db, options: BootstrapOptions): Pr
 
     const email = options.email ?? DEFAULT_ADMIN_EMAIL;
     const generatedPassword = options.password ? null : randomBytes(18).toString("base64url");
-    const accountId = randomUUID();
-    const orgId = randomUUID();
-    const userId = randomUUID();
-    await trx.insertInto("accounts").values({ id: accountId, name: "Default account" }).execute();
-    await trx
-      .insertInto("organizations")
-      .values({ id: orgId, account_id: accountId, name: "Default organization", tunnel_range: DEFAULT_TUNNEL_RANGE })
-      .execute();
-    await trx
-      .insertInto("users")
-      .values({
-        id: userId,
-        email,
-        name: "Administrator",
-        password_hash: await hashPassword(options.password ?? generatedPassword!, options.passwordHashCost),
-        default_org_id: orgId,
-      })
-      .execute();
-    await trx
-      .insertInto("memberships")
-      .values({ id: randomUUID(), user_id: userId, account_id: accountId, organization_id: null, role: "owner" })
-      .execute();
+    const { accountId, orgId, userId } = await createAccountWithOwner(trx, {
+      accountName: "Default account",
+      orgName: "Default organization",
+      email,
+      userName: "Administrator",
+      password: options.password ?? generatedPassword!,
+      passwordHashCost: options.passwordHashCost,
+    });
     await trx
       .insertInto("audit_log")
       .values({

@@ -1,5 +1,5 @@
 import { AccessToken, AccessTokenCreate, AccessTokenCreated } from "@tern/protocol";
 
-export const AccessTokenSchema = AccessToken.openapi("AccessToken");
-export const AccessTokenCreateSchema = AccessTokenCreate.openapi("AccessTokenCreate");
-export const AccessTokenCreatedSchema = AccessTokenCreated.openapi("AccessTokenCreated");
+export const AccessTokenSchema = AccessToken.meta({ id: "AccessToken" });
+export const AccessTokenCreateSchema = AccessTokenCreate.meta({ id: "AccessTokenCreate" });
+export const AccessTokenCreatedSchema = AccessTokenCreated.meta({ id: "AccessTokenCreated" });

@@ -7,7 +7,7 @@ import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
 import { listAudit } from "../../services/audit.ts";
 
-const AuditEntrySchema = AuditEntry.openapi("AuditEntry");
+const AuditEntrySchema = AuditEntry.meta({ id: "AuditEntry" });
 
 export const route = defineRoute({
   method: "get",

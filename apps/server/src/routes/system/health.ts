@@ -9,7 +9,7 @@ const Health = z
     status: z.enum(["ok", "degraded"]),
     database: z.object({ kind: z.enum(["pglite", "postgres"]), reachable: z.boolean(), latencyMs: z.number().nullable() }),
   })
-  .openapi("Health");
+  .meta({ id: "Health" });
 
 export const route = defineRoute({
   method: "get",

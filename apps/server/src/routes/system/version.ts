@@ -6,11 +6,11 @@ import { API_VERSION, PROTOCOL_VERSION, SERVER_VERSION } from "../../version.ts"
 
 const Version = z
   .object({
-    server: z.string().openapi({ description: "Version of the management server" }),
-    api: z.number().int().openapi({ description: "REST API version; raised on a backward-incompatible change" }),
-    protocol: z.number().int().openapi({ description: "Device websocket protocol version (PROTOCOL_VERSION)" }),
+    server: z.string().meta({ description: "Version of the management server" }),
+    api: z.number().int().meta({ description: "REST API version; raised on a backward-incompatible change" }),
+    protocol: z.number().int().meta({ description: "Device websocket protocol version (PROTOCOL_VERSION)" }),
   })
-  .openapi("Version");
+  .meta({ id: "Version" });
 
 export const route = defineRoute({
   method: "get",

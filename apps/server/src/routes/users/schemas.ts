@@ -1,5 +1,5 @@
 import { LoginRequest, RefreshRequest, TokenPair } from "@tern/protocol";
 
-export const LoginRequestSchema = LoginRequest.openapi("LoginRequest");
-export const RefreshRequestSchema = RefreshRequest.openapi("RefreshRequest");
-export const TokenPairSchema = TokenPair.openapi("TokenPair");
+export const LoginRequestSchema = LoginRequest.meta({ id: "LoginRequest" });
+export const RefreshRequestSchema = RefreshRequest.meta({ id: "RefreshRequest" });
+export const TokenPairSchema = TokenPair.meta({ id: "TokenPair" });
