@@ -75,10 +75,9 @@ function expectedAllowed(role: Role, op: Protected, accountWide: boolean): boole
 }
 
 beforeAll(async () => {
-  const doc = (await t.api<{ paths: Record<string, Record<string, { "x-tern-auth": TernAuthExtension }>> }>(
-    "GET",
-    "/api/openapi.json",
-  )).body;
+  const doc = (
+    await t.api<{ paths: Record<string, Record<string, { "x-tern-auth": TernAuthExtension }>> }>("GET", "/api/openapi.json")
+  ).body;
   operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({ method, path, auth: op["x-tern-auth"] })),
   );

@@ -2,7 +2,7 @@
 import type { Permissions, Role } from "@tern/protocol";
 
 export type Principal =
-  | { kind: "user"; userId: string; email: string; sessionId: string }
+  | { kind: "user"; userId: string; email: string; sessionId: string; defaultOrgId: string | null }
   | {
       kind: "token";
       tokenId: string;

@@ -26,7 +26,7 @@ export async function authenticate(db: Db, token: string, jwtKey: string, now = 
   const row = await db
     .selectFrom("sessions as s")
     .innerJoin("users as u", "u.id", "s.user_id")
-    .select(["u.id as userId", "u.email", "s.id as sessionId"])
+    .select(["u.id as userId", "u.email", "s.id as sessionId", "u.default_org_id as defaultOrgId"])
     .where("s.id", "=", claims.sid)
     .where("s.user_id", "=", claims.sub)
     .where("s.revoked_at", "is", null)

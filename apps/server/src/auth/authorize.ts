@@ -47,18 +47,26 @@ export function authorize(auth: RouteAuthorization, method: string): MiddlewareH
       if (!Uuid.safeParse(text).success) throw invalidField(name, `${name} must be an id (UUID)`);
       return text;
     };
-    let orgId: string | null | undefined;
+    let resolved: Access | null;
     if (auth.accountParam) {
       const accountId = pick(auth.accountParam, c.req.param(auth.accountParam));
-      orgId = await orgInAccount(c.get("deps").db, principal, accountId!);
+      const orgId = await orgInAccount(db, principal, accountId!);
       if (!orgId) throw notFound("account");
+      resolved = await resolveAccess(db, principal, orgId);
     } else {
-      orgId = auth.orgParam ? pick(auth.orgParam, c.req.param(auth.orgParam)) : pick("org", c.req.query("org"));
-      orgId ??= principal.kind === "token" ? principal.orgId : await defaultOrgOf(db, principal.userId);
-      if (!orgId) throw forbidden("you are not a member of any organization");
+      const named = auth.orgParam ? pick(auth.orgParam, c.req.param(auth.orgParam)) : pick("org", c.req.query("org"));
+      if (named) resolved = await resolveAccess(db, principal, named);
+      else if (principal.kind === "token") resolved = await resolveAccess(db, principal, principal.orgId);
+      else {
+        // The user's default organization, unless they lost access to it: then their oldest one.
+        resolved = principal.defaultOrgId ? await resolveAccess(db, principal, principal.defaultOrgId) : null;
+        if (!resolved) {
+          const fallback = await defaultOrgOf(db, principal.userId);
+          if (!fallback) throw forbidden("you are not a member of any organization");
+          resolved = await resolveAccess(db, principal, fallback);
+        }
+      }
     }
-
-    const resolved = await resolveAccess(db, principal, orgId);
     if (!resolved) throw notFound("organization");
     const access: Access =
       auth.scope === "account"
@@ -92,7 +100,7 @@ async function orgInAccount(
       .executeTakeFirst();
     return org?.id ?? null;
   }
-  const def = await defaultOrgOf(db, principal.userId);
+  const def = principal.defaultOrgId;
   const rows = await accessibleOrgsQuery(db, principal.userId)
     .select(["o.id"])
     .where("o.account_id", "=", accountId)

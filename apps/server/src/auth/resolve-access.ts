@@ -15,22 +15,23 @@ export interface OrgRoles {
   accountRole: Role | null;
 }
 
-/** The user's roles on one organization and its account; null when the organization does not exist. */
+/** The user's roles on one organization and its account (one query); null when the organization does not exist. */
 export async function userRolesInOrg(db: Db, userId: string, orgId: string): Promise<OrgRoles | null> {
-  const org = await db
-    .selectFrom("organizations")
-    .select(["id", "account_id as accountId", "name"])
-    .where("id", "=", orgId)
-    .executeTakeFirst();
-  if (!org) return null;
   const rows = await db
-    .selectFrom("memberships")
-    .select(["role", "organization_id"])
-    .where("user_id", "=", userId)
-    .where((eb) => eb.or([eb("organization_id", "=", org.id), eb("account_id", "=", org.accountId)]))
+    .selectFrom("organizations as o")
+    .leftJoin("memberships as m", (join) =>
+      join
+        .on("m.user_id", "=", userId)
+        .on((eb) => eb.or([eb("m.organization_id", "=", eb.ref("o.id")), eb("m.account_id", "=", eb.ref("o.account_id"))])),
+    )
+    .select(["o.id", "o.account_id as accountId", "o.name", "m.role", "m.organization_id as membershipOrg"])
+    .where("o.id", "=", orgId)
     .execute();
-  const orgRole = rows.find((r) => r.organization_id !== null)?.role ?? null;
-  const accountRole = rows.find((r) => r.organization_id === null)?.role ?? null;
+  const first = rows[0];
+  if (!first) return null;
+  const org = { id: first.id, accountId: first.accountId, name: first.name };
+  const orgRole = rows.find((r) => r.role && r.membershipOrg !== null)?.role ?? null;
+  const accountRole = rows.find((r) => r.role && r.membershipOrg === null)?.role ?? null;
   return { org, orgRole, accountRole };
 }
 
