@@ -45,15 +45,18 @@ function listen(fetch: (req: Request) => Response | Promise<Response>, config: S
 
 function closeHttp(server: ServerType, graceSeconds: number): Promise<void> {
   return new Promise((resolve) => {
+    const canClose = "closeIdleConnections" in server;
+    // A keep-alive socket turns idle when its in-flight request is answered: close those as they appear.
+    const sweep = canClose ? setInterval(() => server.closeIdleConnections(), 50) : undefined;
     const force = setTimeout(() => {
       if ("closeAllConnections" in server) server.closeAllConnections();
     }, graceSeconds * 1000);
     server.close(() => {
+      clearInterval(sweep);
       clearTimeout(force);
       resolve();
     });
-    // Keep-alive sockets with no request in flight would hold close() open.
-    if ("closeIdleConnections" in server) server.closeIdleConnections();
+    if (canClose) server.closeIdleConnections();
   });
 }
 

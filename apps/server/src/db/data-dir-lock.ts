@@ -19,12 +19,22 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Directories this process holds (the pid file cannot tell two servers in one process apart). */
+const held = new Set<string>();
+
 export async function lockDataDir(dir: string): Promise<DataDirLock> {
   const file = path.join(dir, "server.pid");
+  if (held.has(file)) throw new Error(`another Tern server in this process is using the embedded database in ${dir}`);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await writeFile(file, `${process.pid}\n`, { flag: "wx" });
-      return { release: () => rm(file, { force: true }) };
+      held.add(file);
+      return {
+        release: async () => {
+          held.delete(file);
+          await rm(file, { force: true });
+        },
+      };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const pid = Number((await readFile(file, "utf8").catch(() => "")).trim());

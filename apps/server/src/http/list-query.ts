@@ -34,8 +34,21 @@ export interface ListSpec {
   tiebreaker: string;
 }
 
-/** Query schema of a list route; a route with parameters of its own uses `ListQuerySchema.extend({...})`. */
-export const ListQuerySchema = ListQueryRaw;
+const shape = ListQueryRaw.shape;
+/** Query schema of a list route (documented); a route with parameters of its own uses `ListQuerySchema.extend({...})`. */
+export const ListQuerySchema = ListQueryRaw.extend({
+  offset: shape.offset.meta({ description: "Items to skip (default 0)" }),
+  limit: shape.limit.meta({ description: "Items to return, at most 1000 (default 100)" }),
+  sort: shape.sort.meta({ description: "Key to sort by (see the route's keys); default per route" }),
+  sortField: shape.sortField.meta({ description: "Alias of sort" }),
+  order: shape.order.meta({ description: "asc (default) or desc" }),
+  sortOrder: shape.sortOrder.meta({ description: "Alias of order" }),
+  filter: shape.filter.meta({
+    description:
+      'JSON array of {key, op, val}; ops == != contains !contains < > <= >= in (in takes an array), e.g. [{"key":"name","op":"contains","val":"branch"}]. Filters are ANDed.',
+  }),
+  filters: shape.filters.meta({ description: "Alias of filter" }),
+});
 
 /** Folds the aliases (sortField, sortOrder, filters) like the protocol's ListQuery does. */
 export function foldListQuery(raw: z.output<typeof ListQueryRaw>): ListQuery {

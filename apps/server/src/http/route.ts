@@ -32,7 +32,7 @@ const ERROR_TEXT: Partial<Record<ErrorCode, string>> = {
 
 function errorResponses(codes: ErrorCode[]) {
   const out: Record<number, { description: string; content: { "application/json": { schema: typeof ErrorBodySchema } } }> = {};
-  for (const code of codes) {
+  for (const code of new Set(codes)) {
     const status = errorStatus[code];
     const text = ERROR_TEXT[code] ?? code;
     const existing = out[status];

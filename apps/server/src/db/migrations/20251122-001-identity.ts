@@ -2,6 +2,8 @@
  * Identity and tenancy: accounts → organizations, users with memberships,
  * login sessions (refresh tokens), access tokens and the audit log.
  * Frozen once landed: change the schema with a new migration.
+ * Timestamps have millisecond precision, like the ISO strings of the API, so a
+ * value read from the API filters back exactly.
  */
 import { type Kysely, sql } from "kysely";
 
@@ -14,9 +16,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("name", "text", (c) => c.notNull())
     .addColumn("country", "text", (c) => c.notNull().defaultTo(""))
     .addColumn("company_type", "text", (c) => c.notNull().defaultTo(""))
-    .addColumn("trial_end", "timestamptz")
-    .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
-    .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(now))
+    .addColumn("trial_end", "timestamptz(3)")
+    .addColumn("created_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
+    .addColumn("updated_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
     .execute();
 
   await db.schema
@@ -27,8 +29,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("description", "text", (c) => c.notNull().defaultTo(""))
     .addColumn("group_name", "text", (c) => c.notNull().defaultTo("Default"))
     .addColumn("tunnel_range", "text", (c) => c.notNull())
-    .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
-    .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(now))
+    .addColumn("created_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
+    .addColumn("updated_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
     .addUniqueConstraint("organizations_account_name_key", ["account_id", "name"])
     .execute();
 
@@ -40,8 +42,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("name", "text", (c) => c.notNull().defaultTo(""))
     .addColumn("password_hash", "text", (c) => c.notNull())
     .addColumn("default_org_id", "uuid", (c) => c.references("organizations.id").onDelete("set null"))
-    .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
-    .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(now))
+    .addColumn("created_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
+    .addColumn("updated_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
     .execute();
 
   await db.schema
@@ -51,7 +53,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("account_id", "uuid", (c) => c.references("accounts.id").onDelete("cascade"))
     .addColumn("organization_id", "uuid", (c) => c.references("organizations.id").onDelete("cascade"))
     .addColumn("role", "text", (c) => c.notNull().check(sql`role in ('owner', 'manager', 'viewer')`))
-    .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
+    .addColumn("created_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
     .addCheckConstraint("memberships_one_scope", sql`(account_id is null) <> (organization_id is null)`)
     .execute();
   await db.schema
@@ -76,12 +78,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("id", "uuid", (c) => c.primaryKey())
     .addColumn("user_id", "uuid", (c) => c.notNull().references("users.id").onDelete("cascade"))
     .addColumn("refresh_hash", "text", (c) => c.notNull().unique())
-    .addColumn("expires_at", "timestamptz", (c) => c.notNull())
-    .addColumn("revoked_at", "timestamptz")
+    .addColumn("expires_at", "timestamptz(3)", (c) => c.notNull())
+    .addColumn("revoked_at", "timestamptz(3)")
     .addColumn("ip", "text", (c) => c.notNull().defaultTo(""))
     .addColumn("user_agent", "text", (c) => c.notNull().defaultTo(""))
-    .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
-    .addColumn("last_used_at", "timestamptz", (c) => c.notNull().defaultTo(now))
+    .addColumn("created_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
+    .addColumn("last_used_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
     .execute();
   await db.schema.createIndex("sessions_user_idx").on("sessions").column("user_id").execute();
 
@@ -97,8 +99,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // The user at the root of the chain of creators: a key never exceeds this user's current rights.
     .addColumn("creator_user_id", "uuid", (c) => c.notNull().references("users.id").onDelete("cascade"))
     .addColumn("parent_token_id", "uuid", (c) => c.references("access_tokens.id").onDelete("cascade"))
-    .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
-    .addColumn("last_used_at", "timestamptz")
+    .addColumn("created_at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
+    .addColumn("last_used_at", "timestamptz(3)")
     .execute();
   await db.schema.createIndex("access_tokens_org_idx").on("access_tokens").column("organization_id").execute();
 
@@ -116,7 +118,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("resource_id", "text")
     .addColumn("before", "jsonb")
     .addColumn("after", "jsonb")
-    .addColumn("at", "timestamptz", (c) => c.notNull().defaultTo(now))
+    .addColumn("at", "timestamptz(3)", (c) => c.notNull().defaultTo(now))
     .execute();
   await db.schema.createIndex("audit_log_org_at_idx").on("audit_log").columns(["organization_id", "at"]).execute();
 }
