@@ -1,4 +1,5 @@
 /** Entry point: the only place that reads process.env. Starts the server and stops it on SIGTERM/SIGINT. */
+import path from "node:path";
 import { pino } from "pino";
 import { loadConfig, type ServerConfig } from "./config.ts";
 import { docsUrl, startServer } from "./server.ts";
@@ -6,6 +7,8 @@ import { docsUrl, startServer } from "./server.ts";
 let config: ServerConfig;
 try {
   config = loadConfig(process.env);
+  // `npm start` at the repo root runs this in apps/server; a relative data dir means the directory npm was run from.
+  config.TERN_DATA_DIR = path.resolve(process.env.INIT_CWD ?? process.cwd(), config.TERN_DATA_DIR);
 } catch (err) {
   console.error(`tern-server: ${(err as Error).message}`);
   process.exit(1);
