@@ -7,6 +7,7 @@
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { createRateLimiter } from "./auth/rate-limiter.ts";
@@ -15,6 +16,7 @@ import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import type { AppDeps } from "./deps.ts";
+import type { AppEnv } from "./http/env.ts";
 import { API_BASE } from "./http/openapi.ts";
 import { createKeyring } from "./secrets/keyring.ts";
 import { loadServerKey } from "./secrets/server-key.ts";
@@ -24,6 +26,9 @@ export interface RunningServer {
   url: string;
   port: number;
   deps: AppDeps;
+  app: OpenAPIHono<AppEnv>;
+  /** The Node HTTP server (the device gateway attaches its websocket upgrade here). */
+  http: ServerType;
   bootstrap: BootstrapResult;
   close(): Promise<void>;
 }
@@ -105,6 +110,8 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       url,
       port,
       deps,
+      app,
+      http,
       bootstrap,
       close() {
         closing ??= (async () => {

@@ -3,9 +3,9 @@
  * handlers build it from the request; the device gateway builds it for a
  * device. `db` is the root handle or a transaction.
  */
-import type { Permissions, Role } from "@tern/protocol";
+import { type Permissions, ROLE_PERMISSIONS, type Role } from "@tern/protocol";
 import type { Logger } from "pino";
-import type { Access, Actor, OrgRef } from "../auth/access.ts";
+import { type Access, type Actor, type OrgRef, SYSTEM_ACTOR } from "../auth/access.ts";
 import type { ServerConfig } from "../config.ts";
 import type { Db } from "../db/schema.ts";
 import type { AppDeps } from "../deps.ts";
@@ -35,6 +35,24 @@ export function serviceCtx(deps: AppDeps, access: Access, logger: Logger = deps.
     config: deps.config,
     keyring: deps.keyring,
     logger,
+  };
+}
+
+/**
+ * A context for work the server does by itself or for a device (job engine,
+ * device gateway): full rights in `org`, audited as `actor`.
+ */
+export function systemCtx(deps: AppDeps, org: OrgRef, actor: Actor = SYSTEM_ACTOR): ServiceCtx {
+  return {
+    db: deps.db,
+    org,
+    actor,
+    role: "owner",
+    permissions: ROLE_PERMISSIONS.owner,
+    accountRole: null,
+    config: deps.config,
+    keyring: deps.keyring,
+    logger: deps.logger,
   };
 }
 

@@ -2,6 +2,8 @@
 import type { AuditEntry } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { useTestServer } from "../../../test/support/test-server.ts";
+import { systemCtx } from "../../services/context.ts";
+import { updateOrganization } from "../../services/organizations.ts";
 
 describe("audit log", () => {
   const t = useTestServer();
@@ -65,6 +67,17 @@ describe("audit log", () => {
     const manager = await t.addMember("manager");
     expect((await t.api("GET", "/api/audit", { token: viewer.token })).status).toBe(403);
     expect((await t.api("GET", "/api/audit", { token: manager.token })).status).toBe(200);
+  });
+
+  it("changes the server makes by itself (systemCtx) are audited as system", async () => {
+    const org = { id: t.admin.orgId, accountId: t.admin.accountId, name: "Default organization" };
+    await updateOrganization(systemCtx(t.deps, org), { description: "set by the server" });
+    const res = await audit({ filter: JSON.stringify([{ key: "actor", op: "==", val: "system" }]), sort: "at", order: "desc" });
+    expect(res.body[0]).toMatchObject({
+      action: "update",
+      resource: "organizations",
+      after: { description: "set by the server" },
+    });
   });
 
   it("starts with the bootstrap entry of the first start", async () => {
