@@ -8,9 +8,10 @@ import type { PermissionResource } from "@tern/protocol";
 import { ROLE_PERMISSIONS } from "@tern/protocol";
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
+import type { Db } from "../db/schema.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, forbidden, invalidField, notFound } from "../http/errors.ts";
-import type { Access } from "./access.ts";
+import type { Access, Principal } from "./access.ts";
 import { authenticate, bearerToken } from "./authenticate.ts";
 import { bitForMethod, hasPermission, NO_PERMISSIONS } from "./permissions.ts";
 import { accessibleOrgsQuery, defaultOrgOf, resolveAccess } from "./resolve-access.ts";
@@ -86,11 +87,7 @@ export function authorize(auth: RouteAuthorization, method: string): MiddlewareH
 }
 
 /** An organization of the account that the principal can act in (prefers its default). */
-async function orgInAccount(
-  db: AppEnv["Variables"]["deps"]["db"],
-  principal: Parameters<typeof resolveAccess>[1],
-  accountId: string,
-) {
+async function orgInAccount(db: Db, principal: Principal, accountId: string): Promise<string | null> {
   if (principal.kind === "token") {
     const org = await db
       .selectFrom("organizations")
