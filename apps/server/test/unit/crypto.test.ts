@@ -1,13 +1,21 @@
 /** Server key, derived keys, at-rest encryption, password hashing and opaque tokens. */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdtemp as makeTemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { hashPassword, verifyPassword } from "../../src/auth/password.ts";
 import { hashSecretToken, newSecretToken } from "../../src/auth/secret-tokens.ts";
 import { createKeyring } from "../../src/secrets/keyring.ts";
 import { loadServerKey } from "../../src/secrets/server-key.ts";
+
+const temps: string[] = [];
+async function mkdtemp(prefix: string): Promise<string> {
+  const dir = await makeTemp(prefix);
+  temps.push(dir);
+  return dir;
+}
+afterAll(() => Promise.all(temps.map((d) => rm(d, { recursive: true, force: true }))));
 
 describe("server key", () => {
   it("is generated once into <data dir>/secret.key with mode 0600, then reused", async () => {
