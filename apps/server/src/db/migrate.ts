@@ -12,9 +12,11 @@ import { fileURLToPath } from "node:url";
 import type { Kysely, Migration, MigrationResult } from "kysely";
 import { Migrator } from "kysely";
 import * as identity from "./migrations/20251122-001-identity.ts";
+import * as network from "./migrations/20251123-001-network.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
+  "20251123-001-network": network,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
