@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { configHash, type Device, DeviceConfig } from "@tern/protocol";
+import { configHash, DeviceConfig } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { toJson } from "../../src/db/json.ts";
 import { inTransaction, systemCtx } from "../../src/services/context.ts";
