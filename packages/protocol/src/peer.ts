@@ -72,3 +72,7 @@ export const Peer = z.object({
   updatedAt: Timestamp,
 });
 export type Peer = z.infer<typeof Peer>;
+
+/** `PUT /peers/{id}` answer: the peer and the jobs queued for the devices with a tunnel to it. */
+export const PeerUpdated = Peer.extend({ jobIds: z.array(Id) });
+export type PeerUpdated = z.infer<typeof PeerUpdated>;

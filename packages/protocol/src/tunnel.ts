@@ -133,3 +133,17 @@ export const TunnelSample = z.object({
   up: z.boolean(),
 });
 export type TunnelSample = z.infer<typeof TunnelSample>;
+
+/** `POST /tunnels` answer: the queued jobs and each new tunnel's number and loopbacks (in request order). */
+export const TunnelsCreated = z.object({
+  jobIds: z.array(Id),
+  tunnels: z.array(z.object({ id: Id, num: z.number().int().min(0), loopbackA: z.string(), loopbackB: z.string() })),
+});
+export type TunnelsCreated = z.infer<typeof TunnelsCreated>;
+
+/** `DELETE /tunnels` and `DELETE /tunnels/{id}` answer: the queued jobs and the ids of the deleted tunnels. */
+export const TunnelsDeleted = z.object({ jobIds: z.array(Id), deleted: z.array(Id) });
+export type TunnelsDeleted = z.infer<typeof TunnelsDeleted>;
+
+/** `PUT /tunnels/notifications` answer: the tunnels whose thresholds were set. */
+export const TunnelNotificationsResult = z.object({ ids: z.array(Id) });

@@ -16,3 +16,11 @@ export function acceptedWithJobs(c: Context<AppEnv>, jobIds: string[]) {
   const location = `/api/jobs?ids=${jobIds.map(encodeURIComponent).join(",")}`;
   return c.json({ jobIds }, 202, { Location: location });
 }
+
+/** The Location of a set of queued jobs, for changes that answer 202 only when they queued some. */
+export function jobsLocation(jobIds: readonly string[]): { Location: string } {
+  return { Location: `/api/jobs?ids=${jobIds.map(encodeURIComponent).join(",")}` };
+}
+
+/** The Location header declaration of a 202 response. */
+export const jobsLocationHeader = jobsQueuedResponse.headers;

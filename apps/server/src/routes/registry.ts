@@ -20,8 +20,19 @@ import * as organizationsDelete from "./organizations/delete.ts";
 import * as organizationsGet from "./organizations/get.ts";
 import * as organizationsList from "./organizations/list.ts";
 import * as organizationsUpdate from "./organizations/update.ts";
+import * as peersCreate from "./peers/create.ts";
+import * as peersDelete from "./peers/delete.ts";
+import * as peersGet from "./peers/get.ts";
+import * as peersList from "./peers/list.ts";
+import * as peersUpdate from "./peers/update.ts";
 import * as health from "./system/health.ts";
 import * as version from "./system/version.ts";
+import * as tunnelsCreate from "./tunnels/create.ts";
+import * as tunnelsDelete from "./tunnels/delete.ts";
+import * as tunnelsDeleteMany from "./tunnels/delete-many.ts";
+import * as tunnelsGet from "./tunnels/get.ts";
+import * as tunnelsList from "./tunnels/list.ts";
+import * as tunnelsNotifications from "./tunnels/notifications.ts";
 import * as usersLogin from "./users/login.ts";
 import * as usersLogout from "./users/logout.ts";
 import * as usersRefresh from "./users/refresh.ts";
@@ -51,6 +62,18 @@ export const ROUTES: readonly RouteModule[] = [
   accessTokensCreate,
   accessTokensDelete,
   auditList,
+  // Tunnels: the static /tunnels/notifications before /tunnels/{id}.
+  tunnelsList,
+  tunnelsCreate,
+  tunnelsDeleteMany,
+  tunnelsNotifications,
+  tunnelsGet,
+  tunnelsDelete,
+  peersList,
+  peersCreate,
+  peersGet,
+  peersUpdate,
+  peersDelete,
 ];
 
 export function registerRoutes(app: ApiApp): void {

@@ -56,6 +56,32 @@ export async function recordAudit(ctx: ServiceCtx, entry: AuditRecord): Promise<
     .execute();
 }
 
+/**
+ * Records many changes in a few statements (bulk creates and deletes of
+ * hundreds of resources); same rules as recordAudit.
+ */
+export async function recordAuditMany(ctx: ServiceCtx, entries: readonly AuditRecord[]): Promise<void> {
+  if (!ctx.db.isTransaction) throw new Error("recordAudit must run inside the transaction of the change (inTransaction)");
+  const rows = entries.map((entry) => ({
+    id: randomUUID(),
+    account_id: ctx.org.accountId,
+    organization_id: entry.orgId === undefined ? ctx.org.id : entry.orgId,
+    actor: ctx.actor.label,
+    actor_user_id: ctx.actor.userId,
+    actor_token_id: ctx.actor.tokenId,
+    action: entry.action,
+    resource: entry.resource,
+    resource_id: entry.resourceId,
+    before: toJsonOrNull(redact(entry.before)),
+    after: toJsonOrNull(redact(entry.after)),
+  }));
+  for (let i = 0; i < rows.length; i += 500)
+    await ctx.db
+      .insertInto("audit_log")
+      .values(rows.slice(i, i + 500))
+      .execute();
+}
+
 export function auditEntryFromRow(row: AuditLogRow): AuditEntry {
   return {
     id: row.id,

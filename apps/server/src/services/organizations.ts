@@ -9,7 +9,7 @@ import { conflict, notFound } from "../http/errors.ts";
 import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
-import { assertTunnelRangeChangeAllowed } from "./tunnel-range.ts";
+import { assertTunnelRangeChangeAllowed, readdressTunnels } from "./tunnel-range.ts";
 
 export function toOrganization(row: OrganizationRow): Organization {
   return {
@@ -89,14 +89,22 @@ export async function createOrganization(ctx: ServiceCtx, input: z.output<typeof
   });
 }
 
-/** Changes the request's organization; a new tunnel range is checked against the org's data first. */
-export async function updateOrganization(ctx: ServiceCtx, input: z.output<typeof OrganizationUpdate>): Promise<Organization> {
+/**
+ * Changes the request's organization. A new tunnel range is checked against the
+ * org's data first; then every device with a tunnel is recompiled (its
+ * loopbacks move to the new range), which queues `organization` jobs whose ids
+ * come back in `jobIds`.
+ */
+export async function updateOrganization(
+  ctx: ServiceCtx,
+  input: z.output<typeof OrganizationUpdate>,
+): Promise<Organization & { jobIds: string[] }> {
   return inTransaction(ctx, async (tx) => {
     const before = toOrganization(
       await tx.db.selectFrom("organizations").selectAll().where("id", "=", tx.org.id).forUpdate().executeTakeFirstOrThrow(),
     );
     if (input.tunnelRange !== undefined && input.tunnelRange !== before.tunnelRange) {
-      await assertTunnelRangeChangeAllowed(tx, tx.org.id, input.tunnelRange);
+      await assertTunnelRangeChangeAllowed(tx, tx.org.id, input.tunnelRange, before.tunnelRange);
     }
     const name = input.name ?? before.name;
     const row = await uniqueName(
@@ -116,7 +124,9 @@ export async function updateOrganization(ctx: ServiceCtx, input: z.output<typeof
     );
     const after = toOrganization(row);
     await recordAudit(tx, { action: "update", resource: "organizations", resourceId: after.id, before, after });
-    return after;
+    const rangeChanged = after.tunnelRange !== before.tunnelRange;
+    const { jobIds } = rangeChanged ? await readdressTunnels(tx, before.tunnelRange, after.tunnelRange) : { jobIds: [] };
+    return { ...after, jobIds };
   });
 }
 

@@ -9,7 +9,9 @@
  */
 import { type Cidr, cidrsOverlap, parseCidr } from "@tern/protocol";
 import { ApiError } from "../http/errors.ts";
+import { checkTunnelRangeChange, problem, problemsToErrorBody } from "../validate/index.ts";
 import type { ServiceCtx } from "./context.ts";
+import { queueConfigJobs } from "./desired-config.ts";
 
 /** LAN subnets ("a.b.c.d/n") of the organization's devices. No devices exist yet: see the module comment. */
 export async function lanSubnetsOfOrganization(_ctx: ServiceCtx, _orgId: string): Promise<string[]> {
@@ -26,14 +28,50 @@ export function overlappingSubnets(range: string, subnets: readonly string[]): s
   });
 }
 
-/** Throws LAN_OVERLAPPING when the new range overlaps a LAN subnet of the organization's devices. */
-export async function assertTunnelRangeChangeAllowed(ctx: ServiceCtx, orgId: string, range: string): Promise<void> {
-  const overlaps = overlappingSubnets(range, await lanSubnetsOfOrganization(ctx, orgId));
-  if (overlaps.length) {
-    throw new ApiError(
-      "LAN_OVERLAPPING",
-      `tunnel range ${range} overlaps LAN subnets of this organization's devices: ${overlaps.join(", ")}`,
-      overlaps.map((s) => ({ path: "tunnelRange", message: `overlaps LAN subnet ${s}` })),
-    );
-  }
+/**
+ * Throws when the organization cannot move its tunnels to `range`: a range too
+ * small for the numbers in use (TUNNEL_RANGE_EXHAUSTED), overlapping a LAN or
+ * LAN NAT prefix (LAN_OVERLAPPING) or a WAN subnet, or routes / BGP neighbours
+ * pointing at loopbacks of the current range (VALIDATION_FAILED). Call it with
+ * the organization row locked, so no tunnel is created meanwhile.
+ */
+export async function assertTunnelRangeChangeAllowed(
+  ctx: ServiceCtx,
+  orgId: string,
+  range: string,
+  currentRange?: string,
+): Promise<void> {
+  const devices = await ctx.db
+    .selectFrom("devices")
+    .select(["id", "name", "interfaces", "firewall", "static_routes", "bgp"])
+    .where("organization_id", "=", orgId)
+    .execute();
+  const nums = await ctx.db.selectFrom("tunnels").select("num").where("organization_id", "=", orgId).execute();
+  const problems = checkTunnelRangeChange({
+    newRange: range,
+    ...(currentRange ? { currentRange } : {}),
+    devices: devices.map((d) => ({ ...d, staticRoutes: d.static_routes })),
+    tunnelNums: nums.map((n) => n.num),
+  });
+  const reported = problems.filter((p) => p.code === "LAN_OVERLAPPING").map((p) => p.message);
+  for (const s of overlappingSubnets(range, await lanSubnetsOfOrganization(ctx, orgId)))
+    if (!reported.some((m) => m.includes(s)))
+      problems.push(problem("LAN_OVERLAPPING", "tunnelRange", `overlaps LAN subnet ${s}`));
+  const body = problemsToErrorBody(problems);
+  if (body) throw new ApiError(body.code, body.error, body.details);
+}
+
+/** Recompiles every device with a tunnel after a range change: the new desired configs carry the new loopbacks. */
+export async function readdressTunnels(ctx: ServiceCtx, from: string, to: string): Promise<{ jobIds: string[] }> {
+  const ends = await ctx.db
+    .selectFrom("tunnels")
+    .select(["device_a", "device_b"])
+    .where("organization_id", "=", ctx.org.id)
+    .execute();
+  const deviceIds = [...new Set(ends.flatMap((e) => (e.device_b ? [e.device_a, e.device_b] : [e.device_a])))];
+  return queueConfigJobs(ctx, {
+    deviceIds,
+    type: "organization",
+    tasks: [{ kind: "tunnel-range", summary: `tunnel loopbacks move from ${from} to ${to}` }],
+  });
 }

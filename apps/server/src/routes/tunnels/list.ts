@@ -1,0 +1,34 @@
+import { z } from "@hono/zod-openapi";
+import type { ApiApp } from "../../http/env.ts";
+import { foldListQuery, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
+import { requestCtx } from "../../http/request-ctx.ts";
+import { defineRoute } from "../../http/route.ts";
+import { jsonResponse } from "../../http/schemas.ts";
+import { listTunnels, TUNNEL_LIST_KEYS, toTunnelSummary } from "../../services/tunnel-query.ts";
+import { TunnelListQuery, TunnelSchema, TunnelSummarySchema } from "./schemas.ts";
+
+export const route = defineRoute({
+  method: "get",
+  path: "/tunnels",
+  operationId: "listTunnels",
+  tags: ["tunnels"],
+  summary: "Tunnels of the organization, with their status",
+  description: `Filter and sort keys: ${TUNNEL_LIST_KEYS}. \`device.*\` matches either end (A or B). tunnelStatus is Connected | Not Connected | Pending, status additionally N/A while a device end is not connected; isPending with pendingReason says what the tunnel waits for.`,
+  auth: { resource: "tunnels" },
+  request: { query: TunnelListQuery },
+  responses: {
+    200: {
+      ...jsonResponse(z.union([z.array(TunnelSchema), z.array(TunnelSummarySchema)]), "Tunnels (detailed or summary)"),
+      headers: recordsTotalHeader,
+    },
+  },
+});
+
+export function register(app: ApiApp) {
+  app.openapi(route, async (c) => {
+    const query = c.req.valid("query");
+    const { items, total } = await listTunnels(requestCtx(c), foldListQuery(query));
+    withRecordsTotal(c, total);
+    return c.json(query.response === "summary" ? items.map(toTunnelSummary) : items, 200);
+  });
+}
