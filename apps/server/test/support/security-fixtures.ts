@@ -10,6 +10,7 @@
  * Issue-4 helpers: add an entry for each new `{id}` path of your resources.
  */
 import type { TestServer } from "./test-server.ts";
+import { createPeer, createTunnels, PEER, tunnelBody, wanDevice } from "./tunnels.ts";
 
 export interface Fixture {
   params: Record<string, string>;
@@ -36,5 +37,13 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
     });
     if (res.status !== 201) throw new Error(`access token fixture: ${res.status} ${res.text}`);
     return { params: { id: res.body.id } };
+  },
+  "/api/tunnels/{id}": async (t) => {
+    const created = await createTunnels(t, tunnelBody(await wanDevice(t), await wanDevice(t)));
+    return { params: { id: created.tunnels[0]!.id } };
+  },
+  "/api/peers/{id}": async (t) => {
+    const peer = await createPeer(t);
+    return { params: { id: peer.id }, bodies: { put: { ...PEER, name: peer.name } } };
   },
 };

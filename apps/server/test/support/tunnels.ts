@@ -78,11 +78,10 @@ export const PEER: Omit<PeerCreate, "name"> = {
 };
 
 let peerCounter = 0;
-export async function createPeer(t: TestServer, fields: Partial<PeerCreate> = {}, org?: string): Promise<Peer> {
+export async function createPeer(t: TestServer, fields: Partial<PeerCreate> = {}, token = t.admin.token): Promise<Peer> {
   peerCounter += 1;
   const res: ApiResponse<Peer> = await t.api<Peer>("POST", "/api/peers", {
-    token: t.admin.token,
-    query: { org },
+    token,
     body: { ...PEER, name: `peer-${peerCounter}`, ...fields },
   });
   expect(res.status, res.text).toBe(201);

@@ -241,7 +241,7 @@ describe("POST /api/tunnels", () => {
     await t.database.db
       .insertInto("tunnels")
       .values(
-        Array.from({ length: 126 }, (_, num) => randomUUID()).map((id, num) => ({
+        Array.from({ length: 126 }, () => randomUUID()).map((id, num) => ({
           id,
           organization_id: org.orgId,
           num,
