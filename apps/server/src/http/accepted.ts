@@ -12,7 +12,11 @@ export const jobsQueuedResponse = {
   headers: { Location: { description: "/api/jobs?ids=… listing the queued jobs", schema: { type: "string" as const } } },
 };
 
+/** The Location of a 202: the list of the queued jobs. */
+export function jobsLocation(jobIds: readonly string[]): string {
+  return `/api/jobs?ids=${jobIds.map(encodeURIComponent).join(",")}`;
+}
+
 export function acceptedWithJobs(c: Context<AppEnv>, jobIds: string[]) {
-  const location = `/api/jobs?ids=${jobIds.map(encodeURIComponent).join(",")}`;
-  return c.json({ jobIds }, 202, { Location: location });
+  return c.json({ jobIds }, 202, { Location: jobsLocation(jobIds) });
 }
