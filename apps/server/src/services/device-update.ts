@@ -181,7 +181,10 @@ async function collectProblems(ctx: ServiceCtx, row: DeviceReadRow, input: Devic
       .where("organization_id", "=", orgId)
       .where("id", "!=", row.id)
       .execute();
-    problems.push(...checkLanOverlap({ id: row.id, ...ordered }, others, groups));
+    // Only overlaps this change creates: one accepted earlier with allowOverlapping=true does not block later edits.
+    const stored = { id: row.id, name: row.name, interfaces: inBodyOrder(row.interfaces, body), firewall: row.firewall };
+    const existing = new Set(checkLanOverlap(stored, others, groups).map((p) => p.message));
+    problems.push(...checkLanOverlap({ id: row.id, ...ordered }, others, groups).filter((p) => !existing.has(p.message)));
   }
   return problems;
 }
