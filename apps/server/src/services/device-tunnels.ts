@@ -94,7 +94,7 @@ export async function listDeviceTunnels(ctx: ServiceCtx, deviceId: string, query
 
   const items = rows.map((r): Tunnel => {
     const ends = [r.end_a, r.end_b].filter((e): e is EndRow => e !== null);
-    const offline = ends.find((e) => e.connection !== "connected");
+    const offline = ends.filter((e) => e.connection !== "connected");
     const [loopbackA, loopbackB] = (range && tunnelLoopbacks(range, r.num)) ?? ["", ""];
     return {
       id: r.id,
@@ -110,11 +110,11 @@ export async function listDeviceTunnels(ctx: ServiceCtx, deviceId: string, query
       loopbackA,
       loopbackB,
       tunnelStatus: "Pending",
-      status: offline ? "N/A" : "Pending",
+      status: offline.length ? "N/A" : "Pending",
       tunnelStatusA: "unknown",
       tunnelStatusB: "unknown",
       isPending: true,
-      pendingReason: offline ? notConnectedReason(offline) : "waiting for tunnel status from the devices",
+      pendingReason: offline.length ? offline.map(notConnectedReason).join("; ") : "waiting for tunnel status from the devices",
       notifications: r.notifications,
       quality: { a: null, b: null },
       createdAt: r.created_at.toISOString(),
