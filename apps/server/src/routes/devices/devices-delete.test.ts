@@ -77,7 +77,7 @@ describe("DELETE /api/devices/{id}", () => {
       virtualIp: "10.220.0.1",
       members: [a, b],
     });
-    for (const query of [{}, { removeVrrp: "false" }]) {
+    for (const query of [{}, { removeVrrp: "false" }] as Record<string, string>[]) {
       const res = await del<ErrorBody>(a.id, query);
       expect(res.status).toBe(409);
       expect(res.body.code).toBe("VRRP_INSTALLED_ON_DEVICE");

@@ -148,7 +148,7 @@ describe("GET /api/devices", () => {
     const summary = await list<DeviceSummary[]>({ response: "summary" });
     expect(summary.body.map((d) => d.pendingNotifications)).toEqual([2, 1, 0, 0]);
     expect(names(await list({ filter: filter(["pendingNotifications", ">=", 1]) }))).toEqual(["alpha", "bravo"]);
-    expect(names(await list({ sort: "pendingNotifications", order: "desc" }))).toEqual(["alpha", "bravo", "charlie", "delta"]);
+    expect(names(await list({ sort: "pendingNotifications", order: "desc" })).slice(0, 2)).toEqual(["alpha", "bravo"]);
     expect((await t.api<Device>("GET", `/api/devices/${alpha!.id}`, { token: tenant.token })).body.pendingNotifications).toBe(2);
   });
 
