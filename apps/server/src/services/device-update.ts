@@ -6,7 +6,7 @@
  * devices whose config reads this one (tunnel far ends, VRRP peers). One
  * transaction: on any error nothing is stored and nothing queued.
  */
-import type { Device, DeviceInterface, DeviceUpdate, JobTask } from "@tern/protocol";
+import { canonicalJson, type Device, type DeviceInterface, type DeviceUpdate, type JobTask } from "@tern/protocol";
 import { sql } from "kysely";
 import { toJson } from "../db/json.ts";
 import { ApiError, notFound } from "../http/errors.ts";
@@ -100,7 +100,8 @@ function changedSections(row: DeviceReadRow, merged: MergedDevice): string[] {
     policies: row.mlpolicy_id,
   };
   const after: Record<string, unknown> = { ...merged, policies: merged.multilink };
-  return Object.keys(before).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+  // Canonical JSON: jsonb does not keep the key order of what was written.
+  return Object.keys(before).filter((k) => canonicalJson(before[k]) !== canonicalJson(after[k]));
 }
 
 async function collectProblems(ctx: ServiceCtx, row: DeviceReadRow, input: DeviceUpdateInput, merged: MergedDevice) {
