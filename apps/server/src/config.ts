@@ -43,6 +43,9 @@ export const ServerConfig = z.object({
   TERN_LOGIN_RATE_IP: PositiveInt.default(30),
   TERN_LOGIN_RATE_USER: PositiveInt.default(10),
   TERN_LOGIN_RATE_WINDOW: PositiveInt.default(300),
+  /** Device registrations (POST /connect/register) per client IP per window, whatever their outcome. */
+  TERN_REGISTER_RATE_IP: PositiveInt.default(300),
+  TERN_REGISTER_RATE_WINDOW: PositiveInt.default(300),
   /** Trust X-Forwarded-For for the client IP (only behind a reverse proxy that sets it). */
   TERN_TRUST_PROXY: Flag.default(false),
   /** Largest accepted request body in bytes. */

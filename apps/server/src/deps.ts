@@ -5,6 +5,7 @@ import type { ServerConfig } from "./config.ts";
 import type { DatabaseKind } from "./db/database.ts";
 import type { Db } from "./db/schema.ts";
 import type { Keyring } from "./secrets/keyring.ts";
+import type { DeviceStatusReader } from "./services/device-status.ts";
 
 export interface AppDeps {
   db: Db;
@@ -14,4 +15,8 @@ export interface AppDeps {
   keyring: Keyring;
   /** Login attempts per client IP, and failed attempts per username. */
   loginLimits: { ip: RateLimiter; user: RateLimiter };
+  /** Device registrations per client IP. */
+  registerLimit: RateLimiter;
+  /** Where device status reads come from; the device gateway installs its own (default: nothing reported yet). */
+  deviceStatus?: DeviceStatusReader;
 }

@@ -98,6 +98,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         ip: createRateLimiter(config.TERN_LOGIN_RATE_IP, config.TERN_LOGIN_RATE_WINDOW),
         user: createRateLimiter(config.TERN_LOGIN_RATE_USER, config.TERN_LOGIN_RATE_WINDOW),
       },
+      registerLimit: createRateLimiter(config.TERN_REGISTER_RATE_IP, config.TERN_REGISTER_RATE_WINDOW),
     };
     const app = createApp(deps);
     const http = await listen(app.fetch, config);

@@ -8,6 +8,10 @@ import { createHash, randomBytes } from "node:crypto";
 export const TOKEN_PREFIX = {
   refresh: "tern_rt_",
   access: "tern_at_",
+  /** Registration tokens: a device presents one to POST /connect/register. */
+  registration: "tern_reg_",
+  /** Device tokens: a registered device authenticates its websocket with it. */
+  device: "tern_dev_",
 } as const;
 
 export function newSecretToken(prefix: string): string {

@@ -13,8 +13,7 @@ export const jobsQueuedResponse = {
 };
 
 export function acceptedWithJobs(c: Context<AppEnv>, jobIds: string[]) {
-  const location = `/api/jobs?ids=${jobIds.map(encodeURIComponent).join(",")}`;
-  return c.json({ jobIds }, 202, { Location: location });
+  return c.json({ jobIds }, 202, jobsLocation(jobIds));
 }
 
 /** The Location of a set of queued jobs, for changes that answer 202 only when they queued some. */

@@ -23,6 +23,14 @@ export interface ListField {
   /** Default true; false for keys that may be filtered but not sorted on (or the other way). */
   sortable?: boolean;
   filterable?: boolean;
+  /**
+   * For keys on the elements of a list inside a row (e.g. `interfaces.IPv4`
+   * over a jsonb array): a FROM item yielding one row per element, such as
+   * sql`jsonb_array_elements(d.interfaces) as e`, with `column` reading the
+   * element (sql`e->>'IPv4'`). The filter matches when some element matches;
+   * the negated ops (`!=`, `!contains`) when no element does. Not sortable.
+   */
+  elements?: RawBuilder<unknown>;
 }
 
 export interface ListSpec {
@@ -152,6 +160,10 @@ export function filterCondition(filter: Filter, spec: ListSpec, index: number): 
     columns.map((col) => positive(refOf(col), base, field, filter.val, path)),
     sql` or `,
   );
+  if (field.elements) {
+    const some = sql<SqlBool>`exists (select 1 from ${field.elements} where ${any})`;
+    return base === filter.op ? some : sql<SqlBool>`not ${some}`;
+  }
   return base === filter.op ? sql<SqlBool>`(${any})` : sql<SqlBool>`not coalesce((${any}), false)`;
 }
 
@@ -172,9 +184,9 @@ export async function runList<DB, TB extends keyof DB, O>(
 
   const sortKey = list.sort ?? spec.defaultSort.key;
   const sortField = spec.fields[sortKey];
-  if (!sortField || sortField.sortable === false) {
+  if (!sortField || sortField.sortable === false || sortField.elements) {
     const allowed = Object.entries(spec.fields)
-      .filter(([, f]) => f.sortable !== false)
+      .filter(([, f]) => f.sortable !== false && !f.elements)
       .map(([k]) => k);
     throw invalidField("sort", `cannot sort by "${sortKey}"; allowed: ${allowed.join(", ")}`);
   }

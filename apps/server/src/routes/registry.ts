@@ -11,6 +11,19 @@ import * as accessTokensList from "./accesstokens/list.ts";
 import * as accountsList from "./accounts/list.ts";
 import * as accountsUpdate from "./accounts/update.ts";
 import * as auditList from "./audit/list.ts";
+import * as connectRegister from "./connect/register.ts";
+import * as devicesBgpStatus from "./devices/bgp-status.ts";
+import * as devicesDelete from "./devices/delete.ts";
+import * as devicesDeleteMany from "./devices/delete-many.ts";
+import * as devicesGet from "./devices/get.ts";
+import * as devicesInterfaceStatus from "./devices/interface-status.ts";
+import * as devicesList from "./devices/list.ts";
+import * as devicesTunnels from "./devices/tunnels.ts";
+import * as devicesUpdate from "./devices/update.ts";
+import * as jobsDelete from "./jobs/delete.ts";
+import * as jobsDeleteMany from "./jobs/delete-many.ts";
+import * as jobsGet from "./jobs/get.ts";
+import * as jobsList from "./jobs/list.ts";
 import * as membersCreate from "./members/create.ts";
 import * as membersDelete from "./members/delete.ts";
 import * as membersList from "./members/list.ts";
@@ -27,6 +40,9 @@ import * as peersList from "./peers/list.ts";
 import * as peersUpdate from "./peers/update.ts";
 import * as health from "./system/health.ts";
 import * as version from "./system/version.ts";
+import * as tokensCreate from "./tokens/create.ts";
+import * as tokensDelete from "./tokens/delete.ts";
+import * as tokensList from "./tokens/list.ts";
 import * as tunnelsCreate from "./tunnels/create.ts";
 import * as tunnelsDelete from "./tunnels/delete.ts";
 import * as tunnelsDeleteMany from "./tunnels/delete-many.ts";
@@ -74,6 +90,22 @@ export const ROUTES: readonly RouteModule[] = [
   peersGet,
   peersUpdate,
   peersDelete,
+  tokensList,
+  tokensCreate,
+  tokensDelete,
+  connectRegister,
+  devicesList,
+  devicesDeleteMany,
+  devicesGet,
+  devicesUpdate,
+  devicesDelete,
+  devicesTunnels,
+  devicesInterfaceStatus,
+  devicesBgpStatus,
+  jobsList,
+  jobsDeleteMany,
+  jobsGet,
+  jobsDelete,
 ];
 
 export function registerRoutes(app: ApiApp): void {

@@ -2,20 +2,27 @@
  * Checks of an organization's tunnel range change. The schema already
  * guarantees a network of /24 or larger; here are the checks that need data.
  *
- * Hook for the network API (issue 4): `lanSubnetsOfOrganization` returns the
- * LAN subnets of the organization's devices once devices exist, and a range
- * change that cannot re-address the org's tunnels must be refused (or its
- * tunnels re-addressed) in `assertTunnelRangeChangeAllowed`.
+ * `lanSubnetsOfOrganization` reads the LAN subnets of the organization's
+ * devices; `assertTunnelRangeChangeAllowed` refuses a change that cannot
+ * re-address the tunnels, and `readdressTunnels` recompiles them.
  */
-import { type Cidr, cidrsOverlap, parseCidr } from "@tern/protocol";
+import { type Cidr, cidrsOverlap, formatNetwork, parseCidr } from "@tern/protocol";
 import { ApiError } from "../http/errors.ts";
 import { checkTunnelRangeChange, problem, problemsToErrorBody } from "../validate/index.ts";
+import { staticSubnet } from "../validate/net.ts";
 import type { ServiceCtx } from "./context.ts";
 import { queueConfigJobs } from "./desired-config.ts";
 
-/** LAN subnets ("a.b.c.d/n") of the organization's devices. No devices exist yet: see the module comment. */
-export async function lanSubnetsOfOrganization(_ctx: ServiceCtx, _orgId: string): Promise<string[]> {
-  return [];
+/** The static subnets ("a.b.c.0/n") of the assigned LAN interfaces of the organization's devices, each once. */
+export async function lanSubnetsOfOrganization(ctx: ServiceCtx, orgId: string): Promise<string[]> {
+  const devices = await ctx.db.selectFrom("devices").select("interfaces").where("organization_id", "=", orgId).execute();
+  const subnets = devices.flatMap((d) =>
+    d.interfaces.flatMap((i) => {
+      const subnet = i.isAssigned && i.type === "LAN" ? staticSubnet(i) : null;
+      return subnet ? [formatNetwork(subnet)] : [];
+    }),
+  );
+  return [...new Set(subnets)];
 }
 
 /** The LAN subnets that overlap the range (pure, so it is tested without devices). */

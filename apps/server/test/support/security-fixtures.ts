@@ -9,6 +9,7 @@
  *
  * Issue-4 helpers: add an entry for each new `{id}` path of your resources.
  */
+import { insertTestJob, insertValidDevice } from "./device-fixtures.ts";
 import type { TestServer } from "./test-server.ts";
 import { createPeer, createTunnels, PEER, tunnelBody, wanDevice } from "./tunnels.ts";
 
@@ -46,4 +47,20 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
     const peer = await createPeer(t);
     return { params: { id: peer.id }, bodies: { put: { ...PEER, name: peer.name } } };
   },
+  "/api/tokens/{id}": async (t) => {
+    const res = await t.api<{ id: string }>("POST", "/api/tokens", { token: t.admin.token, body: { name: "fixture" } });
+    if (res.status !== 201) throw new Error(`registration token fixture: ${res.status} ${res.text}`);
+    return { params: { id: res.body.id } };
+  },
+  "/api/devices/{id}": async (t) => ({
+    params: { id: (await insertValidDevice(t)).id },
+    bodies: { put: { description: "fixture" } },
+  }),
+  "/api/devices/{id}/tunnels": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
+  "/api/devices/{id}/bgp/status": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
+  "/api/devices/{id}/interfaces/{interfaceId}/status": async (t) => {
+    const device = await insertValidDevice(t);
+    return { params: { id: device.id, interfaceId: device.wan.id } };
+  },
+  "/api/jobs/{id}": async (t) => ({ params: { id: await insertTestJob(t, (await insertValidDevice(t)).id) } }),
 };

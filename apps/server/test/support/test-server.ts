@@ -89,6 +89,7 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
       ip: createRateLimiter(config.TERN_LOGIN_RATE_IP, config.TERN_LOGIN_RATE_WINDOW),
       user: createRateLimiter(config.TERN_LOGIN_RATE_USER, config.TERN_LOGIN_RATE_WINDOW),
     },
+    registerLimit: createRateLimiter(config.TERN_REGISTER_RATE_IP, config.TERN_REGISTER_RATE_WINDOW),
   };
   const app = createApp(deps);
 

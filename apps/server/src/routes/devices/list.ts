@@ -1,0 +1,42 @@
+import { z } from "@hono/zod-openapi";
+import { Id } from "@tern/protocol";
+import type { ApiApp } from "../../http/env.ts";
+import { foldListQuery, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
+import { requestCtx } from "../../http/request-ctx.ts";
+import { defineRoute } from "../../http/route.ts";
+import { jsonResponse } from "../../http/schemas.ts";
+import { DEVICE_LIST_KEYS, listDevices } from "../../services/devices.ts";
+import { DeviceListQuery, DeviceSchema, DeviceSummarySchema } from "./schemas.ts";
+
+export const route = defineRoute({
+  method: "get",
+  path: "/devices",
+  operationId: "listDevices",
+  tags: ["devices"],
+  summary: "Devices of the organization, in three sizes",
+  description: [
+    "`response=detailed` (default) answers whole devices, `summary` the list view (name, hostname, approval, connection, pending notifications, interface addresses and rate-limit flags; a fraction of the size), `ids` only the ids.",
+    "Every device carries `pendingNotifications` (its unread, unresolved notifications) and each interface `isPublicAddressRateLimited`.",
+    `Filter and sort keys: ${DEVICE_LIST_KEYS.join(", ")}. Keys \`interfaces.*\` filter on any interface (\`!=\`/\`!contains\`: no interface matches) and cannot be sorted on. Default sort: name ascending. \`ids=a,b\` narrows to those devices.`,
+  ].join("\n\n"),
+  auth: { resource: "devices" },
+  request: { query: DeviceListQuery },
+  responses: {
+    200: {
+      ...jsonResponse(
+        z.union([z.array(DeviceSchema), z.array(DeviceSummarySchema), z.array(Id)]),
+        "Devices (detailed), device summaries, or ids, by `response`",
+      ),
+      headers: recordsTotalHeader,
+    },
+  },
+});
+
+export function register(app: ApiApp) {
+  app.openapi(route, async (c) => {
+    const query = c.req.valid("query");
+    const result = await listDevices(requestCtx(c), { query: foldListQuery(query), response: query.response, ids: query.ids });
+    withRecordsTotal(c, result.total);
+    return c.json(result.items, 200);
+  });
+}

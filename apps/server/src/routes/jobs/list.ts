@@ -1,0 +1,29 @@
+import { z } from "@hono/zod-openapi";
+import type { ApiApp } from "../../http/env.ts";
+import { foldListQuery, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
+import { requestCtx } from "../../http/request-ctx.ts";
+import { defineRoute } from "../../http/route.ts";
+import { jsonResponse } from "../../http/schemas.ts";
+import { JOB_LIST, listJobs } from "../../services/jobs.ts";
+import { JobListQuery, JobSchema } from "./schemas.ts";
+
+export const route = defineRoute({
+  method: "get",
+  path: "/jobs",
+  operationId: "listJobs",
+  tags: ["jobs"],
+  summary: "Device jobs of the organization, each with its device's name and hostname",
+  description: `States: queued → running → complete | failed. Filter and sort keys: ${Object.keys(JOB_LIST.fields).join(", ")}; time ranges with < > <= >= on createdAt, startedAt, finishedAt. Default sort: createdAt descending. \`ids=a,b\` lists those jobs (the Location of a 202).`,
+  auth: { resource: "jobs" },
+  request: { query: JobListQuery },
+  responses: { 200: { ...jsonResponse(z.array(JobSchema), "Jobs"), headers: recordsTotalHeader } },
+});
+
+export function register(app: ApiApp) {
+  app.openapi(route, async (c) => {
+    const query = c.req.valid("query");
+    const { items, total } = await listJobs(requestCtx(c), { query: foldListQuery(query), ids: query.ids });
+    withRecordsTotal(c, total);
+    return c.json(items, 200);
+  });
+}

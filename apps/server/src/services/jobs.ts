@@ -1,0 +1,163 @@
+/**
+ * Jobs: configuration work for one device, as rows (the device gateway of
+ * issue 5 dispatches them). Reads carry the device's name and hostname (6.3.1).
+ *
+ * Deleting a job deletes its row. A queued job is thereby cancelled: it is
+ * never sent. A running one is forgotten: a result the device sends for it
+ * later matches no job (the gateway still records the hash the device
+ * reports). Deleting a job does not undo the change that queued it: the
+ * device's desired config stays, and the gateway's drift check brings the
+ * device to it with a `sync` job. To undo a change, make the opposite change.
+ */
+import type { Filter, Job } from "@tern/protocol";
+import { invalidField, notFound } from "../http/errors.ts";
+import { filterCondition, type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
+import { recordAudit } from "./audit.ts";
+import { inTransaction, type ServiceCtx } from "./context.ts";
+import { anyUuid } from "./desired-config.ts";
+
+export const JOB_LIST: ListSpec = {
+  fields: {
+    id: { column: "j.id", type: "uuid" },
+    state: { column: "j.state", type: "text" },
+    type: { column: "j.type", type: "text" },
+    "device.id": { column: "j.device_id", type: "uuid" },
+    "device.name": { column: "d.name", type: "text" },
+    "device.hostname": { column: "d.hostname", type: "text" },
+    targetHash: { column: "j.target_hash", type: "text" },
+    attempts: { column: "j.attempts", type: "number" },
+    createdBy: { column: "j.created_by", type: "text" },
+    createdAt: { column: "j.created_at", type: "timestamp" },
+    startedAt: { column: "j.started_at", type: "timestamp" },
+    finishedAt: { column: "j.finished_at", type: "timestamp" },
+    correctedAt: { column: "j.corrected_at", type: "timestamp" },
+  },
+  defaultSort: { key: "createdAt", order: "desc" },
+  tiebreaker: "j.id",
+};
+
+const JOB_COLUMNS = [
+  "j.id",
+  "j.organization_id",
+  "j.type",
+  "j.state",
+  "j.tasks",
+  "j.target_hash",
+  "j.error",
+  "j.corrected_at",
+  "j.attempts",
+  "j.created_by",
+  "j.created_at",
+  "j.started_at",
+  "j.finished_at",
+  "d.id as device_id",
+  "d.name as device_name",
+  "d.hostname as device_hostname",
+] as const;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toJob(row: {
+  id: string;
+  organization_id: string;
+  type: Job["type"];
+  state: Job["state"];
+  tasks: Job["tasks"];
+  target_hash: string;
+  error: Job["error"];
+  corrected_at: Date | null;
+  attempts: number;
+  created_by: string;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  device_id: string;
+  device_name: string;
+  device_hostname: string;
+}): Job {
+  return {
+    id: row.id,
+    org: row.organization_id,
+    type: row.type,
+    state: row.state,
+    device: { id: row.device_id, name: row.device_name, hostname: row.device_hostname },
+    tasks: row.tasks,
+    targetHash: row.target_hash,
+    error: row.error,
+    correctedAt: iso(row.corrected_at),
+    attempts: row.attempts,
+    createdBy: row.created_by,
+    createdAt: row.created_at.toISOString(),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+  };
+}
+
+function jobsOf(ctx: ServiceCtx) {
+  return ctx.db
+    .selectFrom("jobs as j")
+    .innerJoin("devices as d", "d.id", "j.device_id")
+    .select(JOB_COLUMNS)
+    .where("j.organization_id", "=", ctx.org.id);
+}
+
+/** The organization's jobs, newest first by default; `ids` narrows to those jobs (the 202 Location). */
+export async function listJobs(ctx: ServiceCtx, input: { query: ListQuery; ids?: readonly string[] }) {
+  let base = jobsOf(ctx);
+  if (input.ids) base = base.where("j.id", "=", anyUuid(input.ids));
+  const { rows, total } = await runList(ctx.db, base, input.query, JOB_LIST);
+  return { items: rows.map(toJob), total };
+}
+
+export async function getJob(ctx: ServiceCtx, id: string): Promise<Job> {
+  const row = await jobsOf(ctx).where("j.id", "=", id).executeTakeFirst();
+  if (!row) throw notFound("job");
+  return toJob(row);
+}
+
+export async function deleteJob(ctx: ServiceCtx, id: string): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const row = await jobsOf(tx).where("j.id", "=", id).forUpdate("j").executeTakeFirst();
+    if (!row) throw notFound("job");
+    await tx.db.deleteFrom("jobs").where("id", "=", id).execute();
+    await recordAudit(tx, { action: "delete", resource: "jobs", resourceId: id, before: toJob(row) });
+  });
+}
+
+export interface DeleteJobsInput {
+  filter: Filter[];
+  ids?: readonly string[];
+  /** Required to delete every job of the organization (no filter, no ids). */
+  all: boolean;
+}
+
+/** Deletes every job matching the filter (and `ids`), without paging; one audit entry lists them. */
+export async function deleteJobs(ctx: ServiceCtx, input: DeleteJobsInput): Promise<{ deleted: number }> {
+  if (input.filter.length === 0 && !input.ids && !input.all)
+    throw invalidField("filter", "give a filter or ids to choose the jobs to delete, or all=true to delete every job");
+  return inTransaction(ctx, async (tx) => {
+    let matching = tx.db
+      .selectFrom("jobs as j")
+      .innerJoin("devices as d", "d.id", "j.device_id")
+      .select(["j.id", "j.state"])
+      .where("j.organization_id", "=", tx.org.id);
+    if (input.ids) matching = matching.where("j.id", "=", anyUuid(input.ids));
+    input.filter.forEach((f, i) => {
+      matching = matching.where(filterCondition(f, JOB_LIST, i));
+    });
+    const rows = await matching.orderBy("j.id").forUpdate("j").execute();
+    if (rows.length === 0) return { deleted: 0 };
+    const ids = rows.map((r) => r.id);
+    await tx.db.deleteFrom("jobs").where("organization_id", "=", tx.org.id).where("id", "=", anyUuid(ids)).execute();
+    const byState = Object.fromEntries(
+      ["queued", "running", "complete", "failed"].map((s) => [s, rows.filter((r) => r.state === s).length]),
+    );
+    await recordAudit(tx, {
+      action: "delete-many",
+      resource: "jobs",
+      resourceId: null,
+      before: { filter: input.filter, ids, byState },
+    });
+    return { deleted: ids.length };
+  });
+}
