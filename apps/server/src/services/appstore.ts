@@ -105,26 +105,25 @@ export interface AppActionResult {
 export async function runAppAction(
   ctx: ServiceCtx,
   id: string,
-  request: { action: string; params: Record<string, unknown> },
+  request: { action: string | undefined; params: Record<string, unknown> },
 ): Promise<AppActionResult> {
   return inTransaction(ctx, async (tx) => {
     const row = await loadPurchased(tx, id, true);
     const app = findCatalogApp(row.app_id);
     if (!app) throw validationFailed(`application ${row.app_id} is no longer in the catalog and has no actions`);
-    const action = app.actions[request.action];
-    if (!action)
-      throw invalidField(
-        "action",
-        `unknown action "${request.action}" for ${app.name}; allowed: ${Object.keys(app.actions).join(", ")}`,
-      );
+    const allowed = Object.keys(app.actions).join(", ");
+    if (request.action === undefined) throw invalidField("action", `give an action; ${app.name} has: ${allowed}`);
+    const name = request.action;
+    const action = Object.hasOwn(app.actions, name) ? app.actions[name] : undefined;
+    if (!action) throw invalidField("action", `unknown action "${name}" for ${app.name}; allowed: ${allowed}`);
     const parsed = action.params.safeParse(request.params);
     if (!parsed.success)
       throw validationFailed(
-        `invalid params for ${request.action}`,
+        `invalid params for ${name}`,
         issuesToDetails(parsed.error.issues).map((d) => ({ ...d, path: d.path ? `params.${d.path}` : "params" })),
       );
     const outcome = await action.run({ ctx: tx, purchaseId: row.id, state: row.state }, parsed.data);
-    const lastAction = { name: request.action, at: new Date().toISOString(), result: outcome.summary };
+    const lastAction = { name, at: new Date().toISOString(), result: outcome.summary };
     const updated = await tx.db
       .updateTable("purchased_apps")
       .set({ state: toJson(outcome.state), last_action: toJson(lastAction) })
@@ -132,12 +131,12 @@ export async function runAppAction(
       .returningAll()
       .executeTakeFirstOrThrow();
     await recordAudit(tx, {
-      action: request.action,
+      action: name,
       resource: "applications",
       resourceId: row.id,
       before: { app: row.app_id, state: publicState(row.state) },
       after: { app: row.app_id, params: parsed.data, result: outcome.summary },
     });
-    return { app: toPurchasedApp(updated), action: request.action, result: outcome.result };
+    return { app: toPurchasedApp(updated), action: name, result: outcome.result };
   });
 }

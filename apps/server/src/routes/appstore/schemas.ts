@@ -26,7 +26,9 @@ export const ActionQuery = z.object({
     .string()
     .min(1)
     .max(100)
-    .meta({ param: { name: "action", in: "query" }, description: "The action to perform, e.g. update-certificate" }),
+    // Optional in the schema so a missing action is answered after the lookup, naming the application's actions.
+    .optional()
+    .meta({ param: { name: "action", in: "query" }, description: "The action to perform, e.g. update-certificate (required)" }),
 });
 
 export const ACTION_TEXT =
