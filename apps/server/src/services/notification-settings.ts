@@ -131,12 +131,18 @@ export async function getEmailConf(ctx: ServiceCtx): Promise<EmailConf> {
   return (await loadSettings(ctx.db, ctx.org.id)).email;
 }
 
-export function updateEmailConf(ctx: ServiceCtx, input: EmailConf): Promise<EmailConf> {
+/** Recipients without duplicates; an enabled channel needs one. */
+function checkedEmail(input: EmailConf, path = "recipients"): EmailConf {
   const email = { ...input, recipients: [...new Set(input.recipients)] };
   if (email.enabled && email.recipients.length === 0)
     throw validationFailed("an enabled e-mail channel needs recipients", [
-      { path: "recipients", message: "give at least one recipient, or disable the channel" },
+      { path, message: "give at least one recipient, or disable the channel" },
     ]);
+  return email;
+}
+
+export function updateEmailConf(ctx: ServiceCtx, input: EmailConf): Promise<EmailConf> {
+  const email = checkedEmail(input);
   return changeSettings(
     ctx,
     "email",
@@ -202,7 +208,7 @@ export function updateDefaultNotificationsConf(ctx: ServiceCtx, input: { rules: 
     const current = await loadAccountDefault(tx.db, tx.org.accountId, true);
     const next = {
       rules: mergeRules(current.rules, input.rules),
-      email: { ...input.email, recipients: [...new Set(input.email.recipients)] },
+      email: checkedEmail(input.email, "email.recipients"),
     };
     const values = { rules: toJson(next.rules), email: toJson(next.email) };
     await tx.db

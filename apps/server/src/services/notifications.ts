@@ -64,10 +64,20 @@ const FILTER_SPEC: ListSpec = {
   ...NOTIFICATION_LIST,
   fields: { ...NOTIFICATION_LIST.fields, severity: { column: "n.severity", type: "text" } },
 };
+const ORDERED_OPS = new Set(["<", ">", "<=", ">="]);
+
+/** Severity text does not order like severity; refuse `<`/`>` on it rather than compare alphabetically. */
+function notificationFilters(filters: readonly Filter[]): Expression<SqlBool>[] {
+  return filters.map((f, i) => {
+    if (f.key === "severity" && ORDERED_OPS.has(f.op))
+      throw invalidField(`filter.${i}.op`, "severity takes ==, !=, in, contains or !contains (info, warning, critical)");
+    return filterCondition(f, FILTER_SPEC, i);
+  });
+}
 
 export async function listNotifications(ctx: ServiceCtx, query: ListQuery) {
   const base = ctx.db.selectFrom("notifications as n").selectAll("n").where("n.organization_id", "=", ctx.org.id);
-  const withFilters = query.filter.reduce((q, f, i) => q.where(filterCondition(f, FILTER_SPEC, i)), base);
+  const withFilters = notificationFilters(query.filter).reduce((q, c) => q.where(c), base);
   const { rows, total } = await runList(ctx.db, withFilters, { ...query, filter: [] }, NOTIFICATION_LIST);
   return { items: rows.map(toNotification), total };
 }
@@ -87,7 +97,7 @@ function selectionCondition(selection: NotificationSelection): Expression<SqlBoo
       "give either ids in the body or a filter query (filter=[] selects every notification), not both or neither",
     );
   if (hasIds) return [sql<SqlBool>`n.id = ${anyUuid(selection.ids ?? [])}`];
-  return (selection.filter ?? []).map((f, i) => filterCondition(f, FILTER_SPEC, i));
+  return notificationFilters(selection.filter ?? []);
 }
 
 export interface NotificationsMark {

@@ -82,11 +82,14 @@ export async function recordVrrpStates(
     const report = byGroup.get(m.group_id);
     const state = report?.state ?? "unknown";
     const changed = state !== m.state;
-    // The device's own time of the transition when it gave one; else when the server first saw it.
-    const since = report?.since ? new Date(report.since) : changed || !m.state_since ? at : m.state_since;
+    // The device's own time of the transition when it gave one; else when the server first saw the state.
+    const reportedSince = report?.since ? new Date(report.since) : null;
+    const since = state === "unknown" ? null : (reportedSince ?? (changed || !m.state_since ? at : m.state_since));
+    // Status messages repeat the same states every few seconds: write only what changed.
+    if (!changed && (since?.getTime() ?? null) === (m.state_since?.getTime() ?? null)) continue;
     await ctx.db
       .updateTable("vrrp_members")
-      .set({ state, state_since: state === "unknown" ? null : since, state_reported_at: at })
+      .set({ state, state_since: since, state_reported_at: at })
       .where("group_id", "=", m.group_id)
       .where("device_id", "=", deviceId)
       .execute();

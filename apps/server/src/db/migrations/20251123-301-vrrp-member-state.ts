@@ -12,7 +12,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("state", "text", (c) =>
       c.notNull().defaultTo("unknown").check(sql`state in ('MASTER', 'BACKUP', 'FAULT', 'INIT', 'unknown')`),
     )
-    // When the router entered the state (as the device saw it), and when the server last heard it.
+    // When the router entered the state (as the device saw it), and when the server recorded that state.
     .addColumn("state_since", "timestamptz(3)")
     .addColumn("state_reported_at", "timestamptz(3)")
     .execute();

@@ -203,6 +203,12 @@ describe("GET/PUT/DELETE /notifications", () => {
       query: { filter: f({ key: "resolved", op: "==", val: "maybe" }) },
     });
     expect(val.body.details[0]?.path).toBe("filter.0.val");
+    const ordered = await t.api<ErrorBody>("GET", "/api/notifications", {
+      token: t.admin.token,
+      query: { filter: f({ key: "severity", op: ">", val: "info" }) },
+    });
+    expect(ordered.status).toBe(400);
+    expect(ordered.body.details[0]?.path).toBe("filter.0.op");
     const sort = await t.api<ErrorBody>("GET", "/api/notifications", { token: t.admin.token, query: { sort: "secret" } });
     expect(sort.status).toBe(400);
     expect(sort.body.details[0]?.path).toBe("sort");

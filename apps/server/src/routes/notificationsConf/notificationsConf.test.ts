@@ -270,5 +270,11 @@ describe("GET/PUT /notificationsConf/default", () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.details[0]?.path).toBe("rules.link-rtt.thresholdUnit");
+    const noRecipients = await t.api<ErrorBody>("PUT", "/api/notificationsConf/default", {
+      token: t.admin.token,
+      body: { rules: {}, email: { enabled: true, recipients: [] } },
+    });
+    expect(noRecipients.status).toBe(400);
+    expect(noRecipients.body.details[0]?.path).toBe("email.recipients");
   });
 });

@@ -231,7 +231,22 @@ describe("VRRP groups", () => {
     ]);
     expect(changes).toEqual([{ groupId, groupName: "lan-ha v2", deviceId: c.id, from: "unknown", to: "MASTER" }]);
     await recordVrrpStates(ctx, a.id, [{ groupId, state: "BACKUP", since: null }]);
-    expect(await recordVrrpStates(ctx, a.id, [{ groupId, state: "BACKUP", since: null }])).toEqual([]);
+    const recorded = await t.database.db
+      .selectFrom("vrrp_members")
+      .select(["state_since", "state_reported_at"])
+      .where("device_id", "=", a.id)
+      .executeTakeFirstOrThrow();
+    // The same state again: nothing changes, not even the row (status messages repeat every few seconds).
+    expect(await recordVrrpStates(ctx, a.id, [{ groupId, state: "BACKUP", since: null }], new Date(Date.now() + 5000))).toEqual(
+      [],
+    );
+    expect(
+      await t.database.db
+        .selectFrom("vrrp_members")
+        .select(["state_since", "state_reported_at"])
+        .where("device_id", "=", a.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual(recorded);
     const after = await status();
     expect(after[0]?.devices).toEqual([
       {
