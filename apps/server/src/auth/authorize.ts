@@ -4,7 +4,7 @@
  * of the route's method on the route's resource. It runs before validation, so
  * an anonymous or unauthorized caller learns nothing from validation errors.
  */
-import type { PermissionResource } from "@tern/protocol";
+import type { PermissionBit, PermissionResource } from "@tern/protocol";
 import { ROLE_PERMISSIONS } from "@tern/protocol";
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
@@ -29,13 +29,18 @@ export interface RouteAuthorization {
   orgParam?: string;
   /** Take the account from this path parameter (e.g. /accounts/{id}). */
   accountParam?: string;
+  /**
+   * The bit to require instead of the method's (e.g. `put` for a GET that the
+   * spec makes perform an action, so read-only callers cannot trigger it).
+   */
+  permission?: PermissionBit;
 }
 
 const Uuid = z.uuid();
 const unauthenticated = (message: string) => new ApiError("UNAUTHENTICATED", message, [], { "www-authenticate": "Bearer" });
 
 export function authorize(auth: RouteAuthorization, method: string): MiddlewareHandler<AppEnv> {
-  const bit = bitForMethod(method);
+  const bit = auth.permission ?? bitForMethod(method);
   return async (c, next) => {
     const { db, keyring } = c.get("deps");
     const token = bearerToken(c.req.header("authorization"));

@@ -20,6 +20,7 @@ import type {
   Severity,
   StaticRoute,
   TunnelThresholds,
+  VrrpRouterState,
 } from "@tern/protocol";
 import type { ColumnType, Generated, Insertable, JSONColumnType, Kysely, Selectable, Transaction, Updateable } from "kysely";
 
@@ -226,6 +227,10 @@ export interface VrrpMembersTable {
   priority: number;
   track_optional: Json<string[]>;
   track_mandatory: Json<string[]>;
+  /** What the member last reported (migration 301); `unknown` until it does. */
+  state: Generated<VrrpRouterState>;
+  state_since: NullableTimestamp;
+  state_reported_at: NullableTimestamp;
 }
 
 export interface JobsTable {
@@ -333,3 +338,4 @@ export type VrrpMemberRow = Selectable<VrrpMembersTable>;
 export type MlPolicyRow = Selectable<MlPoliciesTable>;
 export type PathLabelRow = Selectable<PathLabelsTable>;
 export type NotificationRow = Selectable<NotificationsTable>;
+export type PurchasedAppRow = Selectable<PurchasedAppsTable>;

@@ -71,7 +71,7 @@ export function defineRoute<const R extends RouteConfig & { auth: RouteAuth; err
   const usesOrgQuery = !auth.orgParam && !auth.accountParam;
   const extension: TernAuthExtension = {
     resource: auth.resource,
-    permission: bitForMethod(route.method),
+    permission: auth.permission ?? bitForMethod(route.method),
     scope,
     ...(auth.orgParam ? { orgParam: auth.orgParam } : {}),
     ...(auth.accountParam ? { accountParam: auth.accountParam } : {}),

@@ -10,6 +10,13 @@ import * as accessTokensDelete from "./accesstokens/delete.ts";
 import * as accessTokensList from "./accesstokens/list.ts";
 import * as accountsList from "./accounts/list.ts";
 import * as accountsUpdate from "./accounts/update.ts";
+import * as appstoreActionGet from "./appstore/action-get.ts";
+import * as appstoreActionPost from "./appstore/action-post.ts";
+import * as appstoreCatalog from "./appstore/catalog.ts";
+import * as appstorePurchase from "./appstore/purchase.ts";
+import * as appstorePurchasedDelete from "./appstore/purchased-delete.ts";
+import * as appstorePurchasedGet from "./appstore/purchased-get.ts";
+import * as appstorePurchasedList from "./appstore/purchased-list.ts";
 import * as auditList from "./audit/list.ts";
 import * as connectRegister from "./connect/register.ts";
 import * as devicesBgpStatus from "./devices/bgp-status.ts";
@@ -28,11 +35,35 @@ import * as membersCreate from "./members/create.ts";
 import * as membersDelete from "./members/delete.ts";
 import * as membersList from "./members/list.ts";
 import * as membersUpdate from "./members/update.ts";
+import * as mlpoliciesCreate from "./mlpolicies/create.ts";
+import * as mlpoliciesDelete from "./mlpolicies/delete.ts";
+import * as mlpoliciesGet from "./mlpolicies/get.ts";
+import * as mlpoliciesInstall from "./mlpolicies/install.ts";
+import * as mlpoliciesList from "./mlpolicies/list.ts";
+import * as mlpoliciesUninstall from "./mlpolicies/uninstall.ts";
+import * as mlpoliciesUpdate from "./mlpolicies/update.ts";
+import * as notificationsDelete from "./notifications/delete.ts";
+import * as notificationsList from "./notifications/list.ts";
+import * as notificationsUpdate from "./notifications/update.ts";
+import * as notificationsConfDefaultGet from "./notificationsConf/default-get.ts";
+import * as notificationsConfDefaultUpdate from "./notificationsConf/default-update.ts";
+import * as notificationsConfEmailGet from "./notificationsConf/email-get.ts";
+import * as notificationsConfEmailUpdate from "./notificationsConf/email-update.ts";
+import * as notificationsConfGet from "./notificationsConf/get.ts";
+import * as notificationsConfUpdate from "./notificationsConf/update.ts";
+import * as notificationsConfWebhookGet from "./notificationsConf/webhook-get.ts";
+import * as notificationsConfWebhookTest from "./notificationsConf/webhook-test.ts";
+import * as notificationsConfWebhookUpdate from "./notificationsConf/webhook-update.ts";
 import * as organizationsCreate from "./organizations/create.ts";
 import * as organizationsDelete from "./organizations/delete.ts";
 import * as organizationsGet from "./organizations/get.ts";
 import * as organizationsList from "./organizations/list.ts";
 import * as organizationsUpdate from "./organizations/update.ts";
+import * as pathlabelsCreate from "./pathlabels/create.ts";
+import * as pathlabelsDelete from "./pathlabels/delete.ts";
+import * as pathlabelsGet from "./pathlabels/get.ts";
+import * as pathlabelsList from "./pathlabels/list.ts";
+import * as pathlabelsUpdate from "./pathlabels/update.ts";
 import * as peersCreate from "./peers/create.ts";
 import * as peersDelete from "./peers/delete.ts";
 import * as peersGet from "./peers/get.ts";
@@ -52,6 +83,13 @@ import * as tunnelsNotifications from "./tunnels/notifications.ts";
 import * as usersLogin from "./users/login.ts";
 import * as usersLogout from "./users/logout.ts";
 import * as usersRefresh from "./users/refresh.ts";
+import * as vrrpCreate from "./vrrp/create.ts";
+import * as vrrpDelete from "./vrrp/delete.ts";
+import * as vrrpDeviceInterfaces from "./vrrp/device-interfaces.ts";
+import * as vrrpGet from "./vrrp/get.ts";
+import * as vrrpList from "./vrrp/list.ts";
+import * as vrrpStatus from "./vrrp/status.ts";
+import * as vrrpUpdate from "./vrrp/update.ts";
 
 export interface RouteModule {
   register(app: ApiApp): void;
@@ -106,6 +144,48 @@ export const ROUTES: readonly RouteModule[] = [
   jobsDeleteMany,
   jobsGet,
   jobsDelete,
+  // Notifications and their configuration (resources notifications, notificationsConf).
+  notificationsList,
+  notificationsUpdate,
+  notificationsDelete,
+  notificationsConfGet,
+  notificationsConfUpdate,
+  notificationsConfEmailGet,
+  notificationsConfEmailUpdate,
+  notificationsConfWebhookGet,
+  notificationsConfWebhookUpdate,
+  notificationsConfWebhookTest,
+  notificationsConfDefaultGet,
+  notificationsConfDefaultUpdate,
+  // Path labels and multi-link policies.
+  pathlabelsList,
+  pathlabelsCreate,
+  pathlabelsGet,
+  pathlabelsUpdate,
+  pathlabelsDelete,
+  mlpoliciesList,
+  mlpoliciesCreate,
+  mlpoliciesGet,
+  mlpoliciesUpdate,
+  mlpoliciesDelete,
+  mlpoliciesInstall,
+  mlpoliciesUninstall,
+  // VRRP: the fixed paths before /vrrp/{id}, which would otherwise take them.
+  vrrpStatus,
+  vrrpDeviceInterfaces,
+  vrrpList,
+  vrrpCreate,
+  vrrpGet,
+  vrrpUpdate,
+  vrrpDelete,
+  // App store (resource applications).
+  appstoreCatalog,
+  appstorePurchase,
+  appstorePurchasedList,
+  appstorePurchasedGet,
+  appstorePurchasedDelete,
+  appstoreActionGet,
+  appstoreActionPost,
 ];
 
 export function registerRoutes(app: ApiApp): void {

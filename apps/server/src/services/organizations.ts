@@ -9,6 +9,7 @@ import { conflict, notFound } from "../http/errors.ts";
 import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
+import { applyAccountNotificationDefaults } from "./notification-settings.ts";
 import { assertTunnelRangeChangeAllowed, readdressTunnels } from "./tunnel-range.ts";
 
 export function toOrganization(row: OrganizationRow): Organization {
@@ -84,6 +85,8 @@ export async function createOrganization(ctx: ServiceCtx, input: z.output<typeof
       input.name,
     );
     const org = toOrganization(row);
+    // The account's default notification configuration applies to organizations created after it was set.
+    await applyAccountNotificationDefaults(tx.db, org.id, row.account_id);
     await recordAudit(tx, { action: "create", resource: "organizations", resourceId: org.id, after: org, orgId: org.id });
     return org;
   });

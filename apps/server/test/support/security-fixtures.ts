@@ -10,6 +10,7 @@
  * Issue-4 helpers: add an entry for each new `{id}` path of your resources.
  */
 import { insertTestJob, insertValidDevice } from "./device-fixtures.ts";
+import { insertTestDevice } from "./devices.ts";
 import type { TestServer } from "./test-server.ts";
 import { createPeer, createTunnels, PEER, tunnelBody, wanDevice } from "./tunnels.ts";
 
@@ -63,4 +64,69 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
     return { params: { id: device.id, interfaceId: device.wan.id } };
   },
   "/api/jobs/{id}": async (t) => ({ params: { id: await insertTestJob(t, (await insertValidDevice(t)).id) } }),
+  // ---- Resources of the resources helper (issue 4): notifications are bulk routes without {id}. ----
+  "/api/pathlabels/{id}": async (t) => ({
+    params: { id: (await created(t, "/api/pathlabels", { name: unique("fixture label") })).id },
+    bodies: { put: { name: unique("fixture label") } },
+  }),
+  "/api/mlpolicies/{id}": async (t) => ({
+    params: { id: (await created(t, "/api/mlpolicies", { name: unique("fixture policy") })).id },
+    bodies: { put: { name: unique("fixture policy") } },
+  }),
+  "/api/mlpolicies/{id}/install": async (t) => ({
+    params: { id: (await created(t, "/api/mlpolicies", { name: unique("fixture policy") })).id },
+    bodies: { post: { filter: [] } },
+  }),
+  "/api/mlpolicies/{id}/uninstall": async (t) => ({
+    params: { id: (await created(t, "/api/mlpolicies", { name: unique("fixture policy") })).id },
+    bodies: { post: { filter: [] } },
+  }),
+  "/api/vrrp/{id}": async (t) => {
+    const body = await vrrpBody(t);
+    return { params: { id: (await created(t, "/api/vrrp", body)).id }, bodies: { put: body } };
+  },
+  "/api/appstore/purchased/{id}": async (t) => ({ params: { id: await purchased(t, "remote-vpn") } }),
+  "/api/appstore/purchased/{id}/action": async (t) => ({
+    params: { id: await purchased(t, "config-snapshot") },
+    bodies: { post: { action: "take-snapshot", params: { label: "fixture" } } },
+  }),
+  // /api/appstore/purchase/{id} takes a catalog id, not a tenant's resource: every tenant may buy every app.
 };
+
+let fixtureCounter = 0;
+const unique = (prefix: string) => `${prefix} ${++fixtureCounter}-${Math.random().toString(36).slice(2, 8)}`;
+
+async function created(t: TestServer, path: string, body: unknown): Promise<{ id: string }> {
+  const res = await t.api<{ id: string }>("POST", path, { token: t.admin.token, body });
+  if (res.status !== 201) throw new Error(`fixture ${path}: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** A VRRP group body over two new devices on one LAN, with a virtual router id no group of the org uses. */
+async function vrrpBody(t: TestServer) {
+  const a = await insertTestDevice(t, { lanIp: "192.168.77.2" });
+  const b = await insertTestDevice(t, { lanIp: "192.168.77.3" });
+  const groups = await t.api<{ virtualRouterId: number }[]>("GET", "/api/vrrp", { token: t.admin.token, query: { limit: 1000 } });
+  const used = new Set(groups.body.map((g) => g.virtualRouterId));
+  const vrid = Array.from({ length: 255 }, (_, i) => i + 1).find((n) => !used.has(n));
+  return {
+    name: unique("fixture group"),
+    virtualRouterId: vrid,
+    virtualIp: "192.168.77.1",
+    devices: [
+      { device: a.id, interface: a.lan.devId },
+      { device: b.id, interface: b.lan.devId },
+    ],
+  };
+}
+
+/** The admin organization's purchase of a catalog app, bought when missing. */
+async function purchased(t: TestServer, appId: string): Promise<string> {
+  const list = await t.api<{ id: string }[]>("GET", "/api/appstore/purchased", {
+    token: t.admin.token,
+    query: { filter: JSON.stringify([{ key: "app", op: "==", val: appId }]) },
+  });
+  const existing = list.body[0];
+  if (existing) return existing.id;
+  return (await created(t, `/api/appstore/purchase/${appId}`, undefined)).id;
+}

@@ -1,0 +1,39 @@
+/** What a catalog application is: its actions, each with a params schema and the work it does. */
+import type { z } from "zod";
+import type { ServiceCtx } from "../services/context.ts";
+
+export interface ActionOutcome {
+  /** The application's state after the action (replaces the stored state). */
+  state: Record<string, unknown>;
+  /** What the caller gets back. */
+  result: Record<string, unknown>;
+  /** One line for `lastAction.result`. */
+  summary: string;
+}
+
+export interface AppActionContext {
+  /** The request's context, inside the action's transaction. */
+  ctx: ServiceCtx;
+  /** The purchased application's id (associated data of its encrypted secrets). */
+  purchaseId: string;
+  state: Record<string, unknown>;
+}
+
+export interface AppActionDefinition<P extends z.ZodType = z.ZodType> {
+  description: string;
+  /** Validates the params; query text arrives as strings, so numbers are coerced. */
+  params: P;
+  run(context: AppActionContext, params: z.output<P>): Promise<ActionOutcome>;
+}
+
+export interface AppDefinition {
+  id: string;
+  name: string;
+  description: string;
+  actions: Record<string, AppActionDefinition>;
+}
+
+/** Keeps each action's params type tied to its schema. */
+export function defineAction<P extends z.ZodType>(action: AppActionDefinition<P>): AppActionDefinition {
+  return action as unknown as AppActionDefinition;
+}

@@ -1,0 +1,26 @@
+import { jobsQueuedResponse } from "../../http/accepted.ts";
+import type { ApiApp } from "../../http/env.ts";
+import { requestCtx } from "../../http/request-ctx.ts";
+import { defineRoute } from "../../http/route.ts";
+import { IdParams, jsonBody } from "../../http/schemas.ts";
+import { installMlPolicy } from "../../services/mlpolicy-install.ts";
+import { acceptedFanOut, DeviceSelectionSchema, SELECTION_TEXT } from "./schemas.ts";
+
+export const route = defineRoute({
+  method: "post",
+  path: "/mlpolicies/{id}/install",
+  operationId: "installMlPolicy",
+  tags: ["mlpolicies"],
+  summary: "Install the policy on many devices at once (one mlpolicy job per device whose config changes)",
+  description: `${SELECTION_TEXT} Devices running another policy switch to this one. Unknown device ids: 404 naming them, nothing changes. 202 with the job ids (Location lists them when there are at most 100).`,
+  auth: { resource: "mlpolicies" },
+  request: { params: IdParams, body: jsonBody(DeviceSelectionSchema) },
+  responses: { 202: jobsQueuedResponse },
+});
+
+export function register(app: ApiApp) {
+  app.openapi(route, async (c) => {
+    const { jobIds } = await installMlPolicy(requestCtx(c), c.req.valid("param").id, c.req.valid("json"));
+    return acceptedFanOut(c, jobIds);
+  });
+}

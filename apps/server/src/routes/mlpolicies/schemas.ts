@@ -1,0 +1,24 @@
+import { z } from "@hono/zod-openapi";
+import { Id, MlPolicy, MlPolicyCreate } from "@tern/protocol";
+import type { Context } from "hono";
+import { acceptedWithJobs } from "../../http/accepted.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { DEVICE_SELECTION_KEYS, DeviceSelection } from "../../services/device-selection.ts";
+
+export const MlPolicySchema = MlPolicy.meta({ id: "MlPolicy" });
+export const MlPolicyCreateSchema = MlPolicyCreate.meta({ id: "MlPolicyCreate" });
+export const MlPolicyChangedSchema = MlPolicy.extend({
+  /** Jobs queued for the devices that run the policy. */
+  jobIds: z.array(Id),
+}).meta({ id: "MlPolicyChanged" });
+export const DeviceSelectionSchema = DeviceSelection.meta({ id: "DeviceSelection" });
+
+export const SELECTION_TEXT = `Body: \`deviceIds\` (at most 10,000) or \`filter\` (a JSON array of {key, op, val} over the devices; \`[]\` = every device of the organization). Filter keys: ${DEVICE_SELECTION_KEYS}.`;
+
+/** Above this many jobs the Location header (one id each) would outgrow what HTTP clients accept; the body has them all. */
+const MAX_LOCATION_IDS = 100;
+
+export function acceptedFanOut(c: Context<AppEnv>, jobIds: string[]) {
+  if (jobIds.length <= MAX_LOCATION_IDS) return acceptedWithJobs(c, jobIds);
+  return c.json({ jobIds }, 202);
+}

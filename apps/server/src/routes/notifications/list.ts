@@ -1,0 +1,28 @@
+import { z } from "@hono/zod-openapi";
+import type { ApiApp } from "../../http/env.ts";
+import { foldListQuery, ListQuerySchema, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
+import { requestCtx } from "../../http/request-ctx.ts";
+import { defineRoute } from "../../http/route.ts";
+import { jsonResponse } from "../../http/schemas.ts";
+import { listNotifications } from "../../services/notifications.ts";
+import { NOTIFICATION_KEYS, NotificationSchema } from "./schemas.ts";
+
+export const route = defineRoute({
+  method: "get",
+  path: "/notifications",
+  operationId: "listNotifications",
+  tags: ["notifications"],
+  summary: "Notifications of the organization, each with its device id",
+  description: `${NOTIFICATION_KEYS} Sort keys: the same except severity sorts by rank (info < warning < critical); default lastSeenAt desc.`,
+  auth: { resource: "notifications" },
+  request: { query: ListQuerySchema },
+  responses: { 200: { ...jsonResponse(z.array(NotificationSchema), "Notifications"), headers: recordsTotalHeader } },
+});
+
+export function register(app: ApiApp) {
+  app.openapi(route, async (c) => {
+    const { items, total } = await listNotifications(requestCtx(c), foldListQuery(c.req.valid("query")));
+    withRecordsTotal(c, total);
+    return c.json(items, 200);
+  });
+}
