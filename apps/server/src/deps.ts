@@ -4,6 +4,8 @@ import type { RateLimiter } from "./auth/rate-limiter.ts";
 import type { ServerConfig } from "./config.ts";
 import type { DatabaseKind } from "./db/database.ts";
 import type { Db } from "./db/schema.ts";
+import type { DeviceLink } from "./gateway/device-link.ts";
+import type { ServerMetrics } from "./metrics/server-metrics.ts";
 import type { Keyring } from "./secrets/keyring.ts";
 
 export interface AppDeps {
@@ -14,4 +16,8 @@ export interface AppDeps {
   keyring: Keyring;
   /** Login attempts per client IP, and failed attempts per username. */
   loginLimits: { ip: RateLimiter; user: RateLimiter };
+  /** Prometheus metrics of this instance (GET /metrics). */
+  metrics: ServerMetrics;
+  /** Devices' websockets: on-demand reads and the gateway's events (an offline stand-in without a gateway). */
+  deviceLink: DeviceLink;
 }

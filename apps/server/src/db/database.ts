@@ -15,6 +15,10 @@ export type DatabaseKind = "pglite" | "postgres";
 export interface DatabaseHandle {
   db: Kysely<Database>;
   kind: DatabaseKind;
+  /** The PostgreSQL URL (the device gateway opens its own LISTEN connection with it). */
+  url?: string;
+  /** The embedded database itself (the device gateway LISTENs on it directly). */
+  pglite?: PGlite;
   /** Closes every connection (and the embedded database). */
   close(): Promise<void>;
 }
@@ -34,7 +38,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   if (target.kind === "postgres") {
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? 10, types: pgTypes });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: "postgres", close: () => db.destroy() };
+    return { db, kind: "postgres", url: target.url, close: () => db.destroy() };
   }
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
   const pglite = await PGlite.create({
@@ -42,5 +46,5 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite) }) });
-  return { db, kind: "pglite", close: () => db.destroy() };
+  return { db, kind: "pglite", pglite, close: () => db.destroy() };
 }
