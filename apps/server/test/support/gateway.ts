@@ -53,6 +53,8 @@ export interface GatewayHarness {
     count: number,
     options?: Partial<SimulatorInput> & { approved?: boolean; queueConfig?: boolean; connect?: boolean },
   ): Promise<{ fleet: Simulator; devices: SimRow[] }>;
+  /** A tunnel between two devices' WAN interfaces, and (unless `queue: false`) the jobs that configure it. */
+  tunnel(a: SimRow, b: SimRow, options?: { queue?: boolean }): Promise<{ id: string; jobIds: string[] }>;
   /** An admin change of the device (a static route numbered `n`): recompiles and queues a job. */
   change(deviceId: string, n?: number, type?: JobType): Promise<string[]>;
   jobs(ids: readonly string[]): Promise<JobRow[]>;
@@ -65,6 +67,7 @@ export interface GatewayHarness {
 }
 
 let routeCounter = 0;
+let tunnelCounter = 0;
 
 export async function waitUntil<T>(
   fn: () => Promise<T> | T,
@@ -176,6 +179,30 @@ export async function createGatewayHarness(env: Record<string, string> = {}): Pr
       if (connect) await fleet.connectAll();
       return { fleet, devices };
     },
+    async tunnel(a, b, options = {}) {
+      const id = randomUUID();
+      const num = ++tunnelCounter;
+      await database.db
+        .insertInto("tunnels")
+        .values({
+          id,
+          organization_id: org.id,
+          num,
+          device_a: a.id,
+          interface_a: a.wanId,
+          device_b: b.id,
+          interface_b: b.wanId,
+          endpoint_key: [`${a.id}:${a.wanId}`, `${b.id}:${b.wanId}`].sort().join("|"),
+          psk_enc: server.deps.keyring.encrypt(randomBytes(16).toString("hex"), id),
+          notifications: toJson({ rtt: null, dropRate: null }),
+        })
+        .execute();
+      if (options.queue === false) return { id, jobIds: [] };
+      const queued = await inTransaction(ctx(), (tx) =>
+        queueConfigJobs(tx, { deviceIds: [a.id, b.id], type: "tunnels", tasks: [{ kind: "tunnel", summary: `tunnel ${num}` }] }),
+      );
+      return { id, jobIds: queued.jobIds };
+    },
     async change(deviceId, n = ++routeCounter, type = "modify") {
       const device = await database.db
         .selectFrom("devices")
@@ -211,8 +238,10 @@ export async function createGatewayHarness(env: Record<string, string> = {}): Pr
       return waitUntil(() => harness.jobs(ids), ok, timeoutMs, `jobs ${typeof state === "string" ? state : "condition"}`);
     },
     async restart() {
+      // Same port, so the devices' reconnect attempts reach the new server.
+      const port = server.port;
       await server.close();
-      server = await startServer(config, logger, { database });
+      server = await startServer({ ...config, PORT: port }, logger, { database });
     },
     async startAnother(extra = {}) {
       if (database.kind !== "postgres" || !database.url) throw new Error("several instances need PostgreSQL");
