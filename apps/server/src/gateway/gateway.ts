@@ -20,13 +20,14 @@ import { DeviceConnection } from "./connection.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type RequestParams } from "./device-link.ts";
 import { DutyRunner } from "./duties.ts";
 import type { GatewayEvents } from "./events.ts";
-import { LinkHandler, loadTunnelSides } from "./link-handler.ts";
+import { LinkHandler } from "./link-handler.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
 import { PublicAddressTracker } from "./live-state/public-address.ts";
 import { deleteExpiredSamples } from "./live-state/retention.ts";
 import { type GatewayOptions, gatewayOptions } from "./options.ts";
 import { RequestRouter, type RpcMessage } from "./requests.ts";
 import { heartbeat, openSession, reapStaleLinks, registerInstance, unregisterInstance } from "./sessions.ts";
+import { loadTunnelSides } from "./tunnel-sides.ts";
 import { authenticateUpgrade, refuseUpgrade } from "./upgrade.ts";
 
 export interface Gateway extends DeviceLink {

@@ -7,7 +7,6 @@
  * link never sent is refused with an `error` message.
  */
 import { CLOSE_CODES, type DeviceMessage, type Hello, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@tern/protocol";
-import type { Db } from "../db/schema.ts";
 import type { AppDeps } from "../deps.ts";
 import { type JobEngine, lockDevice } from "../jobs/job-engine.ts";
 import { requeueRunning } from "../jobs/job-store.ts";
@@ -19,6 +18,7 @@ import { ingestStatus, type StatusIngestDeps } from "./live-state/ingest-status.
 import { initialHistory } from "./live-state/public-address.ts";
 import type { GatewayOptions } from "./options.ts";
 import { closeSession, openSession } from "./sessions.ts";
+import { loadTunnelSides } from "./tunnel-sides.ts";
 
 export interface LinkContext {
   deps: AppDeps;
@@ -32,16 +32,6 @@ export interface LinkContext {
   links: Map<string, DeviceConnection>;
   /** Work that must finish before shutdown (disconnect bookkeeping). */
   track(work: Promise<void>): void;
-}
-
-/** The device's tunnels and which end of each it is. */
-export async function loadTunnelSides(db: Db, deviceId: string): Promise<Map<string, "a" | "b">> {
-  const rows = await db
-    .selectFrom("tunnels")
-    .select(["id", "device_a"])
-    .where((eb) => eb.or([eb("device_a", "=", deviceId), eb("device_b", "=", deviceId)]))
-    .execute();
-  return new Map(rows.map((r) => [r.id, r.device_a === deviceId ? "a" : "b"]));
 }
 
 export class LinkHandler implements ConnectionHooks {
@@ -117,7 +107,7 @@ export class LinkHandler implements ConnectionHooks {
         .selectFrom("devices")
         .select(["desired_hash", "desired_config", "interfaces", "is_approved"])
         .where("id", "=", conn.deviceId)
-        .forUpdate()
+        .forNoKeyUpdate()
         .executeTakeFirst();
       if (!dev?.is_approved || conn.state !== "welcoming") return null;
       await openSession(trx, conn, instanceId, hello);

@@ -99,25 +99,26 @@ export async function sessionOwner(db: Db, deviceId: string, staleMs: number): P
  * disconnected, and jobs that were running on those links wait in the queue again.
  */
 export async function reapStaleLinks(db: Db, staleMs: number): Promise<{ id: string; organization_id: string }[]> {
-  const interval = `${staleMs} milliseconds`;
-  const rows = await sql<{ id: string; organization_id: string }>`
-    with dead as (
-      delete from gateway_instances where heartbeat_at < now() - ${interval}::interval returning id
-    ), gone as (
-      delete from device_sessions s
-      where s.instance_id in (select id from dead)
-         or not exists (select 1 from gateway_instances i where i.id = s.instance_id)
-      returning s.device_id
-    )
-    update devices set connection = 'disconnected'
-    where connection = 'connected'
-      and (id in (select device_id from gone)
-           or not exists (select 1 from device_sessions s where s.device_id = devices.id))
+  await sql`delete from gateway_instances where heartbeat_at < now() - ${`${staleMs} milliseconds`}::interval`.execute(db);
+  const orphaned = sql`select device_id from device_sessions s
+    where not exists (select 1 from gateway_instances i where i.id = s.instance_id)`;
+  // Device rows first, in id order, like every other writer (a hello locks the device, then its session).
+  const locked = await sql<{ id: string }>`select id from devices
+    where id in (${orphaned})
+       or (connection = 'connected' and not exists (select 1 from device_sessions s where s.device_id = devices.id))
+    order by id for no key update`.execute(db);
+  if (locked.rows.length === 0) return [];
+  const ids = locked.rows.map((r) => r.id);
+  await sql`delete from device_sessions s where s.device_id = any(${ids}::uuid[])
+    and not exists (select 1 from gateway_instances i where i.id = s.instance_id)`.execute(db);
+  const rows = await sql<{ id: string; organization_id: string }>`update devices set connection = 'disconnected'
+    where id = any(${ids}::uuid[]) and connection = 'connected'
+      and not exists (select 1 from device_sessions s where s.device_id = devices.id)
     returning id, organization_id`.execute(db);
-  const ids = rows.rows.map((r) => r.id);
-  if (ids.length) {
+  const gone = rows.rows.map((r) => r.id);
+  if (gone.length) {
     await sql`update jobs set state = 'queued', started_at = null, apply_id = null, sent_hash = null
-      where state = 'running' and device_id = any(${ids}::uuid[])`.execute(db);
+      where state = 'running' and device_id = any(${gone}::uuid[])`.execute(db);
   }
   return rows.rows;
 }

@@ -19,6 +19,7 @@ import type { AppDeps } from "../deps.ts";
 import type { DeviceConnection } from "../gateway/connection.ts";
 import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
 import type { GatewayOptions } from "../gateway/options.ts";
+import { loadTunnelSides } from "../gateway/tunnel-sides.ts";
 import { systemCtx } from "../services/context.ts";
 import { queueConfigJobs } from "../services/desired-config.ts";
 import {
@@ -119,7 +120,7 @@ export class JobEngine {
       .selectFrom("devices")
       .select(["desired_config", "desired_hash", "sync_attempts", "auto_sync_paused"])
       .where("id", "=", conn.deviceId)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst();
     if (!dev) return { kind: "gone", settled: emptySettled() };
     const settled = await this.settleByHash(trx, conn.deviceId, conn.appliedHash, dev.desired_hash);
@@ -215,6 +216,11 @@ export class JobEngine {
         ? { reason: "device", message: `device reported hash ${msg.appliedHash} after applying another`, drivers: msg.drivers }
         : { reason: "device", message: msg.error ?? "apply failed", drivers: msg.drivers };
       s.failed.push(...(await failApply(trx, msg.id, error)).map((j) => ({ ...j, error })));
+      // A new config may add or remove tunnels: the device's next reports name them.
+      if (msg.ok) {
+        conn.tunnelSides = await loadTunnelSides(trx, conn.deviceId);
+        conn.tunnelSidesLoadedAt = Date.now();
+      }
       return s;
     });
     if (!msg.ok) conn.logger.warn({ error: msg.error, rolledBack: msg.rolledBack }, "apply failed on the device");
@@ -229,6 +235,8 @@ export class JobEngine {
       const dev = await lockDevice(trx, conn.deviceId);
       if (!dev) return emptySettled();
       await trx.updateTable("devices").set({ applied_hash: hash }).where("id", "=", conn.deviceId).execute();
+      conn.tunnelSides = await loadTunnelSides(trx, conn.deviceId);
+      conn.tunnelSidesLoadedAt = Date.now();
       return this.settleByHash(trx, conn.deviceId, hash, dev.desired_hash);
     });
     // The config in flight is reported applied: its result is no longer needed to finish its jobs.
@@ -268,6 +276,6 @@ export function lockDevice(trx: Db, deviceId: string) {
     .selectFrom("devices")
     .select(["desired_hash", "desired_config"])
     .where("id", "=", deviceId)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst();
 }

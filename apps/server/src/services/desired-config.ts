@@ -251,17 +251,21 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   const jobIds: string[] = [];
   const ids = [...new Set(input.deviceIds)];
   if (ids.length === 0) return { jobIds, warnings };
-  const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
+  // Lock the devices first, in id order: every writer of device rows that locks several in the
+  // same order (the device gateway does too) cannot deadlock with another.
   const current = new Map(
     (
       await ctx.db
         .selectFrom("devices")
         .select(["id", "desired_hash"])
         .where("organization_id", "=", ctx.org.id)
-        .where("id", "=", anyUuid([...inputs.keys()]))
+        .where("id", "=", anyUuid(ids))
+        .orderBy("id")
+        .forNoKeyUpdate()
         .execute()
     ).map((d) => [d.id, d.desired_hash]),
   );
+  const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
   const jobs: { id: string; deviceId: string; hash: string; config: string }[] = [];
   const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
   for (const [deviceId, compileInput] of inputs) {

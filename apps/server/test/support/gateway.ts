@@ -51,7 +51,13 @@ export interface GatewayHarness {
   /** Inserts `count` approved devices with their first config queued, and a simulator fleet for them. */
   fleet(
     count: number,
-    options?: Partial<SimulatorInput> & { approved?: boolean; queueConfig?: boolean; connect?: boolean },
+    options?: Partial<SimulatorInput> & {
+      approved?: boolean;
+      queueConfig?: boolean;
+      connect?: boolean;
+      /** Report the simulator's default public addresses (off: they would re-configure devices at their first status). */
+      publicAddresses?: boolean;
+    },
   ): Promise<{ fleet: Simulator; devices: SimRow[] }>;
   /** A tunnel between two devices' WAN interfaces, and (unless `queue: false`) the jobs that configure it. */
   tunnel(a: SimRow, b: SimRow, options?: { queue?: boolean }): Promise<{ id: string; jobIds: string[] }>;
@@ -116,7 +122,7 @@ export async function createGatewayHarness(env: Record<string, string> = {}): Pr
     config,
     org,
     async fleet(count, options = {}) {
-      const { approved = true, queueConfig = true, connect = true, ...simOptions } = options;
+      const { approved = true, queueConfig = true, connect = true, publicAddresses = false, ...simOptions } = options;
       const fleet = Simulator.create({
         server: server.url,
         token: "unused: devices are inserted by the test",
@@ -165,6 +171,7 @@ export async function createGatewayHarness(env: Record<string, string> = {}): Pr
           })
           .execute();
         d.useCredentials({ deviceId: id, deviceToken: token, isApproved: approved });
+        if (!publicAddresses) d.setPublicAddress({ publicIp: "", publicPort: null });
         devices.push({ id, token, machineId: d.machineId, position: d.position, wanId: interfaces[0]!.id });
       }
       if (queueConfig) {

@@ -227,7 +227,10 @@ async function upsertStates(db: Db, rows: StateRow[]): Promise<void> {
     on conflict (device_id) do update set reported_at = excluded.reported_at, received_at = excluded.received_at,
       applied_hash = excluded.applied_hash, applying = excluded.applying, interfaces = excluded.interfaces,
       bgp = excluded.bgp, vrrp = excluded.vrrp, health = excluded.health`.execute(db);
-  // Deleted devices vanish from the update on their own; the row lock is short.
-  await sql`update devices set last_seen_at = now() where id = any(${ids}::uuid[])
-    and (last_seen_at is null or last_seen_at < now() - ${LAST_SEEN_RESOLUTION}::interval)`.execute(db);
+  // A device row someone else holds is skipped (refreshed at a later flush): ingestion never waits
+  // for, or deadlocks with, an admin change of the same devices.
+  await sql`update devices set last_seen_at = now() where id in (
+      select id from devices where id = any(${ids}::uuid[])
+        and (last_seen_at is null or last_seen_at < now() - ${LAST_SEEN_RESOLUTION}::interval)
+      order by id for no key update skip locked)`.execute(db);
 }

@@ -91,12 +91,16 @@ export class PublicAddressTracker {
   private async write(conn: DeviceConnection, devId: string, h: PublicAddressHistory, applyAddress: boolean): Promise<void> {
     const org = { id: conn.device.orgId, accountId: conn.device.accountId, name: conn.device.orgName };
     const jobs = await this.deps.db.transaction().execute(async (trx) => {
-      const row = await trx
+      // The device and the far ends of its tunnels are all re-configured: lock them in id order, as queueConfigJobs does.
+      const affected = await tunnelNeighbours(trx, org.id, conn.deviceId);
+      await trx
         .selectFrom("devices")
-        .select(["interfaces"])
-        .where("id", "=", conn.deviceId)
-        .forUpdate()
-        .executeTakeFirst();
+        .select("id")
+        .where("id", "in", [conn.deviceId, ...affected])
+        .orderBy("id")
+        .forNoKeyUpdate()
+        .execute();
+      const row = await trx.selectFrom("devices").select(["interfaces"]).where("id", "=", conn.deviceId).executeTakeFirst();
       if (!row) return [];
       let addressChanged = false;
       const interfaces = row.interfaces.map((itf) => {
@@ -116,7 +120,6 @@ export class PublicAddressTracker {
         .execute();
       await storeHistory(trx, conn);
       if (!addressChanged) return [];
-      const affected = await tunnelNeighbours(trx, org.id, conn.deviceId);
       const queued = await queueConfigJobs(
         { ...systemCtx(this.deps, org), db: trx },
         {
