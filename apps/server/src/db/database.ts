@@ -37,6 +37,10 @@ const pgTypes = {
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "postgres") {
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? 10, types: pgTypes });
+    // An idle connection that the server ends (restart, pg_terminate_backend, DROP DATABASE … FORCE) makes the
+    // pool emit 'error'; unheard, that event would crash the process. The pool drops that connection by itself
+    // and the next query opens a new one, so there is nothing else to do.
+    pool.on("error", () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: "postgres", url: target.url, close: () => db.destroy() };
   }
