@@ -60,6 +60,8 @@ export class DeviceConnection {
   missedPongs = 0;
   /** What the device last said it has applied (hello, result or status). */
   appliedHash: string | null = null;
+  /** The applied hash jobs were last settled against (undefined: never). */
+  settledHash: string | null | undefined = undefined;
   /** The applied hash of the last status (a change is worth a look at the jobs). */
   lastStatusHash: string | null | undefined = undefined;
   /** The device's own `applying` flag from its last status. */

@@ -111,7 +111,7 @@ export class LinkHandler implements ConnectionHooks {
         .executeTakeFirst();
       if (!dev?.is_approved || conn.state !== "welcoming") return null;
       await openSession(trx, conn, instanceId, hello);
-      const settled = await engine.settleByHash(trx, conn.deviceId, hello.appliedHash, dev.desired_hash);
+      const settled = await engine.settleByHash(trx, conn, hello.appliedHash, dev.desired_hash);
       // Whatever is still running came from an earlier link (or a dead instance): it goes out again.
       await requeueRunning(trx, conn.deviceId);
       const tunnels = await loadTunnelSides(trx, conn.deviceId);

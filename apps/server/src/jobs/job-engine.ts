@@ -62,8 +62,15 @@ export class JobEngine {
    * Inside a transaction that holds the device row: the device reports `hash`
    * applied, so the jobs it satisfies complete and timed-out ones are corrected.
    */
-  async settleByHash(trx: Db, deviceId: string, hash: string | null, desiredHash: string | null): Promise<Settled> {
+  async settleByHash(
+    trx: Db,
+    conn: { deviceId: string; settledHash?: string | null },
+    hash: string | null,
+    desiredHash: string | null,
+  ): Promise<Settled> {
     const settled = emptySettled();
+    const deviceId = conn.deviceId;
+    conn.settledHash = hash;
     if (!hash) return settled;
     settled.completed = await completeByHash(trx, deviceId, hash, desiredHash);
     settled.corrected = await correctTimedOut(trx, deviceId, hash);
@@ -123,7 +130,11 @@ export class JobEngine {
       .forNoKeyUpdate()
       .executeTakeFirst();
     if (!dev) return { kind: "gone", settled: emptySettled() };
-    const settled = await this.settleByHash(trx, conn.deviceId, conn.appliedHash, dev.desired_hash);
+    // Only a hash not settled yet can finish jobs here (a new queued job for the applied hash still goes out).
+    const settled =
+      conn.appliedHash !== conn.settledHash
+        ? await this.settleByHash(trx, conn, conn.appliedHash, dev.desired_hash)
+        : emptySettled();
 
     if (dev.desired_config && dev.desired_hash) {
       const applyId = randomUUID();
@@ -210,7 +221,7 @@ export class JobEngine {
       const dev = await lockDevice(trx, conn.deviceId);
       if (!dev) return emptySettled();
       await trx.updateTable("devices").set({ applied_hash: msg.appliedHash }).where("id", "=", conn.deviceId).execute();
-      const s = await this.settleByHash(trx, conn.deviceId, msg.appliedHash, dev.desired_hash);
+      const s = await this.settleByHash(trx, conn, msg.appliedHash, dev.desired_hash);
       // Whatever of this apply is still running did not get applied: a failed result, or success with another hash.
       const error: JobError = msg.ok
         ? { reason: "device", message: `device reported hash ${msg.appliedHash} after applying another`, drivers: msg.drivers }
@@ -237,7 +248,7 @@ export class JobEngine {
       await trx.updateTable("devices").set({ applied_hash: hash }).where("id", "=", conn.deviceId).execute();
       conn.tunnelSides = await loadTunnelSides(trx, conn.deviceId);
       conn.tunnelSidesLoadedAt = Date.now();
-      return this.settleByHash(trx, conn.deviceId, hash, dev.desired_hash);
+      return this.settleByHash(trx, conn, hash, dev.desired_hash);
     });
     // The config in flight is reported applied: its result is no longer needed to finish its jobs.
     if (conn.inFlight && hash === conn.inFlight.hash) {
