@@ -6,7 +6,7 @@
  * results, reports and disconnect are handled in the order they happened.
  */
 import { randomUUID } from "node:crypto";
-import type { DeviceMessage, Response, ServerMessage } from "@tern/protocol";
+import type { DeviceMessage, Hello, Response, ServerMessage } from "@tern/protocol";
 import type { Logger } from "pino";
 import WebSocket from "ws";
 import type { PublicAddressHistory } from "../db/schema.ts";
@@ -74,7 +74,8 @@ export class DeviceConnection {
   tunnelSidesLoadedAt = 0;
   /** The device's configured interfaces by devId, and what their public addresses did lately. */
   publicAddresses: Record<string, PublicAddressHistory> = {};
-  agentVersion = "";
+  /** The hello this link was welcomed with. */
+  hello: Hello | null = null;
   readonly logger: Logger;
 
   private chain: Promise<void> = Promise.resolve();
@@ -82,6 +83,8 @@ export class DeviceConnection {
   private readonly bucket: TokenBucket;
   private drops = 0;
   private lastRateErrorAt = 0;
+  private lastFaultLogAt = 0;
+  private faultsNotLogged = 0;
   private helloTimer: NodeJS.Timeout | null;
 
   constructor(
@@ -158,7 +161,15 @@ export class DeviceConnection {
 
   fault(kind: WsErrorKind, message: string): void {
     this.metrics.wsErrors.inc({ kind });
-    this.logger.warn({ kind }, message);
+    // One line per second at most, with the count of those left out: a misbehaving device cannot flood the log.
+    const now = Date.now();
+    if (now - this.lastFaultLogAt < 1000) {
+      this.faultsNotLogged++;
+      return;
+    }
+    this.lastFaultLogAt = now;
+    this.logger.warn({ kind, notLogged: this.faultsNotLogged || undefined }, message);
+    this.faultsNotLogged = 0;
   }
 
   close(code: number, reason: string): void {

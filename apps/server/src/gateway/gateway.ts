@@ -228,18 +228,12 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       logger.warn("this instance was presumed dead by another; re-registering its links");
       await registerInstance(db, instanceId);
       for (const conn of links.values()) {
-        if (conn.state !== "ready") continue;
+        const hello = conn.hello;
+        if (conn.state !== "ready" || !hello) continue;
         void conn.serial("re-claim", async () => {
-          await db.transaction().execute((trx) =>
-            openSession(trx, conn, instanceId, {
-              type: "hello",
-              protocolVersion: 0,
-              agentVersion: conn.agentVersion,
-              machineId: conn.device.machineId,
-              hostname: "",
-              appliedHash: conn.appliedHash,
-            }),
-          );
+          await db
+            .transaction()
+            .execute((trx) => openSession(trx, conn, instanceId, { ...hello, appliedHash: conn.appliedHash }));
         });
       }
     } catch (err) {

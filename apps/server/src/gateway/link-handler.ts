@@ -95,7 +95,7 @@ export class LinkHandler implements ConnectionHooks {
     }
     conn.state = "welcoming";
     conn.helloDone();
-    conn.agentVersion = hello.agentVersion;
+    conn.hello = hello;
     conn.appliedHash = hello.appliedHash;
     void conn.serial("hello", () => this.welcome(conn, hello));
   }

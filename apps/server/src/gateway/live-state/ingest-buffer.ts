@@ -146,8 +146,9 @@ export class IngestBuffer {
     } catch (err) {
       this.metrics.ingestWriteFailures.inc();
       this.failures++;
-      // A batch that fails again and again would block every later one: after a few tries it is dropped.
-      if (this.failures < MAX_TRIES) {
+      // The database being away is waited out (the buffer bounds what is kept); a batch that fails for
+      // another reason again and again would block every later one, so after a few tries it is dropped.
+      if (isTransient(err) || this.failures < MAX_TRIES) {
         this.warn("writing live state failed; keeping it for the next flush", err);
         this.requeue(samples, states, latest);
       } else {
@@ -179,6 +180,13 @@ export class IngestBuffer {
     this.lastErrorLogAt = now;
     this.logger.warn({ err, buffered: this.samples.length }, message);
   }
+}
+
+/** Errors of an unreachable or restarting database, as opposed to errors of the batch itself. */
+export function isTransient(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== "string") return true;
+  return code.startsWith("08") || ["57P01", "57P02", "57P03", "53300", "40001", "40P01"].includes(code) || /^E[A-Z]+$/.test(code);
 }
 
 function columns(rows: SampleRow[]) {
