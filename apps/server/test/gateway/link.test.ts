@@ -9,7 +9,8 @@ import type { GatewayEventMap } from "../../src/gateway/events.ts";
 import { useGatewayServer, waitUntil } from "../support/gateway.ts";
 import { helloFor, openRawLink } from "../support/raw-link.ts";
 
-const g = useGatewayServer({ TERN_WS_PING_INTERVAL_MS: "150", TERN_WS_PING_MISSES: "2" });
+// Pings often, so a silent device is dropped within about a second; three misses leave room for a busy machine.
+const g = useGatewayServer({ TERN_WS_PING_INTERVAL_MS: "250", TERN_WS_PING_MISSES: "3" });
 
 const connection = (id: string) =>
   g.database.db
@@ -87,7 +88,7 @@ describe("device link", () => {
     const device = devices[0]!;
     const sim = fleet.device(0);
     // Answers pings while alive: still connected after several ping periods.
-    await new Promise((r) => setTimeout(r, 600));
+    await new Promise((r) => setTimeout(r, 1500));
     expect(g.server.gateway.isConnectedHere(device.id)).toBe(true);
 
     const welcomedAgain = sim.waitFor("welcome", { timeoutMs: 10_000 });
