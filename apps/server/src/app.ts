@@ -12,6 +12,7 @@ import type { AppDeps } from "./deps.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, handleError } from "./http/errors.ts";
 import { API_BASE, createApi, openApiDocument } from "./http/openapi.ts";
+import { METRICS_PATH, mountMetrics } from "./metrics/route.ts";
 
 function clientIp(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
@@ -38,7 +39,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     c.set("clientIp", clientIp(c, deps.config.TERN_TRUST_PROXY));
     await next();
     const entry = { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) };
-    if (c.req.path === `${API_BASE}/health`) c.get("logger").debug(entry, "request");
+    if (c.req.path === `${API_BASE}/health` || c.req.path === METRICS_PATH) c.get("logger").debug(entry, "request");
     else c.get("logger").info(entry, "request");
   });
   app.use(
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const document = openApiDocument(app);
   app.get(`${API_BASE}/openapi.json`, (c) => c.json(document));
   app.get(`${API_BASE}/docs`, swaggerUI({ url: `${API_BASE}/openapi.json`, title: "Tern API" }));
+  mountMetrics(app, deps);
 
   app.notFound((c) => errorResponse(c, new ApiError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));
   app.onError(handleError);

@@ -52,6 +52,37 @@ export const ServerConfig = z.object({
   TERN_MAX_BODY_BYTES: PositiveInt.default(1024 * 1024),
   /** Seconds to wait for in-flight requests on SIGTERM before closing connections. */
   TERN_SHUTDOWN_GRACE: PositiveInt.default(10),
+
+  // Device gateway and job engine (docs/gateway.md). Times are in milliseconds.
+  /** Websocket ping period, and how many pings in a row may go unanswered before the link is dropped. */
+  TERN_WS_PING_INTERVAL_MS: PositiveInt.default(20_000),
+  TERN_WS_PING_MISSES: PositiveInt.max(100).default(4),
+  /** A connection that sends no valid `hello` within this time is closed. */
+  TERN_WS_HELLO_TIMEOUT_MS: PositiveInt.default(10_000),
+  /** Messages per second a device may send (sustained), and the burst above it. */
+  TERN_DEVICE_RATE: PositiveInt.default(20),
+  TERN_DEVICE_RATE_BURST: PositiveInt.default(200),
+  /** Status period told to devices in `welcome` when their config does not set one. */
+  TERN_STATUS_INTERVAL_MS: PositiveInt.min(100).default(5_000),
+  /** An `apply` without a result after this long fails its jobs with reason `timeout`. */
+  TERN_JOB_TIMEOUT_MS: PositiveInt.default(180_000),
+  /** Automatic re-syncs of a drifted device since the last change before auto-sync pauses. */
+  TERN_AUTO_SYNC_ATTEMPTS: z.coerce.number().int().min(0).max(100).default(2),
+  /** How often each periodic duty (time-outs, stale links, retention) runs, across all instances. */
+  TERN_DUTY_INTERVAL_MS: PositiveInt.default(5_000),
+  /** Instance heartbeat; an instance silent for 3 heartbeats is dead and its devices disconnected. */
+  TERN_INSTANCE_HEARTBEAT_MS: PositiveInt.default(10_000),
+  /** Days tunnel samples are kept. */
+  TERN_SAMPLE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(7),
+  /** Status ingestion: flush when this many samples wait, or every TERN_INGEST_FLUSH_MS; at most TERN_INGEST_MAX_BUFFERED wait. */
+  TERN_INGEST_BATCH_ROWS: PositiveInt.default(2_000),
+  TERN_INGEST_FLUSH_MS: PositiveInt.default(1_000),
+  TERN_INGEST_MAX_BUFFERED: PositiveInt.default(200_000),
+  /** More than this many public IP/port changes of one interface within the window rate-limits it. */
+  TERN_PUBLIC_ADDRESS_MAX_CHANGES: PositiveInt.default(5),
+  TERN_PUBLIC_ADDRESS_WINDOW_MS: PositiveInt.default(600_000),
+  /** Bearer token GET /metrics requires; unset = open (bind HOST to a private address or filter it). */
+  TERN_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 

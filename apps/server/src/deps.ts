@@ -4,6 +4,8 @@ import type { RateLimiter } from "./auth/rate-limiter.ts";
 import type { ServerConfig } from "./config.ts";
 import type { DatabaseKind } from "./db/database.ts";
 import type { Db } from "./db/schema.ts";
+import type { DeviceLink } from "./gateway/device-link.ts";
+import type { ServerMetrics } from "./metrics/server-metrics.ts";
 import type { Keyring } from "./secrets/keyring.ts";
 import type { DeviceStatusReader } from "./services/device-status.ts";
 
@@ -19,4 +21,8 @@ export interface AppDeps {
   registerLimit: RateLimiter;
   /** Where device status reads come from; the device gateway installs its own (default: nothing reported yet). */
   deviceStatus?: DeviceStatusReader;
+  /** Prometheus metrics of this instance (GET /metrics). */
+  metrics: ServerMetrics;
+  /** Devices' websockets: on-demand reads and the gateway's events (an offline stand-in without a gateway). */
+  deviceLink: DeviceLink;
 }

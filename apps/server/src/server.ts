@@ -16,8 +16,12 @@ import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import type { AppDeps } from "./deps.ts";
+import { offlineDeviceLink } from "./gateway/device-link.ts";
+import { GatewayEvents } from "./gateway/events.ts";
+import { createGateway, type Gateway } from "./gateway/gateway.ts";
 import type { AppEnv } from "./http/env.ts";
 import { API_BASE } from "./http/openapi.ts";
+import { createServerMetrics } from "./metrics/server-metrics.ts";
 import { createKeyring } from "./secrets/keyring.ts";
 import { loadServerKey } from "./secrets/server-key.ts";
 import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
@@ -29,6 +33,8 @@ export interface RunningServer {
   app: OpenAPIHono<AppEnv>;
   /** The Node HTTP server (the device gateway attaches its websocket upgrade here). */
   http: ServerType;
+  /** The device gateway: websocket links, job engine, live state (also deps.deviceLink). */
+  gateway: Gateway;
   bootstrap: BootstrapResult;
   close(): Promise<void>;
 }
@@ -65,7 +71,15 @@ function closeHttp(server: ServerType, graceSeconds: number): Promise<void> {
   });
 }
 
-export async function startServer(config: ServerConfig, logger: Logger): Promise<RunningServer> {
+export interface StartOptions {
+  /**
+   * An open, migrated-or-not database to use instead of the one the config
+   * names; it stays open after close() (tests restart servers on one database).
+   */
+  database?: DatabaseHandle;
+}
+
+export async function startServer(config: ServerConfig, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
   const serverKey = await loadServerKey({ secretKey: config.TERN_SECRET_KEY, dataDir: config.TERN_DATA_DIR });
   if (serverKey.source === "generated") logger.info({ file: serverKey.file }, "generated a new server key");
   if (config.DATABASE_URL && serverKey.source !== "environment") {
@@ -75,11 +89,13 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
     );
   }
 
+  const ownsDatabase = !options.database;
   let lock: DataDirLock | null = null;
-  if (!config.DATABASE_URL) lock = await lockDataDir(path.resolve(config.TERN_DATA_DIR));
+  if (!config.DATABASE_URL && ownsDatabase) lock = await lockDataDir(path.resolve(config.TERN_DATA_DIR));
   let database: DatabaseHandle | null = null;
+  let gateway: Gateway | null = null;
   try {
-    database = await openConfiguredDatabase(config);
+    database = options.database ?? (await openConfiguredDatabase(config));
     const applied = await migrateToLatest(database.db as never);
     for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, "migration");
     const bootstrap = await bootstrapFirstAdmin(database.db, {
@@ -88,6 +104,7 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       passwordHashCost: config.TERN_PASSWORD_HASH_COST,
     });
 
+    const events = new GatewayEvents(logger);
     const deps: AppDeps = {
       db: database.db,
       dbKind: database.kind,
@@ -99,9 +116,16 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
         user: createRateLimiter(config.TERN_LOGIN_RATE_USER, config.TERN_LOGIN_RATE_WINDOW),
       },
       registerLimit: createRateLimiter(config.TERN_REGISTER_RATE_IP, config.TERN_REGISTER_RATE_WINDOW),
+      metrics: createServerMetrics(),
+      deviceLink: offlineDeviceLink(events),
     };
+    const gw = createGateway(deps, database, events);
+    gateway = gw;
+    deps.deviceLink = gw;
+    await gw.start();
     const app = createApp(deps);
     const http = await listen(app.fetch, config);
+    gw.attach(http);
     const port = (http.address() as AddressInfo).port;
     const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
     const url = `http://${host}:${port}`;
@@ -113,18 +137,22 @@ export async function startServer(config: ServerConfig, logger: Logger): Promise
       deps,
       app,
       http,
+      gateway: gw,
       bootstrap,
       close() {
         closing ??= (async () => {
+          // Devices first: their links end cleanly and their bookkeeping reaches the database before it closes.
+          await gw.close();
           await closeHttp(http, config.TERN_SHUTDOWN_GRACE);
-          await db.close();
+          if (ownsDatabase) await db.close();
           await lock?.release();
         })();
         return closing;
       },
     };
   } catch (err) {
-    await database?.close().catch(() => {});
+    await gateway?.close().catch(() => {});
+    if (ownsDatabase) await database?.close().catch(() => {});
     await lock?.release();
     throw err;
   }

@@ -13,6 +13,7 @@ import {
   type DeviceConfig,
   type Hello,
   MAX_MESSAGE_BYTES,
+  type RegisterResponse,
   type Request,
   ServerMessage,
   type Status,
@@ -124,6 +125,17 @@ export class SimDevice {
     this.approved = res.isApproved;
     this.state = "registered";
     this.emit("registered", { id: res.deviceId, ok: res.isApproved });
+  }
+
+  /**
+   * Takes credentials obtained another way instead of registering (a server
+   * test that creates the device row itself); then `connect()` as usual.
+   */
+  useCredentials(res: RegisterResponse): void {
+    this.deviceId = res.deviceId;
+    this.token = res.deviceToken;
+    this.approved = res.isApproved;
+    if (this.state === "new") this.state = "registered";
   }
 
   /** Opens the websocket and resolves at `welcome`; rejects when it closes before. */

@@ -15,6 +15,10 @@ export type DatabaseKind = "pglite" | "postgres";
 export interface DatabaseHandle {
   db: Kysely<Database>;
   kind: DatabaseKind;
+  /** The PostgreSQL URL (the device gateway opens its own LISTEN connection with it). */
+  url?: string;
+  /** The embedded database itself (the device gateway LISTENs on it directly). */
+  pglite?: PGlite;
   /** Closes every connection (and the embedded database). */
   close(): Promise<void>;
 }
@@ -33,8 +37,12 @@ const pgTypes = {
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "postgres") {
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? 10, types: pgTypes });
+    // An idle connection that the server ends (restart, pg_terminate_backend, DROP DATABASE … FORCE) makes the
+    // pool emit 'error'; unheard, that event would crash the process. The pool drops that connection by itself
+    // and the next query opens a new one, so there is nothing else to do.
+    pool.on("error", () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: "postgres", close: () => db.destroy() };
+    return { db, kind: "postgres", url: target.url, close: () => db.destroy() };
   }
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
   const pglite = await PGlite.create({
@@ -42,5 +50,5 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite) }) });
-  return { db, kind: "pglite", close: () => db.destroy() };
+  return { db, kind: "pglite", pglite, close: () => db.destroy() };
 }

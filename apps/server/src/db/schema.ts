@@ -4,11 +4,14 @@
  */
 import type {
   Bgp,
+  BgpState,
   DeviceConfig,
   DeviceInterface,
   DhcpServer,
   EmailConf,
   Firewall,
+  Health,
+  InterfaceState,
   JobError,
   JobState,
   JobTask,
@@ -248,6 +251,9 @@ export interface JobsTable {
   created_at: CreatedAt;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
+  /** The apply a running (or finished) job went out with, and the hash that apply carried. */
+  apply_id: ColumnType<string | null, string | null | undefined, string | null>;
+  sent_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface NotificationsTable {
@@ -293,6 +299,82 @@ export interface PurchasedAppsTable {
   purchased_at: CreatedAt;
 }
 
+export interface GatewayInstancesTable {
+  id: string;
+  hostname: string;
+  pid: number;
+  started_at: CreatedAt;
+  heartbeat_at: CreatedAt;
+}
+
+/** The websocket of a connected device: which instance holds it. */
+export interface DeviceSessionsTable {
+  device_id: string;
+  session_id: string;
+  instance_id: string;
+  remote_address: Generated<string>;
+  connected_at: CreatedAt;
+}
+
+/** What one interface's public address did lately (rate limit of public IP/port changes). */
+export interface PublicAddressHistory {
+  publicIp: string;
+  publicPort: number | null;
+  /** Change times (ms since epoch) inside the window. */
+  changes: number[];
+  limited: boolean;
+}
+
+/** The last status a device reported. */
+export interface DeviceStateTable {
+  device_id: string;
+  organization_id: string;
+  /** Null until the first status. */
+  reported_at: NullableTimestamp;
+  received_at: CreatedAt;
+  applied_hash: string | null;
+  applying: Generated<boolean>;
+  interfaces: ColumnType<InterfaceState[], string | undefined, string>;
+  bgp: NullableJson<BgpState>;
+  vrrp: ColumnType<DeviceVrrpState[], string | undefined, string>;
+  health: NullableJson<Health>;
+  /** By interface devId. */
+  public_addresses: ColumnType<Record<string, PublicAddressHistory>, string | undefined, string>;
+}
+
+export interface DeviceVrrpState {
+  groupId: string;
+  state: VrrpRouterState;
+  since: string | null;
+}
+
+export interface TunnelSamplesTable {
+  tunnel_id: string;
+  device_id: string;
+  side: "a" | "b";
+  at: Timestamp;
+  up: boolean;
+  loss: number;
+  rtt: number;
+  jitter: number;
+  samples: number;
+}
+
+export type TunnelLatestTable = TunnelSamplesTable;
+
+export interface GatewayDutiesTable {
+  name: string;
+  last_run_at: CreatedAt;
+  runs: Generated<number>;
+  last_instance: string | null;
+}
+
+export interface GatewayRepliesTable {
+  id: string;
+  payload: Json<unknown>;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   accounts: AccountsTable;
   organizations: OrganizationsTable;
@@ -314,6 +396,13 @@ export interface Database {
   notification_settings: NotificationSettingsTable;
   account_notification_defaults: AccountNotificationDefaultsTable;
   purchased_apps: PurchasedAppsTable;
+  gateway_instances: GatewayInstancesTable;
+  device_sessions: DeviceSessionsTable;
+  device_state: DeviceStateTable;
+  tunnel_samples: TunnelSamplesTable;
+  tunnel_latest: TunnelLatestTable;
+  gateway_duties: GatewayDutiesTable;
+  gateway_replies: GatewayRepliesTable;
 }
 
 /** The database handle services take: the root Kysely or a transaction of it. */
@@ -339,3 +428,5 @@ export type MlPolicyRow = Selectable<MlPoliciesTable>;
 export type PathLabelRow = Selectable<PathLabelsTable>;
 export type NotificationRow = Selectable<NotificationsTable>;
 export type PurchasedAppRow = Selectable<PurchasedAppsTable>;
+export type DeviceStateRow = Selectable<DeviceStateTable>;
+export type TunnelSampleRow = Selectable<TunnelSamplesTable>;

@@ -251,28 +251,21 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   const jobIds: string[] = [];
   const ids = [...new Set(input.deviceIds)];
   if (ids.length === 0) return { jobIds, warnings };
-  // Lock the devices (in id order, so two changes never wait on each other crosswise) before reading what
-  // they compile from: a concurrent change to one of them waits for this transaction, then compiles with
-  // its changes visible, instead of committing a config that lacks them.
-  await ctx.db
-    .selectFrom("devices")
-    .select("id")
-    .where("organization_id", "=", ctx.org.id)
-    .where("id", "=", anyUuid(ids))
-    .orderBy("id")
-    .forNoKeyUpdate()
-    .execute();
-  const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
+  // Lock the devices first, in id order: every writer of device rows that locks several in the
+  // same order (the device gateway does too) cannot deadlock with another.
   const current = new Map(
     (
       await ctx.db
         .selectFrom("devices")
         .select(["id", "desired_hash"])
         .where("organization_id", "=", ctx.org.id)
-        .where("id", "=", anyUuid([...inputs.keys()]))
+        .where("id", "=", anyUuid(ids))
+        .orderBy("id")
+        .forNoKeyUpdate()
         .execute()
     ).map((d) => [d.id, d.desired_hash]),
   );
+  const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
   const jobs: { id: string; deviceId: string; hash: string; config: string }[] = [];
   const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
   for (const [deviceId, compileInput] of inputs) {

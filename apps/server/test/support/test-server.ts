@@ -18,7 +18,10 @@ import { createRateLimiter } from "../../src/auth/rate-limiter.ts";
 import { loadConfig, type ServerConfig } from "../../src/config.ts";
 import type { DatabaseHandle } from "../../src/db/database.ts";
 import type { AppDeps } from "../../src/deps.ts";
+import { offlineDeviceLink } from "../../src/gateway/device-link.ts";
+import { GatewayEvents } from "../../src/gateway/events.ts";
 import type { AppEnv } from "../../src/http/env.ts";
+import { createServerMetrics } from "../../src/metrics/server-metrics.ts";
 import { createKeyring } from "../../src/secrets/keyring.ts";
 import { bootstrapFirstAdmin, createAccountWithOwner } from "../../src/services/bootstrap.ts";
 import { openTestDatabase } from "./test-database.ts";
@@ -90,6 +93,8 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
       user: createRateLimiter(config.TERN_LOGIN_RATE_USER, config.TERN_LOGIN_RATE_WINDOW),
     },
     registerLimit: createRateLimiter(config.TERN_REGISTER_RATE_IP, config.TERN_REGISTER_RATE_WINDOW),
+    metrics: createServerMetrics(),
+    deviceLink: offlineDeviceLink(new GatewayEvents(logger)),
   };
   const app = createApp(deps);
 

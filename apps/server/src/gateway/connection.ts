@@ -1,0 +1,253 @@
+/**
+ * One device's websocket: framing, validation, rate limit, liveness counters,
+ * outgoing messages and on-demand requests waiting for their response. What a
+ * message means is decided by the link handler; everything that touches the
+ * database for one device runs through `serial()`, so a device's hello,
+ * results, reports and disconnect are handled in the order they happened.
+ */
+import { randomUUID } from "node:crypto";
+import type { DeviceMessage, Hello, Response, ServerMessage } from "@tern/protocol";
+import type { Logger } from "pino";
+import WebSocket from "ws";
+import type { PublicAddressHistory } from "../db/schema.ts";
+import type { ServerMetrics, WsErrorKind } from "../metrics/server-metrics.ts";
+import { deviceTimeout, notConnected } from "./device-link.ts";
+import { parseInbound } from "./inbound.ts";
+import { TokenBucket } from "./token-bucket.ts";
+import type { LinkDevice } from "./upgrade.ts";
+
+export interface InFlightApply {
+  applyId: string;
+  hash: string;
+  sentAt: number;
+  timer: NodeJS.Timeout;
+}
+
+interface PendingRequest {
+  method: string;
+  resolve(response: Response): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export interface ConnectionHooks {
+  onMessage(conn: DeviceConnection, message: DeviceMessage): void;
+  onClose(conn: DeviceConnection, code: number, reason: string): void;
+}
+
+export interface ConnectionLimits {
+  rate: number;
+  rateBurst: number;
+  helloTimeoutMs: number;
+}
+
+/** Results of applies that already timed out are still taken (they correct jobs): remember this many. */
+const RECENT_APPLIES = 8;
+/** Messages dropped by the rate limit in a row before the link is closed. */
+const DROPS_BEFORE_CLOSE = 1000;
+
+export class DeviceConnection {
+  readonly sessionId = randomUUID();
+  readonly openedAt = Date.now();
+  /** hello: waiting for it; welcoming: hello taken, database work running; ready: welcomed. */
+  state: "hello" | "welcoming" | "ready" | "closed" = "hello";
+  /** True once welcomed (also after close): the link counted as connected. */
+  welcomed = false;
+  /** Messages that arrived while welcoming, handled once ready. */
+  readonly early: DeviceMessage[] = [];
+  /** A dispatch for this device waits in the chain already (wake-ups coalesce). */
+  wakePending = false;
+  missedPongs = 0;
+  /** What the device last said it has applied (hello, result or status). */
+  appliedHash: string | null = null;
+  /** The applied hash jobs were last settled against (undefined: never). */
+  settledHash: string | null | undefined = undefined;
+  /** The applied hash of the last status (a change is worth a look at the jobs). */
+  lastStatusHash: string | null | undefined = undefined;
+  /** The device's own `applying` flag from its last status. */
+  deviceApplying = false;
+  inFlight: InFlightApply | null = null;
+  /** Apply ids sent on this link → their hash, newest last. */
+  readonly recentApplies = new Map<string, string>();
+  /** The device's tunnels and which end it is: reports of other tunnels are ignored. */
+  tunnelSides = new Map<string, "a" | "b">();
+  tunnelSidesLoadedAt = 0;
+  /** The device's configured interfaces by devId, and what their public addresses did lately. */
+  publicAddresses: Record<string, PublicAddressHistory> = {};
+  /** The hello this link was welcomed with. */
+  hello: Hello | null = null;
+  readonly logger: Logger;
+
+  private chain: Promise<void> = Promise.resolve();
+  private readonly pending = new Map<string, PendingRequest>();
+  private readonly bucket: TokenBucket;
+  private drops = 0;
+  private lastRateErrorAt = 0;
+  private lastFaultLogAt = 0;
+  private faultsNotLogged = 0;
+  private helloTimer: NodeJS.Timeout | null;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly device: LinkDevice,
+    readonly remoteAddress: string,
+    private readonly hooks: ConnectionHooks,
+    private readonly metrics: ServerMetrics,
+    limits: ConnectionLimits,
+    logger: Logger,
+  ) {
+    this.logger = logger.child({ deviceId: device.id, session: this.sessionId.slice(0, 8) });
+    this.bucket = new TokenBucket(limits.rate, limits.rateBurst);
+    this.helloTimer = setTimeout(() => {
+      this.fault("hello-timeout", `no hello within ${limits.helloTimeoutMs} ms`);
+      this.close(4400, "hello expected");
+    }, limits.helloTimeoutMs);
+    ws.on("message", (data, isBinary) => this.onFrame(data, isBinary));
+    ws.on("pong", () => {
+      this.missedPongs = 0;
+    });
+    ws.on("error", (err: Error & { code?: string }) => {
+      const oversized = err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
+      this.fault(oversized ? "oversized" : "socket", err.message);
+    });
+    ws.on("close", (code, reason) => this.onClosed(code, reason.toString()));
+  }
+
+  get deviceId(): string {
+    return this.device.id;
+  }
+
+  get orgId(): string {
+    return this.device.orgId;
+  }
+
+  get open(): boolean {
+    return this.state !== "closed" && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Runs `fn` after everything queued before it for this device; errors are logged, the chain goes on. */
+  serial(what: string, fn: () => Promise<void>): Promise<void> {
+    const next = this.chain.then(fn).catch((err) => this.logger.error({ err, what }, "device link work failed"));
+    this.chain = next;
+    return next;
+  }
+
+  /** Resolves when everything queued so far has run. */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  helloDone(): void {
+    if (this.helloTimer) clearTimeout(this.helloTimer);
+    this.helloTimer = null;
+  }
+
+  send(message: ServerMessage): boolean {
+    return this.sendText(JSON.stringify(message));
+  }
+
+  /** Sends an already serialized ServerMessage. */
+  sendText(text: string): boolean {
+    if (this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(text);
+    return true;
+  }
+
+  /** An `error` message to the device (the link stays up), counted and logged. */
+  reject(kind: WsErrorKind, code: string, message: string): void {
+    this.fault(kind, message);
+    this.send({ type: "error", code, message });
+  }
+
+  fault(kind: WsErrorKind, message: string): void {
+    this.metrics.wsErrors.inc({ kind });
+    // One line per second at most, with the count of those left out: a misbehaving device cannot flood the log.
+    const now = Date.now();
+    if (now - this.lastFaultLogAt < 1000) {
+      this.faultsNotLogged++;
+      return;
+    }
+    this.lastFaultLogAt = now;
+    this.logger.warn({ kind, notLogged: this.faultsNotLogged || undefined }, message);
+    this.faultsNotLogged = 0;
+  }
+
+  close(code: number, reason: string): void {
+    if (this.ws.readyState === WebSocket.CLOSED || this.ws.readyState === WebSocket.CLOSING) return;
+    // A close reason is at most 123 bytes on the wire.
+    this.ws.close(code, Buffer.from(reason).subarray(0, 123).toString());
+    // A peer that never answers the close frame is cut after a while.
+    setTimeout(() => this.ws.terminate(), 5_000).unref();
+  }
+
+  rememberApply(applyId: string, hash: string): void {
+    this.recentApplies.set(applyId, hash);
+    while (this.recentApplies.size > RECENT_APPLIES) this.recentApplies.delete(this.recentApplies.keys().next().value!);
+  }
+
+  /** Sends `request` and resolves with the device's `response`; DEVICE_TIMEOUT / DEVICE_NOT_CONNECTED otherwise. */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Response> {
+    const id = randomUUID();
+    return new Promise<Response>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(deviceTimeout(this.deviceId, method, timeoutMs));
+      }, timeoutMs);
+      this.pending.set(id, { method, resolve, reject, timer });
+      if (this.state !== "ready" || !this.send({ type: "request", id, method: method as never, params })) {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        reject(notConnected(this.deviceId));
+      }
+    });
+  }
+
+  /** Hands a `response` to its waiting request; false when no request of that id is waiting. */
+  takeResponse(message: Response): { method: string } | null {
+    const pending = this.pending.get(message.id);
+    if (!pending) return null;
+    this.pending.delete(message.id);
+    clearTimeout(pending.timer);
+    pending.resolve(message);
+    return { method: pending.method };
+  }
+
+  private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
+    if (this.state === "closed") return;
+    this.missedPongs = 0;
+    if (!this.bucket.take()) {
+      this.drops++;
+      this.metrics.wsErrors.inc({ kind: "rate-limited" });
+      const now = Date.now();
+      // One error message per second at most, so the limit does not turn into an echo of the flood.
+      if (now - this.lastRateErrorAt >= 1000) {
+        this.lastRateErrorAt = now;
+        this.logger.warn({ drops: this.drops }, "device over its message rate: messages dropped");
+        this.send({ type: "error", code: "RATE_LIMITED", message: "too many messages: dropped; slow down" });
+      }
+      if (this.drops >= DROPS_BEFORE_CLOSE) this.close(4429, "message rate limit exceeded");
+      return;
+    }
+    this.drops = 0;
+    const inbound = parseInbound(data, isBinary);
+    if (!inbound.ok) {
+      this.reject(inbound.kind, inbound.code, inbound.message);
+      return;
+    }
+    this.metrics.wsMessages.inc({ type: inbound.message.type });
+    this.hooks.onMessage(this, inbound.message);
+  }
+
+  private onClosed(code: number, reason: string): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    if (this.helloTimer) clearTimeout(this.helloTimer);
+    if (this.inFlight) clearTimeout(this.inFlight.timer);
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(notConnected(this.deviceId));
+      this.pending.delete(id);
+    }
+    this.hooks.onClose(this, code, reason);
+  }
+}

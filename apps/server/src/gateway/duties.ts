@@ -1,0 +1,94 @@
+/**
+ * Periodic duties that must run once per interval across all instances.
+ * Each instance ticks often; a tick takes a transaction-scoped advisory lock
+ * for the duty (an instance still running it makes the others skip) and then
+ * claims the interval in gateway_duties (an atomic "last run older than the
+ * interval" update, so two instances ticking at once cannot both win). The
+ * duty runs in that transaction: if it fails, the claim is undone and the next
+ * tick tries again.
+ */
+import { sql } from "kysely";
+import type { Logger } from "pino";
+import type { Db } from "../db/schema.ts";
+import type { ServerMetrics } from "../metrics/server-metrics.ts";
+
+export interface Duty {
+  name: string;
+  run(trx: Db): Promise<void>;
+}
+
+/** A stable advisory lock key per duty name (the second argument space of two-key locks is ours). */
+const LOCK_CLASS = 0x7465726e; // "tern"
+
+export class DutyRunner {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  /** Runs of each duty by this instance (tests and logs). */
+  readonly ran = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly instanceId: string,
+    private readonly duties: Duty[],
+    private readonly intervalMs: number,
+    private readonly metrics: ServerMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const d of this.duties) {
+      await this.db
+        .insertInto("gateway_duties")
+        .values({ name: d.name })
+        .onConflict((oc) => oc.column("name").doNothing())
+        .execute();
+    }
+    // Ticks several times per interval, so a duty runs close to its due time whichever instance claims it.
+    const tick = Math.min(1000, Math.max(20, Math.floor(this.intervalMs / 5)));
+    this.timer = setInterval(() => void this.tick(), tick);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    while (this.running) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /** One pass over every duty (also called by tests). */
+  async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (const duty of this.duties) await this.tryRun(duty);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async tryRun(duty: Duty): Promise<void> {
+    try {
+      const ran = await this.db.transaction().execute(async (trx) => {
+        const lock = await sql<{
+          locked: boolean;
+        }>`select pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(${duty.name})) as locked`.execute(trx);
+        if (!lock.rows[0]?.locked) return false;
+        const claimed = await trx
+          .updateTable("gateway_duties")
+          .set({ last_run_at: sql`now()`, runs: sql`runs + 1`, last_instance: this.instanceId })
+          .where("name", "=", duty.name)
+          .where("last_run_at", "<=", sql<Date>`now() - ${`${this.intervalMs} milliseconds`}::interval`)
+          .returning("runs")
+          .executeTakeFirst();
+        if (!claimed) return false;
+        await duty.run(trx);
+        return true;
+      });
+      if (ran) {
+        this.ran.set(duty.name, (this.ran.get(duty.name) ?? 0) + 1);
+        this.metrics.dutyRuns.inc({ duty: duty.name });
+      }
+    } catch (err) {
+      this.logger.error({ err, duty: duty.name }, "periodic duty failed");
+    }
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * What the gateway and the job engine tell the rest of the server: the seam
+ * the notification engine (device connection, job failed, failed
+ * self-healing, VRRP and BGP changes, tunnel figures) and the tunnel-status
+ * computation attach to. Listeners run synchronously on the gateway's path, so
+ * they must be quick; a throwing listener is logged and never breaks the link.
+ */
+import type { JobError, JobState, JobType, Status, TunnelReport } from "@tern/protocol";
+import type { Logger } from "pino";
+
+export interface DeviceRef {
+  deviceId: string;
+  orgId: string;
+}
+
+export interface GatewayEventMap {
+  /** A device said hello and was welcomed on this instance. */
+  "device-connected": DeviceRef & { instanceId: string; agentVersion: string; appliedHash: string | null };
+  /** A device's link ended (on this instance, or found dead by the stale-link duty on any). */
+  "device-disconnected": DeviceRef & { reason: string };
+  /** A status was taken in; `tunnels` holds only the device's own tunnels, with the side it is on. */
+  status: DeviceRef & { status: Status; tunnels: (TunnelReport & { side: "a" | "b" })[]; receivedAt: Date };
+  /** Jobs reached complete or failed (including corrections of timed-out jobs). */
+  "jobs-finished": DeviceRef & {
+    jobs: {
+      id: string;
+      type: JobType;
+      state: Extract<JobState, "complete" | "failed">;
+      error: JobError | null;
+      corrected: boolean;
+    }[];
+  };
+  /** Automatic re-syncs did not bring the device to its desired config: auto-sync is now paused. */
+  "self-healing-failed": DeviceRef & { desiredHash: string; appliedHash: string | null; attempts: number };
+  /** An interface's public address changes too often (limited) or calmed down (not limited). */
+  "public-address-rate-limit": DeviceRef & { devId: string; limited: boolean };
+}
+
+export type GatewayEventName = keyof GatewayEventMap;
+type Listener<K extends GatewayEventName> = (event: GatewayEventMap[K]) => void;
+
+export class GatewayEvents {
+  private readonly listeners = new Map<GatewayEventName, Set<Listener<never>>>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Subscribes; returns the function that unsubscribes. */
+  on<K extends GatewayEventName>(name: K, listener: Listener<K>): () => void {
+    let set = this.listeners.get(name);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(name, set);
+    }
+    set.add(listener as Listener<never>);
+    return () => set.delete(listener as Listener<never>);
+  }
+
+  emit<K extends GatewayEventName>(name: K, event: GatewayEventMap[K]): void {
+    const set = this.listeners.get(name);
+    if (!set) return;
+    for (const listener of set) {
+      try {
+        (listener as Listener<K>)(event);
+      } catch (err) {
+        this.logger.error({ err, event: name }, "gateway event listener failed");
+      }
+    }
+  }
+}

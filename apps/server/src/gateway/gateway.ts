@@ -1,0 +1,350 @@
+/**
+ * The device gateway of one server instance: the websocket endpoint on the
+ * server's HTTP listener, the links it holds, the job engine that feeds them,
+ * status ingestion, liveness, the instance heartbeat, the LISTEN/NOTIFY bus to
+ * the other instances and the periodic duties. It implements DeviceLink, the
+ * face the rest of the server sees (deps.deviceLink).
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { ServerType } from "@hono/node-server";
+import { MAX_MESSAGE_BYTES, type RequestMethod } from "@tern/protocol";
+import { sql } from "kysely";
+import { WebSocketServer } from "ws";
+import type { AppDeps } from "../deps.ts";
+import { JobEngine } from "../jobs/job-engine.ts";
+import { timeOutStaleRunning } from "../jobs/job-store.ts";
+import { type Bus, type BusTarget, createBus } from "./bus.ts";
+import { DeviceConnection } from "./connection.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type RequestParams } from "./device-link.ts";
+import { DutyRunner } from "./duties.ts";
+import type { GatewayEvents } from "./events.ts";
+import { LinkHandler } from "./link-handler.ts";
+import { IngestBuffer } from "./live-state/ingest-buffer.ts";
+import { PublicAddressTracker } from "./live-state/public-address.ts";
+import { deleteExpiredSamples } from "./live-state/retention.ts";
+import { type GatewayOptions, gatewayOptions } from "./options.ts";
+import { RequestRouter, type RpcMessage } from "./requests.ts";
+import { heartbeat, openSession, reapStaleLinks, registerInstance, unregisterInstance } from "./sessions.ts";
+import { loadTunnelSides } from "./tunnel-sides.ts";
+import { authenticateUpgrade, refuseUpgrade } from "./upgrade.ts";
+
+export interface Gateway extends DeviceLink {
+  readonly instanceId: string;
+  readonly options: GatewayOptions;
+  readonly ingest: IngestBuffer;
+  readonly duties: DutyRunner;
+  readonly engine: JobEngine;
+  /** Listens for device websockets on the server's HTTP listener. */
+  attach(server: ServerType): void;
+  /** Registers the instance and starts the bus, timers and duties. */
+  start(): Promise<void>;
+  /** Closes every link (they reconnect to another instance), flushes ingestion, leaves the cluster. */
+  close(): Promise<void>;
+  /** The welcomed link of a device on this instance. */
+  link(deviceId: string): DeviceConnection | undefined;
+  readonly linkCount: number;
+}
+
+/** Queued jobs of local devices are looked for this often, in case a notification was missed. */
+const SWEEP_MS = 30_000;
+
+export function createGateway(deps: AppDeps, database: BusTarget, events: GatewayEvents): Gateway {
+  const options = gatewayOptions(deps.config);
+  const instanceId = randomUUID();
+  const logger = deps.logger.child({ component: "gateway", instance: instanceId.slice(0, 8) });
+  const db = deps.db;
+  const links = new Map<string, DeviceConnection>();
+  const sockets = new Set<DeviceConnection>();
+  const pendingWork = new Set<Promise<void>>();
+  const staleMs = options.heartbeatMs * 3;
+  const bus: Bus = createBus(database, logger);
+  const engine = new JobEngine(deps, events, options);
+  const ingest = new IngestBuffer(db, deps.metrics, logger, {
+    batchRows: options.ingestBatchRows,
+    flushMs: options.ingestFlushMs,
+    maxBuffered: options.ingestMaxBuffered,
+  });
+  const publicAddresses = new PublicAddressTracker(deps, events, {
+    maxChanges: options.publicAddressMaxChanges,
+    windowMs: options.publicAddressWindowMs,
+  });
+  const router = new RequestRouter(instanceId, db, bus, (id) => links.get(id), staleMs, deps.metrics, logger);
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+  const timers: NodeJS.Timeout[] = [];
+  let closing = false;
+
+  const track = (work: Promise<void>) => {
+    pendingWork.add(work);
+    void work.finally(() => pendingWork.delete(work));
+  };
+
+  const wake = (conn: DeviceConnection) => {
+    if (conn.state !== "ready" || conn.wakePending) return;
+    conn.wakePending = true;
+    void conn.serial("dispatch", async () => {
+      conn.wakePending = false;
+      await engine.dispatch(conn);
+    });
+  };
+
+  const handler = new LinkHandler({
+    deps,
+    options,
+    instanceId,
+    engine,
+    events,
+    bus,
+    links,
+    track,
+    ingest: {
+      buffer: ingest,
+      engine,
+      publicAddresses,
+      events,
+      metrics: deps.metrics,
+      reloadTunnels(conn) {
+        conn.tunnelSidesLoadedAt = Date.now();
+        void conn.serial("reload tunnels", async () => {
+          conn.tunnelSides = await loadTunnelSides(db, conn.deviceId);
+        });
+      },
+    },
+  });
+  const hooks = {
+    onMessage: handler.onMessage.bind(handler),
+    onClose(conn: DeviceConnection, code: number, reason: string) {
+      sockets.delete(conn);
+      handler.onClose(conn, code, reason);
+    },
+  };
+
+  const duties = new DutyRunner(
+    db,
+    instanceId,
+    [
+      {
+        name: "job-timeouts",
+        async run(trx) {
+          const failed = await timeOutStaleRunning(trx, options.jobTimeoutMs);
+          deps.metrics.jobsTimedOut.inc(failed.length);
+          for (const deviceId of new Set(failed.map((j) => j.device_id)))
+            await sql`select pg_notify('tern_jobs', ${deviceId})`.execute(trx);
+        },
+      },
+      {
+        name: "stale-links",
+        async run(trx) {
+          for (const d of await reapStaleLinks(trx, staleMs)) {
+            events.emit("device-disconnected", {
+              deviceId: d.id,
+              orgId: d.organization_id,
+              reason: "server instance stopped answering",
+            });
+          }
+        },
+      },
+      {
+        name: "retention",
+        async run(trx) {
+          const { deleted } = await deleteExpiredSamples(trx, { retentionMs: options.retentionMs });
+          if (deleted) logger.info({ deleted }, "expired tunnel samples deleted");
+        },
+      },
+    ],
+    options.dutyIntervalMs,
+    deps.metrics,
+    logger,
+  );
+
+  bus.on("tern_jobs", (deviceId) => {
+    const conn = links.get(deviceId);
+    if (conn) wake(conn);
+  });
+  bus.on("tern_device", (payload) => {
+    const { id, op } = JSON.parse(payload) as { id: string; op: "deleted" | "unapproved" | "token" };
+    const conn = links.get(id);
+    if (!conn) return;
+    if (op === "deleted") conn.close(4410, "device deleted");
+    else if (op === "unapproved") conn.close(4003, "device approval withdrawn");
+    else conn.close(4001, "device token replaced");
+  });
+  bus.on("tern_gateway", (payload) => {
+    const msg = JSON.parse(payload) as RpcMessage | { kind: "session"; deviceId: string; sessionId: string; instanceId: string };
+    if (msg.kind === "session") {
+      const conn = links.get(msg.deviceId);
+      if (msg.instanceId !== instanceId && conn && conn.sessionId !== msg.sessionId) {
+        conn.close(4009, "replaced by a newer connection of this device");
+      }
+      return;
+    }
+    router.onMessage(msg);
+  });
+  bus.onReconnect(() => void sweep());
+
+  /** Wakes every local device with queued jobs (after a missed notification). */
+  async function sweep(): Promise<void> {
+    const ids = [...links.keys()];
+    if (ids.length === 0) return;
+    try {
+      const rows = await db
+        .selectFrom("jobs")
+        .select("device_id")
+        .distinct()
+        .where("state", "=", "queued")
+        .where("device_id", "=", sql<string>`any(${ids}::uuid[])`)
+        .execute();
+      for (const r of rows) {
+        const conn = links.get(r.device_id);
+        if (conn) wake(conn);
+      }
+    } catch (err) {
+      logger.warn({ err }, "sweep for queued jobs failed");
+    }
+  }
+
+  function liveness(): void {
+    for (const conn of sockets) {
+      if (conn.missedPongs >= options.pingMisses) {
+        conn.fault("liveness", `no pong to ${conn.missedPongs} pings: link dropped`);
+        conn.ws.terminate();
+        continue;
+      }
+      conn.missedPongs++;
+      conn.ws.ping();
+    }
+  }
+
+  async function beat(): Promise<void> {
+    try {
+      if (await heartbeat(db, instanceId)) return;
+      // Judged dead (a long pause?) while alive: come back and re-claim the links held here.
+      logger.warn("this instance was presumed dead by another; re-registering its links");
+      await registerInstance(db, instanceId);
+      for (const conn of links.values()) {
+        const hello = conn.hello;
+        if (conn.state !== "ready" || !hello) continue;
+        void conn.serial("re-claim", async () => {
+          await db
+            .transaction()
+            .execute((trx) => openSession(trx, conn, instanceId, { ...hello, appliedHash: conn.appliedHash }));
+        });
+      }
+    } catch (err) {
+      logger.warn({ err }, "instance heartbeat failed");
+    }
+  }
+
+  function remoteAddress(req: IncomingMessage): string {
+    if (options.trustProxy) {
+      const forwarded = String(req.headers["x-forwarded-for"] ?? "")
+        .split(",")[0]
+        ?.trim();
+      if (forwarded) return forwarded;
+    }
+    return req.socket.remoteAddress ?? "";
+  }
+
+  function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on("error", () => {});
+    if (closing) {
+      refuseUpgrade(socket, 503, "INTERNAL", "server shutting down: connect again");
+      return;
+    }
+    authenticateUpgrade(db, req).then(
+      (outcome) => {
+        if (!outcome.ok) {
+          deps.metrics.wsErrors.inc({ kind: outcome.kind });
+          logger.info({ status: outcome.status, remote: remoteAddress(req) }, `device websocket refused: ${outcome.message}`);
+          refuseUpgrade(socket, outcome.status, outcome.code, outcome.message);
+          return;
+        }
+        if (closing) return refuseUpgrade(socket, 503, "INTERNAL", "server shutting down: connect again");
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          const conn = new DeviceConnection(
+            ws,
+            outcome.device,
+            remoteAddress(req),
+            hooks,
+            deps.metrics,
+            { rate: options.rate, rateBurst: options.rateBurst, helloTimeoutMs: options.helloTimeoutMs },
+            logger,
+          );
+          sockets.add(conn);
+        });
+      },
+      (err) => {
+        logger.error({ err }, "device websocket authentication failed");
+        refuseUpgrade(socket, 503, "INTERNAL", "could not check the device token: try again");
+      },
+    );
+  }
+
+  deps.metrics.setJobCounter(async () => {
+    const rows = await db
+      .selectFrom("jobs")
+      .select(["state", "type", (eb) => eb.fn.countAll<number>().as("count")])
+      .groupBy(["state", "type"])
+      .execute();
+    return rows.map((r) => ({ state: r.state, type: r.type, count: Number(r.count) }));
+  });
+
+  return {
+    instanceId,
+    options,
+    ingest,
+    duties,
+    engine,
+    events,
+    get linkCount() {
+      return links.size;
+    },
+    link: (deviceId) => links.get(deviceId),
+    isConnectedHere: (deviceId) => links.get(deviceId)?.state === "ready",
+    requestFromDevice<M extends RequestMethod>(
+      deviceId: string,
+      method: M,
+      params: RequestParams<M>,
+      timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+    ) {
+      return router.request(deviceId, method, params, timeoutMs);
+    },
+    attach(server) {
+      server.on("upgrade", onUpgrade);
+    },
+    async start() {
+      await registerInstance(db, instanceId);
+      await bus.start();
+      await duties.start();
+      ingest.start();
+      timers.push(setInterval(liveness, options.pingIntervalMs));
+      timers.push(setInterval(() => void beat(), options.heartbeatMs));
+      timers.push(setInterval(() => void sweep(), SWEEP_MS));
+      logger.info({ ping: options.pingIntervalMs, jobTimeout: options.jobTimeoutMs }, "device gateway started");
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      for (const t of timers) clearInterval(t);
+      await duties.stop();
+      router.close();
+      for (const conn of sockets) conn.close(1012, "server restarting: connect again");
+      // Links whose peer does not answer the close frame are cut; their bookkeeping still runs.
+      const deadline = Date.now() + 3_000;
+      while (sockets.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      for (const conn of sockets) conn.ws.terminate();
+      while (sockets.size > 0 && Date.now() < deadline + 1_000) await new Promise((r) => setTimeout(r, 10));
+      await Promise.allSettled([...pendingWork]);
+      await ingest.close();
+      await bus.close();
+      await unregisterInstance(db, instanceId).catch((err) => logger.warn({ err }, "could not unregister the instance"));
+      wss.close();
+    },
+  };
+}

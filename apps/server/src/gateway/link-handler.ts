@@ -1,0 +1,194 @@
+/**
+ * What each device message means. `hello` is checked (protocol version,
+ * machine id), recorded with the session in one transaction, answered with
+ * `welcome`, and the device's jobs are settled by the hash it reports before
+ * anything is sent. Results go to the job engine, statuses to ingestion,
+ * responses to the request waiting for them; anything that names an id this
+ * link never sent is refused with an `error` message.
+ */
+import { CLOSE_CODES, type DeviceMessage, type Hello, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@tern/protocol";
+import type { AppDeps } from "../deps.ts";
+import { type JobEngine, lockDevice } from "../jobs/job-engine.ts";
+import { requeueRunning } from "../jobs/job-store.ts";
+import { SERVER_VERSION } from "../version.ts";
+import type { Bus } from "./bus.ts";
+import type { ConnectionHooks, DeviceConnection } from "./connection.ts";
+import type { GatewayEvents } from "./events.ts";
+import { ingestStatus, type StatusIngestDeps } from "./live-state/ingest-status.ts";
+import { initialHistory } from "./live-state/public-address.ts";
+import type { GatewayOptions } from "./options.ts";
+import { closeSession, openSession } from "./sessions.ts";
+import { loadTunnelSides } from "./tunnel-sides.ts";
+
+export interface LinkContext {
+  deps: AppDeps;
+  options: GatewayOptions;
+  instanceId: string;
+  engine: JobEngine;
+  events: GatewayEvents;
+  bus: Bus;
+  ingest: StatusIngestDeps;
+  /** The welcomed link of each device on this instance. */
+  links: Map<string, DeviceConnection>;
+  /** Work that must finish before shutdown (disconnect bookkeeping). */
+  track(work: Promise<void>): void;
+}
+
+export class LinkHandler implements ConnectionHooks {
+  constructor(private readonly ctx: LinkContext) {}
+
+  onMessage(conn: DeviceConnection, msg: DeviceMessage): void {
+    if (conn.state === "hello") {
+      if (msg.type === "hello") {
+        this.hello(conn, msg);
+        return;
+      }
+      conn.reject("hello-required", "HELLO_REQUIRED", `the first message must be hello, not ${msg.type}`);
+      conn.close(CLOSE_CODES.badMessage, "hello expected first");
+      return;
+    }
+    if (conn.state === "welcoming") {
+      conn.early.push(msg);
+      return;
+    }
+    this.handle(conn, msg);
+  }
+
+  private handle(conn: DeviceConnection, msg: DeviceMessage): void {
+    switch (msg.type) {
+      case "hello":
+        conn.reject("invalid", "BAD_MESSAGE", "hello was already received on this link");
+        return;
+      case "apply-result":
+        void conn.serial("apply-result", () => this.ctx.engine.onApplyResult(conn, msg));
+        return;
+      case "status":
+        ingestStatus(conn, msg, this.ctx.ingest);
+        return;
+      case "response":
+        if (!conn.takeResponse(msg)) {
+          conn.reject(
+            "unknown-id",
+            "UNKNOWN_ID",
+            `response ${msg.id.slice(0, 80)}: no request of that id is waiting on this link`,
+          );
+        }
+        return;
+      case "error":
+        conn.fault("device-error", `the device reported an error: ${msg.code}: ${msg.message.slice(0, 500)}`);
+        return;
+    }
+  }
+
+  private hello(conn: DeviceConnection, hello: Hello): void {
+    if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly number[]).includes(hello.protocolVersion)) {
+      const accepted = SUPPORTED_PROTOCOL_VERSIONS.join(", ");
+      const text = `protocol version ${hello.protocolVersion} is not supported; this server accepts ${accepted}`;
+      conn.reject("protocol-version", "UNSUPPORTED_PROTOCOL_VERSION", text);
+      conn.close(CLOSE_CODES.protocolVersion, `unsupported protocol version ${hello.protocolVersion}; accepted: ${accepted}`);
+      return;
+    }
+    if (hello.machineId !== conn.device.machineId) {
+      conn.reject("machine-id", "UNAUTHENTICATED", "the machine id does not match the device this token belongs to");
+      conn.close(CLOSE_CODES.unauthenticated, "machine id does not match this device token");
+      return;
+    }
+    conn.state = "welcoming";
+    conn.helloDone();
+    conn.hello = hello;
+    conn.appliedHash = hello.appliedHash;
+    void conn.serial("hello", () => this.welcome(conn, hello));
+  }
+
+  private async welcome(conn: DeviceConnection, hello: Hello): Promise<void> {
+    const { deps, engine, instanceId } = this.ctx;
+    const found = await deps.db.transaction().execute(async (trx) => {
+      const dev = await trx
+        .selectFrom("devices")
+        .select(["desired_hash", "desired_config", "interfaces", "is_approved"])
+        .where("id", "=", conn.deviceId)
+        .forNoKeyUpdate()
+        .executeTakeFirst();
+      if (!dev?.is_approved || conn.state !== "welcoming") return null;
+      await openSession(trx, conn, instanceId, hello);
+      const settled = await engine.settleByHash(trx, conn, hello.appliedHash, dev.desired_hash);
+      // Whatever is still running came from an earlier link (or a dead instance): it goes out again.
+      await requeueRunning(trx, conn.deviceId);
+      const tunnels = await loadTunnelSides(trx, conn.deviceId);
+      const state = await trx
+        .selectFrom("device_state")
+        .select("public_addresses")
+        .where("device_id", "=", conn.deviceId)
+        .executeTakeFirst();
+      return { dev, settled, tunnels, stored: state?.public_addresses };
+    });
+    if (!found) {
+      if (conn.state === "welcoming") conn.close(CLOSE_CODES.notApproved, "device not approved or deleted");
+      return;
+    }
+    if (conn.state === "closed") {
+      // The link went away while its hello was being recorded: undo the session.
+      await this.endLink(conn, 1006, "closed during hello");
+      return;
+    }
+    conn.tunnelSides = found.tunnels;
+    conn.tunnelSidesLoadedAt = Date.now();
+    conn.publicAddresses = initialHistory(found.dev.interfaces, found.stored);
+
+    const previous = this.ctx.links.get(conn.deviceId);
+    if (previous && previous !== conn) previous.close(CLOSE_CODES.replaced, "replaced by a newer connection of this device");
+    this.ctx.links.set(conn.deviceId, conn);
+    this.ctx.bus
+      .publish(
+        "tern_gateway",
+        JSON.stringify({ kind: "session", deviceId: conn.deviceId, sessionId: conn.sessionId, instanceId }),
+      )
+      .catch((err) => conn.logger.warn({ err }, "could not announce the new session to other instances"));
+
+    conn.state = "ready";
+    conn.welcomed = true;
+    deps.metrics.connectedDevices.inc();
+    conn.send({
+      type: "welcome",
+      deviceId: conn.deviceId,
+      protocolVersion: PROTOCOL_VERSION,
+      serverVersion: SERVER_VERSION,
+      statusIntervalMs: found.dev.desired_config?.monitoring.statusIntervalMs ?? this.ctx.options.statusIntervalMs,
+    });
+    conn.logger.info({ agent: hello.agentVersion, applied: hello.appliedHash, remote: conn.remoteAddress }, "device connected");
+    this.ctx.events.emit("device-connected", {
+      deviceId: conn.deviceId,
+      orgId: conn.orgId,
+      instanceId,
+      agentVersion: hello.agentVersion,
+      appliedHash: hello.appliedHash,
+    });
+    engine.report(conn, found.settled);
+    for (const msg of conn.early.splice(0)) this.handle(conn, msg);
+    await engine.dispatch(conn);
+  }
+
+  onClose(conn: DeviceConnection, code: number, reason: string): void {
+    if (this.ctx.links.get(conn.deviceId) === conn) this.ctx.links.delete(conn.deviceId);
+    if (!conn.welcomed) return;
+    this.ctx.deps.metrics.connectedDevices.dec();
+    conn.logger.info({ code, reason }, "device link closed");
+    this.ctx.track(conn.serial("close", () => this.endLink(conn, code, reason)));
+  }
+
+  /** The link's jobs in flight go back to the queue and its session ends (when it is still its own). */
+  private async endLink(conn: DeviceConnection, code: number, reason: string): Promise<void> {
+    const disconnected = await this.ctx.deps.db.transaction().execute(async (trx) => {
+      await lockDevice(trx, conn.deviceId);
+      await this.ctx.engine.onLinkLost(trx, conn);
+      return closeSession(trx, conn);
+    });
+    if (disconnected) {
+      this.ctx.events.emit("device-disconnected", {
+        deviceId: conn.deviceId,
+        orgId: conn.orgId,
+        reason: reason || `closed with code ${code}`,
+      });
+    }
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Batched writes of live state. Status messages only touch memory here: the
+ * latest state per device and per tunnel end (a newer report replaces an older
+ * one still waiting) and the tunnel samples (appended). A flush writes them in
+ * one transaction of a few statements whatever the number of rows, using
+ * `unnest` of array parameters (one parameter per column: no limit on rows and
+ * one plan for every batch size). It runs when `batchRows` samples wait or
+ * every `flushMs`, one at a time. A failed write keeps its rows for the next
+ * flush; the buffer holds at most `maxBuffered` samples and drops (and counts)
+ * the oldest beyond that, so a slow or absent database never blocks or grows
+ * the websocket side without bound.
+ */
+import type { BgpState, Health, InterfaceState } from "@tern/protocol";
+import { sql } from "kysely";
+import type { Logger } from "pino";
+import { toJson, toJsonOrNull } from "../../db/json.ts";
+import type { Db, DeviceVrrpState } from "../../db/schema.ts";
+import type { ServerMetrics } from "../../metrics/server-metrics.ts";
+
+export interface SampleRow {
+  tunnelId: string;
+  deviceId: string;
+  side: "a" | "b";
+  at: Date;
+  up: boolean;
+  loss: number;
+  rtt: number;
+  jitter: number;
+  samples: number;
+}
+
+export interface StateRow {
+  deviceId: string;
+  orgId: string;
+  reportedAt: Date;
+  appliedHash: string | null;
+  applying: boolean;
+  interfaces: InterfaceState[];
+  bgp: BgpState | null;
+  vrrp: DeviceVrrpState[];
+  health: Health | null;
+}
+
+export interface IngestOptions {
+  batchRows: number;
+  flushMs: number;
+  maxBuffered: number;
+}
+
+export interface FlushRecord {
+  samples: number;
+  states: number;
+  ms: number;
+}
+
+/** devices.last_seen_at is refreshed at most this often per device (device_state.received_at is exact). */
+const LAST_SEEN_RESOLUTION = "30 seconds";
+/** Tries of a batch before it is dropped. */
+const MAX_TRIES = 3;
+
+export class IngestBuffer {
+  private samples: SampleRow[] = [];
+  private states = new Map<string, StateRow>();
+  private latest = new Map<string, SampleRow>();
+  private flushing: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private lastErrorLogAt = 0;
+  private failures = 0;
+  /** The last flushes (for figures and tests). */
+  readonly recent: FlushRecord[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly metrics: ServerMetrics,
+    private readonly logger: Logger,
+    private readonly options: IngestOptions,
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.options.flushMs);
+  }
+
+  get buffered(): number {
+    return this.samples.length;
+  }
+
+  /** Takes one status' worth of state and samples; never waits. */
+  add(state: StateRow, samples: SampleRow[]): void {
+    this.states.set(state.deviceId, state);
+    for (const s of samples) this.latest.set(`${s.tunnelId}:${s.side}`, s);
+    const room = this.options.maxBuffered - this.samples.length;
+    if (room < samples.length) {
+      this.metrics.ingestDropped.inc({ reason: "buffer-full" }, samples.length - Math.max(0, room));
+      this.warn("ingest buffer full: samples dropped (the database does not keep up)");
+    }
+    for (let i = 0; i < Math.min(room, samples.length); i++) this.samples.push(samples[i]!);
+    this.metrics.ingestBuffered.set(this.samples.length);
+    if (this.samples.length >= this.options.batchRows) queueMicrotask(() => void this.flush());
+  }
+
+  /** Writes what waits; concurrent calls share one write and ask for another pass. */
+  flush(): Promise<void> {
+    if (this.flushing) {
+      this.again = true;
+      return this.flushing;
+    }
+    this.flushing = (async () => {
+      do {
+        this.again = false;
+        await this.writeOnce();
+      } while (this.again && this.samples.length + this.states.size > 0);
+    })().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+
+  private async writeOnce(): Promise<void> {
+    if (this.samples.length === 0 && this.states.size === 0) return;
+    const samples = this.samples.splice(0, Math.max(this.options.batchRows * 5, this.options.batchRows));
+    const states = [...this.states.values()];
+    const latest = [...this.latest.values()];
+    this.states.clear();
+    this.latest.clear();
+    const started = performance.now();
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < samples.length; i += 10_000) await insertSamples(trx, samples.slice(i, i + 10_000));
+        if (latest.length) await upsertLatest(trx, latest);
+        if (states.length) await upsertStates(trx, states);
+      });
+      const ms = performance.now() - started;
+      this.metrics.ingestBatchSeconds.observe(ms / 1000);
+      this.metrics.ingestBatchRows.observe(samples.length);
+      this.metrics.tunnelSamples.inc(samples.length);
+      this.recent.push({ samples: samples.length, states: states.length, ms });
+      if (this.recent.length > 100) this.recent.shift();
+      this.failures = 0;
+    } catch (err) {
+      this.metrics.ingestWriteFailures.inc();
+      this.failures++;
+      // The database being away is waited out (the buffer bounds what is kept); a batch that fails for
+      // another reason again and again would block every later one, so after a few tries it is dropped.
+      if (isTransient(err) || this.failures < MAX_TRIES) {
+        this.warn("writing live state failed; keeping it for the next flush", err);
+        this.requeue(samples, states, latest);
+      } else {
+        this.warn(`writing live state failed ${MAX_TRIES} times: batch dropped`, err);
+        this.metrics.ingestDropped.inc({ reason: "write-failed" }, samples.length);
+        this.failures = 0;
+      }
+    } finally {
+      this.metrics.ingestBuffered.set(this.samples.length);
+    }
+  }
+
+  /** Puts a failed batch back in front, newer reports winning, within the buffer's bound. */
+  private requeue(samples: SampleRow[], states: StateRow[], latest: SampleRow[]): void {
+    const merged = samples.concat(this.samples);
+    const over = merged.length - this.options.maxBuffered;
+    if (over > 0) this.metrics.ingestDropped.inc({ reason: "write-failed" }, over);
+    this.samples = over > 0 ? merged.slice(over) : merged;
+    for (const s of states) if (!this.states.has(s.deviceId)) this.states.set(s.deviceId, s);
+    for (const s of latest) {
+      const key = `${s.tunnelId}:${s.side}`;
+      if (!this.latest.has(key)) this.latest.set(key, s);
+    }
+  }
+
+  private warn(message: string, err?: unknown): void {
+    const now = Date.now();
+    if (now - this.lastErrorLogAt < 10_000) return;
+    this.lastErrorLogAt = now;
+    this.logger.warn({ err, buffered: this.samples.length }, message);
+  }
+}
+
+/** Errors of an unreachable or restarting database, as opposed to errors of the batch itself. */
+export function isTransient(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== "string") return true;
+  return code.startsWith("08") || ["57P01", "57P02", "57P03", "53300", "40001", "40P01"].includes(code) || /^E[A-Z]+$/.test(code);
+}
+
+function columns(rows: SampleRow[]) {
+  return {
+    tunnel: rows.map((r) => r.tunnelId),
+    device: rows.map((r) => r.deviceId),
+    side: rows.map((r) => r.side),
+    at: rows.map((r) => r.at.toISOString()),
+    up: rows.map((r) => r.up),
+    loss: rows.map((r) => r.loss),
+    rtt: rows.map((r) => r.rtt),
+    jitter: rows.map((r) => r.jitter),
+    samples: rows.map((r) => r.samples),
+  };
+}
+
+const UNNEST_SAMPLES = (c: ReturnType<typeof columns>) => sql`unnest(
+  ${c.tunnel}::uuid[], ${c.device}::uuid[], ${c.side}::text[], ${c.at}::timestamptz[], ${c.up}::boolean[],
+  ${c.loss}::real[], ${c.rtt}::real[], ${c.jitter}::real[], ${c.samples}::integer[]
+) as u(tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples)`;
+
+async function insertSamples(db: Db, rows: SampleRow[]): Promise<void> {
+  await sql`insert into tunnel_samples (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples)
+    select * from ${UNNEST_SAMPLES(columns(rows))}`.execute(db);
+}
+
+async function upsertLatest(db: Db, rows: SampleRow[]): Promise<void> {
+  await sql`insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples)
+    select * from ${UNNEST_SAMPLES(columns(rows))}
+    on conflict (tunnel_id, side) do update set device_id = excluded.device_id, at = excluded.at, up = excluded.up,
+      loss = excluded.loss, rtt = excluded.rtt, jitter = excluded.jitter, samples = excluded.samples
+    where tunnel_latest.at <= excluded.at`.execute(db);
+}
+
+async function upsertStates(db: Db, rows: StateRow[]): Promise<void> {
+  const ids = rows.map((r) => r.deviceId);
+  await sql`insert into device_state (device_id, organization_id, reported_at, received_at, applied_hash, applying,
+      interfaces, bgp, vrrp, health)
+    select d, o, r, now(), h, a, i::jsonb, b::jsonb, v::jsonb, he::jsonb from unnest(
+      ${ids}::uuid[], ${rows.map((r) => r.orgId)}::uuid[], ${rows.map((r) => r.reportedAt.toISOString())}::timestamptz[],
+      ${rows.map((r) => r.appliedHash)}::text[], ${rows.map((r) => r.applying)}::boolean[],
+      ${rows.map((r) => toJson(r.interfaces))}::text[], ${rows.map((r) => toJsonOrNull(r.bgp))}::text[],
+      ${rows.map((r) => toJson(r.vrrp))}::text[], ${rows.map((r) => toJsonOrNull(r.health))}::text[]
+    ) as u(d, o, r, h, a, i, b, v, he)
+    where exists (select 1 from devices where devices.id = u.d)
+    on conflict (device_id) do update set reported_at = excluded.reported_at, received_at = excluded.received_at,
+      applied_hash = excluded.applied_hash, applying = excluded.applying, interfaces = excluded.interfaces,
+      bgp = excluded.bgp, vrrp = excluded.vrrp, health = excluded.health`.execute(db);
+  // A device row someone else holds is skipped (refreshed at a later flush): ingestion never waits
+  // for, or deadlocks with, an admin change of the same devices.
+  await sql`update devices set last_seen_at = now() where id in (
+      select id from devices where id = any(${ids}::uuid[])
+        and (last_seen_at is null or last_seen_at < now() - ${LAST_SEEN_RESOLUTION}::interval)
+      order by id for no key update skip locked)`.execute(db);
+}

@@ -1,0 +1,85 @@
+/**
+ * One `status` from a device: keep only the device's own tunnels (another
+ * device's tunnel ids are ignored and counted), buffer its state and samples
+ * for the batched writer, tell listeners, and hand what needs a decision now
+ * (a changed applied hash, public address changes) to the job engine and the
+ * public-address tracker. Nothing here waits for the database.
+ */
+import type { Status, TunnelReport } from "@tern/protocol";
+import type { JobEngine } from "../../jobs/job-engine.ts";
+import type { ServerMetrics } from "../../metrics/server-metrics.ts";
+import type { DeviceConnection } from "../connection.ts";
+import type { GatewayEvents } from "../events.ts";
+import type { IngestBuffer, SampleRow } from "./ingest-buffer.ts";
+import type { PublicAddressTracker } from "./public-address.ts";
+
+export interface StatusIngestDeps {
+  buffer: IngestBuffer;
+  engine: JobEngine;
+  publicAddresses: PublicAddressTracker;
+  events: GatewayEvents;
+  metrics: ServerMetrics;
+  /** Reloads the device's tunnel ids (a tunnel created since the link opened). */
+  reloadTunnels(conn: DeviceConnection): void;
+}
+
+/** Unknown tunnel ids trigger at most one reload of the device's tunnels per this period. */
+const TUNNEL_RELOAD_MS = 10_000;
+
+export function ingestStatus(conn: DeviceConnection, status: Status, deps: StatusIngestDeps): void {
+  const receivedAt = new Date();
+  const tunnels: (TunnelReport & { side: "a" | "b" })[] = [];
+  let foreign = 0;
+  for (const t of status.tunnels) {
+    const side = conn.tunnelSides.get(t.id);
+    if (side) tunnels.push({ ...t, side });
+    else foreign++;
+  }
+  if (foreign > 0) {
+    deps.metrics.wsErrors.inc({ kind: "foreign-tunnel" }, foreign);
+    if (Date.now() - conn.tunnelSidesLoadedAt > TUNNEL_RELOAD_MS) {
+      conn.logger.debug({ foreign }, "status names tunnels that are not this device's: ignored");
+      deps.reloadTunnels(conn);
+    }
+  }
+  const samples: SampleRow[] = tunnels.map((t) => ({
+    tunnelId: t.id,
+    deviceId: conn.deviceId,
+    side: t.side,
+    // The server's clock: devices' clocks may be off, and the time series must stay ordered.
+    at: receivedAt,
+    up: t.up,
+    loss: t.loss,
+    rtt: t.rtt,
+    jitter: t.jitter,
+    samples: t.samples,
+  }));
+  const reportedAt = new Date(status.at);
+  deps.buffer.add(
+    {
+      deviceId: conn.deviceId,
+      orgId: conn.orgId,
+      reportedAt: Number.isNaN(reportedAt.getTime()) ? receivedAt : reportedAt,
+      appliedHash: status.appliedHash,
+      applying: status.applying,
+      interfaces: status.interfaces,
+      bgp: status.bgp,
+      vrrp: status.vrrp,
+      health: status.health,
+    },
+    samples,
+  );
+  deps.metrics.statusIngested.inc();
+  conn.deviceApplying = status.applying;
+  deps.events.emit("status", { deviceId: conn.deviceId, orgId: conn.orgId, status, tunnels, receivedAt });
+
+  if (status.appliedHash !== conn.lastStatusHash) {
+    conn.lastStatusHash = status.appliedHash;
+    const hash = status.appliedHash;
+    void conn.serial("reported hash", async () => {
+      if (hash === conn.appliedHash && conn.inFlight?.hash !== hash) return;
+      await deps.engine.onReportedHash(conn, hash);
+    });
+  }
+  deps.publicAddresses.observe(conn, status.interfaces);
+}

@@ -1,0 +1,44 @@
+/** The gateway's settings, taken once from the server config (docs/gateway.md lists them). */
+import type { ServerConfig } from "../config.ts";
+
+export interface GatewayOptions {
+  pingIntervalMs: number;
+  pingMisses: number;
+  helloTimeoutMs: number;
+  rate: number;
+  rateBurst: number;
+  statusIntervalMs: number;
+  jobTimeoutMs: number;
+  autoSyncAttempts: number;
+  dutyIntervalMs: number;
+  heartbeatMs: number;
+  retentionMs: number;
+  ingestBatchRows: number;
+  ingestFlushMs: number;
+  ingestMaxBuffered: number;
+  publicAddressMaxChanges: number;
+  publicAddressWindowMs: number;
+  trustProxy: boolean;
+}
+
+export function gatewayOptions(config: ServerConfig): GatewayOptions {
+  return {
+    pingIntervalMs: config.TERN_WS_PING_INTERVAL_MS,
+    pingMisses: config.TERN_WS_PING_MISSES,
+    helloTimeoutMs: config.TERN_WS_HELLO_TIMEOUT_MS,
+    rate: config.TERN_DEVICE_RATE,
+    rateBurst: config.TERN_DEVICE_RATE_BURST,
+    statusIntervalMs: config.TERN_STATUS_INTERVAL_MS,
+    jobTimeoutMs: config.TERN_JOB_TIMEOUT_MS,
+    autoSyncAttempts: config.TERN_AUTO_SYNC_ATTEMPTS,
+    dutyIntervalMs: config.TERN_DUTY_INTERVAL_MS,
+    heartbeatMs: config.TERN_INSTANCE_HEARTBEAT_MS,
+    retentionMs: config.TERN_SAMPLE_RETENTION_DAYS * 86_400_000,
+    ingestBatchRows: config.TERN_INGEST_BATCH_ROWS,
+    ingestFlushMs: config.TERN_INGEST_FLUSH_MS,
+    ingestMaxBuffered: config.TERN_INGEST_MAX_BUFFERED,
+    publicAddressMaxChanges: config.TERN_PUBLIC_ADDRESS_MAX_CHANGES,
+    publicAddressWindowMs: config.TERN_PUBLIC_ADDRESS_WINDOW_MS,
+    trustProxy: config.TERN_TRUST_PROXY,
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Which instance holds which device's link, in the database: instances with
+ * heartbeats (gateway_instances) and one session row per connected device
+ * (device_sessions). A newer link of the same device replaces the older
+ * session row wherever the older one lives; a link that ends deletes its row
+ * only when it is still its own, so a replaced link never marks the device
+ * disconnected.
+ */
+import os from "node:os";
+import type { Hello } from "@tern/protocol";
+import { sql } from "kysely";
+import type { Db } from "../db/schema.ts";
+import type { DeviceConnection } from "./connection.ts";
+
+export async function registerInstance(db: Db, instanceId: string): Promise<void> {
+  await db
+    .insertInto("gateway_instances")
+    .values({ id: instanceId, hostname: os.hostname(), pid: process.pid })
+    .onConflict((oc) => oc.column("id").doUpdateSet({ heartbeat_at: sql`now()` }))
+    .execute();
+}
+
+/** Refreshes the heartbeat; false when the row is gone (another instance judged this one dead). */
+export async function heartbeat(db: Db, instanceId: string): Promise<boolean> {
+  const result = await db
+    .updateTable("gateway_instances")
+    .set({ heartbeat_at: sql`now()` })
+    .where("id", "=", instanceId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Inside the hello transaction: the device is connected here, through this session. */
+export async function openSession(trx: Db, conn: DeviceConnection, instanceId: string, hello: Hello): Promise<void> {
+  await trx
+    .updateTable("devices")
+    .set({
+      connection: "connected",
+      last_connected_at: sql`now()`,
+      last_seen_at: sql`now()`,
+      agent_version: hello.agentVersion,
+      protocol_version: hello.protocolVersion,
+      hostname: hello.hostname || sql`hostname`,
+      applied_hash: hello.appliedHash,
+    })
+    .where("id", "=", conn.deviceId)
+    .execute();
+  await trx
+    .insertInto("device_sessions")
+    .values({
+      device_id: conn.deviceId,
+      session_id: conn.sessionId,
+      instance_id: instanceId,
+      remote_address: conn.remoteAddress,
+    })
+    .onConflict((oc) =>
+      oc.column("device_id").doUpdateSet({
+        session_id: conn.sessionId,
+        instance_id: instanceId,
+        remote_address: conn.remoteAddress,
+        connected_at: sql`now()`,
+      }),
+    )
+    .execute();
+}
+
+/** Ends the session if it is still this link's; true when the device is now disconnected. */
+export async function closeSession(trx: Db, conn: DeviceConnection): Promise<boolean> {
+  const gone = await trx
+    .deleteFrom("device_sessions")
+    .where("device_id", "=", conn.deviceId)
+    .where("session_id", "=", conn.sessionId)
+    .returning("device_id")
+    .executeTakeFirst();
+  if (!gone) return false;
+  await trx
+    .updateTable("devices")
+    .set({ connection: "disconnected", last_seen_at: sql`now()` })
+    .where("id", "=", conn.deviceId)
+    .execute();
+  return true;
+}
+
+/** The instance that holds the device's link, when its heartbeat is fresh. */
+export async function sessionOwner(db: Db, deviceId: string, staleMs: number): Promise<string | null> {
+  const row = await db
+    .selectFrom("device_sessions")
+    .innerJoin("gateway_instances", "gateway_instances.id", "device_sessions.instance_id")
+    .select("device_sessions.instance_id")
+    .where("device_sessions.device_id", "=", deviceId)
+    .where("gateway_instances.heartbeat_at", ">", sql<Date>`now() - ${`${staleMs} milliseconds`}::interval`)
+    .executeTakeFirst();
+  return row?.instance_id ?? null;
+}
+
+/**
+ * Duty: instances silent for `staleMs` are dead; their sessions end, their
+ * devices (and any device marked connected without a session) are
+ * disconnected, and jobs that were running on those links wait in the queue again.
+ */
+export async function reapStaleLinks(db: Db, staleMs: number): Promise<{ id: string; organization_id: string }[]> {
+  await sql`delete from gateway_instances where heartbeat_at < now() - ${`${staleMs} milliseconds`}::interval`.execute(db);
+  const orphaned = sql`select device_id from device_sessions s
+    where not exists (select 1 from gateway_instances i where i.id = s.instance_id)`;
+  // Device rows first, in id order, like every other writer (a hello locks the device, then its session).
+  const locked = await sql<{ id: string }>`select id from devices
+    where id in (${orphaned})
+       or (connection = 'connected' and not exists (select 1 from device_sessions s where s.device_id = devices.id))
+    order by id for no key update`.execute(db);
+  if (locked.rows.length === 0) return [];
+  const ids = locked.rows.map((r) => r.id);
+  await sql`delete from device_sessions s where s.device_id = any(${ids}::uuid[])
+    and not exists (select 1 from gateway_instances i where i.id = s.instance_id)`.execute(db);
+  const rows = await sql<{ id: string; organization_id: string }>`update devices set connection = 'disconnected'
+    where id = any(${ids}::uuid[]) and connection = 'connected'
+      and not exists (select 1 from device_sessions s where s.device_id = devices.id)
+    returning id, organization_id`.execute(db);
+  const gone = rows.rows.map((r) => r.id);
+  if (gone.length) {
+    await sql`update jobs set state = 'queued', started_at = null, apply_id = null, sent_hash = null
+      where state = 'running' and device_id = any(${gone}::uuid[])`.execute(db);
+  }
+  return rows.rows;
+}
+
+/** On a clean shutdown: this instance's row goes (its links were closed and their sessions ended one by one). */
+export async function unregisterInstance(db: Db, instanceId: string): Promise<void> {
+  await db.deleteFrom("gateway_instances").where("id", "=", instanceId).execute();
+}

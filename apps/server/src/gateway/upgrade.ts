@@ -1,0 +1,104 @@
+/**
+ * The websocket handshake of a device: `GET /api/connect/ws` with
+ * `Authorization: Bearer <device token>`. The token is looked up by its
+ * SHA-256 hash; an unknown token is answered 401, a device not yet approved
+ * 403, both with the API's JSON error body so the reason is readable, before
+ * any websocket exists.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { ErrorBody, ErrorCode } from "@tern/protocol";
+import { hashSecretToken } from "../auth/secret-tokens.ts";
+import type { Db } from "../db/schema.ts";
+
+export const DEVICE_WS_PATH = "/api/connect/ws";
+
+/** The device row a link stands for, with its organization (for system work done on its behalf). */
+export interface LinkDevice {
+  id: string;
+  orgId: string;
+  accountId: string;
+  orgName: string;
+  machineId: string;
+}
+
+export type UpgradeOutcome =
+  | { ok: true; device: LinkDevice }
+  | {
+      ok: false;
+      status: 401 | 403 | 404 | 503;
+      code: ErrorCode;
+      message: string;
+      kind: "unauthenticated" | "not-approved" | "bad-path";
+    };
+
+export function bearerToken(req: IncomingMessage): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+  return match?.[1] ?? null;
+}
+
+export async function authenticateUpgrade(db: Db, req: IncomingMessage): Promise<UpgradeOutcome> {
+  const path = new URL(req.url ?? "/", "http://device.invalid").pathname;
+  if (path !== DEVICE_WS_PATH) {
+    return { ok: false, status: 404, code: "NOT_FOUND", message: `no websocket at ${path}`, kind: "bad-path" };
+  }
+  const token = bearerToken(req);
+  if (!token) {
+    return {
+      ok: false,
+      status: 401,
+      code: "UNAUTHENTICATED",
+      message: "missing Authorization: Bearer <device token>",
+      kind: "unauthenticated",
+    };
+  }
+  const row = await db
+    .selectFrom("devices")
+    .innerJoin("organizations", "organizations.id", "devices.organization_id")
+    .select([
+      "devices.id",
+      "devices.organization_id",
+      "devices.is_approved",
+      "devices.machine_id",
+      "organizations.account_id",
+      "organizations.name as org_name",
+    ])
+    .where("devices.device_token_hash", "=", hashSecretToken(token))
+    .executeTakeFirst();
+  if (!row) return { ok: false, status: 401, code: "UNAUTHENTICATED", message: "unknown device token", kind: "unauthenticated" };
+  if (!row.is_approved) {
+    return {
+      ok: false,
+      status: 403,
+      code: "FORBIDDEN",
+      message: `device ${row.id} is not approved yet: an administrator approves it with PUT /api/devices/${row.id} {"isApproved": true}`,
+      kind: "not-approved",
+    };
+  }
+  return {
+    ok: true,
+    device: {
+      id: row.id,
+      orgId: row.organization_id,
+      accountId: row.account_id,
+      orgName: row.org_name,
+      machineId: row.machine_id,
+    },
+  };
+}
+
+const REASONS: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable" };
+
+/** Answers the upgrade request with an HTTP error and the JSON error body, then closes the socket. */
+export function refuseUpgrade(socket: Duplex, status: number, code: ErrorCode, message: string): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify({ error: message, code, details: [] } satisfies ErrorBody);
+  const headers = [
+    `HTTP/1.1 ${status} ${REASONS[status] ?? "Error"}`,
+    "Connection: close",
+    "Content-Type: application/json",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...(status === 401 ? ['WWW-Authenticate: Bearer realm="tern-device"'] : []),
+  ];
+  socket.end(`${headers.join("\r\n")}\r\n\r\n${body}`);
+}

@@ -1,0 +1,292 @@
+/**
+ * The dispatcher and job lifecycle for the devices whose link this instance
+ * holds. Per device at most one `apply` is in flight, carrying the newest
+ * desired config; every queued job goes out with it (coalescing) and they
+ * finish together. Results, reported hashes and time-outs move the jobs
+ * (job-store.ts); when nothing is in flight and the device's applied hash is
+ * not its desired one, a `sync` job is queued (at most N times since the last
+ * change, then auto-sync pauses and `self-healing-failed` is emitted).
+ *
+ * Every method runs in the device's serial chain (DeviceConnection.serial),
+ * and every transaction locks the device row first, so instances that touch
+ * the same device (a new link elsewhere, a change queued anywhere) take turns.
+ */
+import { randomUUID } from "node:crypto";
+import { type ApplyResult, type DeviceConfig, type JobError, MAX_MESSAGE_BYTES } from "@tern/protocol";
+import { sql } from "kysely";
+import type { Db } from "../db/schema.ts";
+import type { AppDeps } from "../deps.ts";
+import type { DeviceConnection } from "../gateway/connection.ts";
+import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
+import type { GatewayOptions } from "../gateway/options.ts";
+import { loadTunnelSides } from "../gateway/tunnel-sides.ts";
+import { systemCtx } from "../services/context.ts";
+import { queueConfigJobs } from "../services/desired-config.ts";
+import {
+  completeByHash,
+  correctTimedOut,
+  countActive,
+  type FinishedJob,
+  failApply,
+  failQueued,
+  requeueRunning,
+  startQueuedJobs,
+} from "./job-store.ts";
+
+/** Jobs that ended in one step, for metrics and events. */
+export interface Settled {
+  completed: FinishedJob[];
+  failed: (FinishedJob & { error: JobError })[];
+  corrected: FinishedJob[];
+}
+
+const emptySettled = (): Settled => ({ completed: [], failed: [], corrected: [] });
+
+type Plan =
+  | { kind: "send"; applyId: string; hash: string; config: DeviceConfig; settled: Settled }
+  | { kind: "idle" | "again" | "gone"; settled: Settled }
+  | { kind: "paused"; settled: Settled; desiredHash: string; attempts: number };
+
+export class JobEngine {
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly events: GatewayEvents,
+    private readonly options: GatewayOptions,
+  ) {}
+
+  private get db(): Db {
+    return this.deps.db;
+  }
+
+  /**
+   * Inside a transaction that holds the device row: the device reports `hash`
+   * applied, so the jobs it satisfies complete and timed-out ones are corrected.
+   */
+  async settleByHash(
+    trx: Db,
+    conn: { deviceId: string; settledHash?: string | null },
+    hash: string | null,
+    desiredHash: string | null,
+  ): Promise<Settled> {
+    const settled = emptySettled();
+    const deviceId = conn.deviceId;
+    conn.settledHash = hash;
+    if (!hash) return settled;
+    settled.completed = await completeByHash(trx, deviceId, hash, desiredHash);
+    settled.corrected = await correctTimedOut(trx, deviceId, hash);
+    return settled;
+  }
+
+  /** Metrics and the `jobs-finished` event for jobs that ended. */
+  report(conn: { deviceId: string; orgId: string }, settled: Settled): void {
+    const now = Date.now();
+    const jobs: GatewayEventMap["jobs-finished"]["jobs"] = [];
+    for (const j of settled.completed) {
+      this.deps.metrics.jobDuration.observe({ type: j.type, result: "complete" }, (now - j.created_at.getTime()) / 1000);
+      jobs.push({ id: j.id, type: j.type, state: "complete", error: null, corrected: false });
+    }
+    for (const j of settled.failed) {
+      this.deps.metrics.jobDuration.observe({ type: j.type, result: "failed" }, (now - j.created_at.getTime()) / 1000);
+      if (j.error.reason === "timeout") this.deps.metrics.jobsTimedOut.inc();
+      jobs.push({ id: j.id, type: j.type, state: "failed", error: j.error, corrected: false });
+    }
+    for (const j of settled.corrected) {
+      this.deps.metrics.jobsCorrected.inc();
+      jobs.push({ id: j.id, type: j.type, state: "complete", error: null, corrected: true });
+    }
+    if (jobs.length) this.events.emit("jobs-finished", { deviceId: conn.deviceId, orgId: conn.orgId, jobs });
+  }
+
+  /** Sends the device its newest desired config when jobs wait and nothing is in flight; handles drift. */
+  async dispatch(conn: DeviceConnection): Promise<void> {
+    for (let round = 0; round < 3; round++) {
+      if (conn.state !== "ready" || conn.inFlight) return;
+      const plan = await this.db.transaction().execute((trx) => this.plan(trx, conn));
+      this.report(conn, plan.settled);
+      if (plan.kind === "send") return this.send(conn, plan);
+      if (plan.kind === "paused") {
+        this.deps.metrics.autoSyncs.inc({ outcome: "paused" });
+        conn.logger.warn(
+          { attempts: plan.attempts },
+          "automatic re-sync did not converge: auto-sync paused until the next change",
+        );
+        this.events.emit("self-healing-failed", {
+          deviceId: conn.deviceId,
+          orgId: conn.orgId,
+          desiredHash: plan.desiredHash,
+          appliedHash: conn.appliedHash,
+          attempts: plan.attempts,
+        });
+      }
+      if (plan.kind !== "again") return;
+    }
+  }
+
+  private async plan(trx: Db, conn: DeviceConnection): Promise<Plan> {
+    const dev = await trx
+      .selectFrom("devices")
+      .select(["desired_config", "desired_hash", "sync_attempts", "auto_sync_paused"])
+      .where("id", "=", conn.deviceId)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!dev) return { kind: "gone", settled: emptySettled() };
+    // Only a hash not settled yet can finish jobs here (a new queued job for the applied hash still goes out).
+    const settled =
+      conn.appliedHash !== conn.settledHash
+        ? await this.settleByHash(trx, conn, conn.appliedHash, dev.desired_hash)
+        : emptySettled();
+
+    if (dev.desired_config && dev.desired_hash) {
+      const applyId = randomUUID();
+      const started = await startQueuedJobs(trx, conn.deviceId, applyId, dev.desired_hash);
+      if (started.length) return { kind: "send", applyId, hash: dev.desired_hash, config: dev.desired_config, settled };
+    } else {
+      const error: JobError = { reason: "no-config", message: "the device has no desired config to send", drivers: [] };
+      settled.failed.push(...(await failQueued(trx, conn.deviceId, error)).map((j) => ({ ...j, error })));
+    }
+
+    // Drift: nothing to send, yet the device does not run its desired config.
+    const drifted = dev.desired_hash !== null && conn.appliedHash !== dev.desired_hash;
+    if (!drifted || dev.auto_sync_paused || conn.deviceApplying) return { kind: "idle", settled };
+    if ((await countActive(trx, conn.deviceId)).running > 0) return { kind: "idle", settled };
+    if (dev.sync_attempts >= this.options.autoSyncAttempts) {
+      await trx.updateTable("devices").set({ auto_sync_paused: true }).where("id", "=", conn.deviceId).execute();
+      return { kind: "paused", settled, desiredHash: dev.desired_hash!, attempts: dev.sync_attempts };
+    }
+    const org = { id: conn.device.orgId, accountId: conn.device.accountId, name: conn.device.orgName };
+    await queueConfigJobs(
+      { ...systemCtx(this.deps, org), db: trx },
+      {
+        deviceIds: [conn.deviceId],
+        type: "sync",
+        force: true,
+        tasks: [
+          {
+            kind: "auto-sync",
+            summary: `automatic re-sync ${dev.sync_attempts + 1}/${this.options.autoSyncAttempts}: device reported ${conn.appliedHash ?? "no config"}, desired ${dev.desired_hash}`,
+          },
+        ],
+      },
+    );
+    await trx.updateTable("devices").set({ sync_attempts: sql`sync_attempts + 1` }).where("id", "=", conn.deviceId).execute();
+    this.deps.metrics.autoSyncs.inc({ outcome: "queued" });
+    conn.logger.info({ applied: conn.appliedHash, desired: dev.desired_hash }, "device drifted: automatic re-sync queued");
+    return { kind: "again", settled };
+  }
+
+  private async send(conn: DeviceConnection, plan: Extract<Plan, { kind: "send" }>): Promise<void> {
+    const text = JSON.stringify({ type: "apply", id: plan.applyId, hash: plan.hash, config: plan.config });
+    if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) {
+      const error: JobError = {
+        reason: "too-large",
+        message: `the device's config is ${Buffer.byteLength(text)} bytes, over the protocol's ${MAX_MESSAGE_BYTES}`,
+        drivers: [],
+      };
+      const failed = await failApply(this.db, plan.applyId, error);
+      this.report(conn, { ...emptySettled(), failed: failed.map((j) => ({ ...j, error })) });
+      return;
+    }
+    const applyId = plan.applyId;
+    conn.inFlight = {
+      applyId,
+      hash: plan.hash,
+      sentAt: performance.now(),
+      timer: setTimeout(
+        () => void conn.serial("apply time-out", () => this.onApplyTimeout(conn, applyId)),
+        this.options.jobTimeoutMs,
+      ),
+    };
+    conn.rememberApply(applyId, plan.hash);
+    conn.sendText(text);
+    conn.logger.debug({ applyId, hash: plan.hash }, "apply sent");
+  }
+
+  /** `apply-result` from the device. */
+  async onApplyResult(conn: DeviceConnection, msg: ApplyResult): Promise<void> {
+    if (!conn.recentApplies.has(msg.id)) {
+      conn.reject("unknown-id", "UNKNOWN_ID", `apply-result ${msg.id.slice(0, 80)}: no apply of that id was sent on this link`);
+      return;
+    }
+    const inFlight = conn.inFlight?.applyId === msg.id ? conn.inFlight : null;
+    if (inFlight) {
+      clearTimeout(inFlight.timer);
+      this.deps.metrics.applyRoundTrip.observe(
+        { result: msg.ok ? "ok" : "failed" },
+        (performance.now() - inFlight.sentAt) / 1000,
+      );
+      conn.inFlight = null;
+    }
+    conn.appliedHash = msg.appliedHash;
+    const settled = await this.db.transaction().execute(async (trx) => {
+      const dev = await lockDevice(trx, conn.deviceId);
+      if (!dev) return emptySettled();
+      await trx.updateTable("devices").set({ applied_hash: msg.appliedHash }).where("id", "=", conn.deviceId).execute();
+      const s = await this.settleByHash(trx, conn, msg.appliedHash, dev.desired_hash);
+      // Whatever of this apply is still running did not get applied: a failed result, or success with another hash.
+      const error: JobError = msg.ok
+        ? { reason: "device", message: `device reported hash ${msg.appliedHash} after applying another`, drivers: msg.drivers }
+        : { reason: "device", message: msg.error ?? "apply failed", drivers: msg.drivers };
+      s.failed.push(...(await failApply(trx, msg.id, error)).map((j) => ({ ...j, error })));
+      // A new config may add or remove tunnels: the device's next reports name them.
+      if (msg.ok) {
+        conn.tunnelSides = await loadTunnelSides(trx, conn.deviceId);
+        conn.tunnelSidesLoadedAt = Date.now();
+      }
+      return s;
+    });
+    if (!msg.ok) conn.logger.warn({ error: msg.error, rolledBack: msg.rolledBack }, "apply failed on the device");
+    this.report(conn, settled);
+    await this.dispatch(conn);
+  }
+
+  /** A status (or hello) reports an applied hash different from what the link knew. */
+  async onReportedHash(conn: DeviceConnection, hash: string | null): Promise<void> {
+    conn.appliedHash = hash;
+    const settled = await this.db.transaction().execute(async (trx) => {
+      const dev = await lockDevice(trx, conn.deviceId);
+      if (!dev) return emptySettled();
+      await trx.updateTable("devices").set({ applied_hash: hash }).where("id", "=", conn.deviceId).execute();
+      conn.tunnelSides = await loadTunnelSides(trx, conn.deviceId);
+      conn.tunnelSidesLoadedAt = Date.now();
+      return this.settleByHash(trx, conn, hash, dev.desired_hash);
+    });
+    // The config in flight is reported applied: its result is no longer needed to finish its jobs.
+    if (conn.inFlight && hash === conn.inFlight.hash) {
+      clearTimeout(conn.inFlight.timer);
+      conn.inFlight = null;
+    }
+    this.report(conn, settled);
+    await this.dispatch(conn);
+  }
+
+  private async onApplyTimeout(conn: DeviceConnection, applyId: string): Promise<void> {
+    if (conn.inFlight?.applyId !== applyId) return;
+    conn.inFlight = null;
+    const error: JobError = {
+      reason: "timeout",
+      message: `no apply-result within ${Math.round(this.options.jobTimeoutMs / 1000)} s`,
+      drivers: [],
+    };
+    const failed = await failApply(this.db, applyId, error);
+    conn.logger.warn({ applyId, jobs: failed.length }, "apply timed out");
+    this.report(conn, { ...emptySettled(), failed: failed.map((j) => ({ ...j, error })) });
+    await this.dispatch(conn);
+  }
+
+  /** The link is gone before the result: the apply's jobs wait in the queue for the next link. */
+  async onLinkLost(trx: Db, conn: DeviceConnection): Promise<void> {
+    if (!conn.inFlight) return;
+    clearTimeout(conn.inFlight.timer);
+    await requeueRunning(trx, conn.deviceId, conn.inFlight.applyId);
+    conn.inFlight = null;
+  }
+}
+
+export function lockDevice(trx: Db, deviceId: string) {
+  return trx
+    .selectFrom("devices")
+    .select(["desired_hash", "desired_config"])
+    .where("id", "=", deviceId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+}

@@ -1,0 +1,122 @@
+/**
+ * The device link: hello/welcome and what it records, a second connection
+ * replacing the first, liveness by ping/pong, and links ended by changes to
+ * the device (deleted, approval withdrawn, token replaced).
+ */
+import { CLOSE_CODES, DEFAULT_MONITORING, PROTOCOL_VERSION } from "@tern/protocol";
+import { describe, expect, it } from "vitest";
+import type { GatewayEventMap } from "../../src/gateway/events.ts";
+import { useGatewayServer, waitUntil } from "../support/gateway.ts";
+import { helloFor, openRawLink } from "../support/raw-link.ts";
+
+// Pings often, so a silent device is dropped within about a second; three misses leave room for a busy machine.
+const g = useGatewayServer({ TERN_WS_PING_INTERVAL_MS: "250", TERN_WS_PING_MISSES: "3" });
+
+const connection = (id: string) =>
+  g.database.db
+    .selectFrom("devices")
+    .select(["connection", "last_connected_at", "last_seen_at", "agent_version", "protocol_version", "applied_hash"])
+    .where("id", "=", id)
+    .executeTakeFirstOrThrow();
+
+describe("device link", () => {
+  it("welcomes a device and records the link", async () => {
+    const events: GatewayEventMap["device-connected"][] = [];
+    const off = g.server.deps.deviceLink.events.on("device-connected", (e) => events.push(e));
+    const { fleet, devices } = await g.fleet(1, { queueConfig: false });
+    const device = devices[0]!;
+    expect(fleet.device(0).ready).toBe(true);
+    expect(await connection(device.id)).toMatchObject({
+      connection: "connected",
+      agent_version: "0.1.0-sim",
+      protocol_version: PROTOCOL_VERSION,
+      applied_hash: null,
+    });
+    const session = await g.database.db
+      .selectFrom("device_sessions")
+      .selectAll()
+      .where("device_id", "=", device.id)
+      .executeTakeFirstOrThrow();
+    expect(session.instance_id).toBe(g.server.gateway.instanceId);
+    expect(session.remote_address).toMatch(/127\.0\.0\.1/);
+    expect(events).toContainEqual(expect.objectContaining({ deviceId: device.id, orgId: g.org.id, appliedHash: null }));
+    expect(g.server.gateway.isConnectedHere(device.id)).toBe(true);
+    off();
+  });
+
+  it("tells the device its status interval: from its config, else the server's default", async () => {
+    const { devices } = await g.fleet(2, { connect: false, queueConfig: false });
+    const bare = await openRawLink(g.server.url, devices[0]!.token);
+    bare.send(helloFor(devices[0]!.machineId));
+    expect((await bare.next("welcome")).statusIntervalMs).toBe(g.config.TERN_STATUS_INTERVAL_MS);
+    bare.ws.close();
+    await g.change(devices[1]!.id);
+    const configured = await openRawLink(g.server.url, devices[1]!.token);
+    configured.send(helloFor(devices[1]!.machineId));
+    const welcome = await configured.next("welcome");
+    expect(welcome).toMatchObject({
+      deviceId: devices[1]!.id,
+      protocolVersion: PROTOCOL_VERSION,
+      statusIntervalMs: DEFAULT_MONITORING.statusIntervalMs,
+    });
+    configured.ws.close();
+  });
+
+  it("replaces the first connection with a second one of the same device (4009)", async () => {
+    const { fleet, devices } = await g.fleet(1, { queueConfig: false });
+    const device = devices[0]!;
+    const closed = fleet.device(0).waitFor("closed", { timeoutMs: 5000 });
+    const second = await openRawLink(g.server.url, device.token);
+    second.send(helloFor(device.machineId));
+    await second.next("welcome");
+    expect(await closed).toMatchObject({ code: CLOSE_CODES.replaced, reason: "replaced by a newer connection of this device" });
+    // The old link's end does not mark the device disconnected: the new one holds it.
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await connection(device.id)).connection).toBe("connected");
+    expect(g.server.gateway.link(device.id)).toBeDefined();
+    second.ws.close();
+    await waitUntil(
+      () => connection(device.id),
+      (r) => r.connection === "disconnected",
+    );
+  });
+
+  it("drops a device that stops answering pings, marks it disconnected, and takes it back", async () => {
+    const disconnected: GatewayEventMap["device-disconnected"][] = [];
+    const off = g.server.deps.deviceLink.events.on("device-disconnected", (e) => disconnected.push(e));
+    const { fleet, devices } = await g.fleet(1, { queueConfig: false });
+    const device = devices[0]!;
+    const sim = fleet.device(0);
+    // Answers pings while alive: still connected after several ping periods.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(g.server.gateway.isConnectedHere(device.id)).toBe(true);
+
+    const welcomedAgain = sim.waitFor("welcome", { timeoutMs: 10_000 });
+    sim.freeze();
+    await waitUntil(
+      () => connection(device.id),
+      (r) => r.connection === "disconnected",
+      5000,
+    );
+    expect(disconnected.some((e) => e.deviceId === device.id)).toBe(true);
+    sim.unfreeze();
+    await welcomedAgain;
+    await waitUntil(
+      () => connection(device.id),
+      (r) => r.connection === "connected",
+    );
+    off();
+  });
+
+  it("ends the link of a device that is deleted, unapproved or gets a new token", async () => {
+    const { fleet, devices } = await g.fleet(3, { queueConfig: false, reconnect: false });
+    const closes = [0, 1, 2].map((i) => fleet.device(i).waitFor("closed", { timeoutMs: 5000 }));
+    await g.database.db.deleteFrom("devices").where("id", "=", devices[0]!.id).execute();
+    await g.database.db.updateTable("devices").set({ is_approved: false }).where("id", "=", devices[1]!.id).execute();
+    await g.database.db.updateTable("devices").set({ device_token_hash: "replaced" }).where("id", "=", devices[2]!.id).execute();
+    const [deleted, unapproved, token] = await Promise.all(closes);
+    expect(deleted).toMatchObject({ code: CLOSE_CODES.deviceDeleted, reason: "device deleted" });
+    expect(unapproved).toMatchObject({ code: CLOSE_CODES.notApproved, reason: "device approval withdrawn" });
+    expect(token).toMatchObject({ code: CLOSE_CODES.unauthenticated, reason: "device token replaced" });
+  });
+});

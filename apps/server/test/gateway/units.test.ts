@@ -1,0 +1,86 @@
+/** Small parts of the gateway on their own: the rate limit bucket, inbound parsing, the duty claim. */
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "../../src/db/database.ts";
+import { DutyRunner } from "../../src/gateway/duties.ts";
+import { parseInbound } from "../../src/gateway/inbound.ts";
+import { TokenBucket } from "../../src/gateway/token-bucket.ts";
+import { createServerMetrics } from "../../src/metrics/server-metrics.ts";
+import { openTestDatabase } from "../support/test-database.ts";
+
+const FIXTURES = join(import.meta.dirname, "../../../../packages/protocol/fixtures/v1/DeviceMessage");
+
+describe("TokenBucket", () => {
+  it("allows the burst, then the rate", () => {
+    const bucket = new TokenBucket(10, 5, 0);
+    const taken = Array.from({ length: 7 }, () => bucket.take(0));
+    expect(taken).toEqual([true, true, true, true, true, false, false]);
+    expect(bucket.take(100)).toBe(true); // 100 ms at 10/s = one token
+    expect(bucket.take(100)).toBe(false);
+    expect(bucket.take(10_000)).toBe(true);
+  });
+});
+
+describe("parseInbound", () => {
+  it("accepts the protocol's valid device messages and refuses the invalid ones with a reason", () => {
+    for (const file of readdirSync(FIXTURES)) {
+      const parsed = parseInbound(readFileSync(join(FIXTURES, file)), false);
+      if (file.startsWith("valid")) expect(parsed.ok, file).toBe(true);
+      else {
+        expect(parsed.ok, file).toBe(false);
+        if (!parsed.ok) expect(parsed.code).toBe("VALIDATION_FAILED");
+      }
+    }
+  });
+
+  it("names what is wrong", () => {
+    expect(parseInbound(Buffer.from("{"), false)).toMatchObject({ ok: false, kind: "not-json", code: "BAD_MESSAGE" });
+    expect(parseInbound(Buffer.from("{}"), true)).toMatchObject({ ok: false, message: expect.stringMatching(/binary/) });
+    const bad = parseInbound(Buffer.from(JSON.stringify({ type: "hello", protocolVersion: "one" })), false);
+    expect(bad).toMatchObject({ ok: false, message: expect.stringMatching(/type "hello".*protocolVersion/) });
+  });
+});
+
+describe("DutyRunner", () => {
+  let database: DatabaseHandle;
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+
+  it("lets one of several runners claim each interval, and undoes the claim of a failed run", async () => {
+    let runs = 0;
+    let failNext = true;
+    const duty = {
+      name: `test-${randomUUID()}`,
+      async run() {
+        if (failNext) {
+          failNext = false;
+          throw new Error("first run fails");
+        }
+        runs++;
+      },
+    };
+    const logger = pino({ level: "silent" });
+    const runners = [1, 2, 3].map(() => new DutyRunner(database.db, randomUUID(), [duty], 60_000, createServerMetrics(), logger));
+    for (const r of runners) {
+      await r.start();
+      await r.stop();
+    }
+    // The first claim fails and is rolled back; the next pass claims again; later passes find it done.
+    for (let i = 0; i < 3; i++) await Promise.all(runners.map((r) => r.tick()));
+    expect(runs).toBe(1);
+    const row = await database.db
+      .selectFrom("gateway_duties")
+      .selectAll()
+      .where("name", "=", duty.name)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.runs)).toBe(1);
+    expect(runners.reduce((n, r) => n + (r.ran.get(duty.name) ?? 0), 0)).toBe(1);
+  });
+});
