@@ -42,7 +42,7 @@ export class FakeSystem implements Runner {
   readonly processes: ProcessCheck = { alive: async (pid) => this.alive.has(pid) };
 
   constructor(links: Partial<FakeLink>[] = []) {
-    links.forEach((l, i) => this.addLink(l.name ?? `eth${i}`, l));
+    for (const [i, l] of links.entries()) this.addLink(l.name ?? `eth${i}`, l);
   }
 
   addLink(name: string, l: Partial<FakeLink> = {}): FakeLink {

@@ -8,7 +8,7 @@ import type { DesiredLinks, DesiredRoute } from "./desired.ts";
 import { routeKey } from "./desired.ts";
 import { type DhcpClientPaths, dhclientStartArgv, dhclientStopArgv } from "./dhcp-client.ts";
 import { commandDst, type ObservedLink, type ObservedRoute, ROUTE_PROTO } from "./iproute.ts";
-import { type OwnedLinks, ownsAddress } from "./owned.ts";
+import type { OwnedLinks } from "./owned.ts";
 
 export type LinkAction =
   | { kind: "dhcp-stop"; dev: string }

@@ -40,7 +40,3 @@ export async function saveOwned(stateDir: string, owned: OwnedLinks): Promise<vo
   };
   await writeFileAtomic(ownedPath(stateDir), `${JSON.stringify(sorted, null, 2)}\n`, 0o644);
 }
-
-export function ownsAddress(owned: OwnedLinks, dev: string, cidr: string): boolean {
-  return owned.addresses.some((a) => a.dev === dev && a.cidr === cidr);
-}
