@@ -29,9 +29,15 @@ function wrap(p: pino.Logger): AgentLogger {
   };
 }
 
-/** A logger to stderr, plus `file` (appended, synchronously so a crash loses nothing) when given. */
-export function createLogger(level: LogLevel, file?: string): AgentLogger {
-  const streams: pino.StreamEntry[] = [{ level: level === "silent" ? "fatal" : level, stream: pino.destination(2) }];
+/**
+ * A logger to stderr, plus `file` (appended, synchronously so a crash loses
+ * nothing) when given. One-shot commands pass `stderrLevel: "warn"` so their
+ * own output stays readable while the file keeps everything at `level`.
+ */
+export function createLogger(level: LogLevel, file?: string, options: { stderrLevel?: LogLevel } = {}): AgentLogger {
+  const stderrLevel =
+    options.stderrLevel && LOG_LEVELS.indexOf(options.stderrLevel) < LOG_LEVELS.indexOf(level) ? options.stderrLevel : level;
+  const streams: pino.StreamEntry[] = [{ level: stderrLevel === "silent" ? "fatal" : stderrLevel, stream: pino.destination(2) }];
   if (file) {
     mkdirSync(dirname(file), { recursive: true });
     try {
