@@ -12,7 +12,14 @@ export async function cli(argv: string[], deps: Partial<MainDeps> = {}): Promise
   let err = "";
   const code = await main(argv, {
     env: {},
-    io: { out: (t) => void (out += t), err: (t) => void (err += t) },
+    io: {
+      out: (t) => {
+        out += t;
+      },
+      err: (t) => {
+        err += t;
+      },
+    },
     health: null,
     ...deps,
   });
