@@ -35,7 +35,7 @@ const B = linksConfig(
 );
 const EMPTY = linksConfig([]);
 
-describe.runIf(enabled)("links driver on real interfaces (namespaces)", () => {
+describe.runIf(enabled)("links driver on real interfaces (namespaces)", { timeout: 60_000 }, () => {
   const scope = new NetnsScope("agcore");
   let edge: Netns;
   let wan: Netns;
