@@ -2,6 +2,7 @@
  * Config sequences against the fake system (A → B → A → empty), comparing the
  * recorded commands with expected text, tailscale-style.
  */
+import { writeFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LinksDriver, loadOwned } from "../../src/drivers/links/index.ts";
@@ -195,6 +196,22 @@ describe("links driver: config sequences on a fake system", () => {
     await writeFile(
       `${dirs.runDir}/links/dhclient-wan0.lease`,
       "reason=BOUND\nip=100.64.3.7\nmask=255.255.255.0\nrouters=100.64.3.1\n",
+    );
+    await expect.poll(() => reasons, { timeout: 3000 }).toEqual(["dhcp lease changed on wan0"]);
+  });
+
+  it("does not miss a lease that lands while the apply that started dhclient is still running", async () => {
+    const reasons: string[] = [];
+    const lease = `${dirs.runDir}/links/dhclient-wan0.lease`;
+    // A fast DHCP server: the lease exists before the driver starts watching.
+    sys.on((argv) => {
+      if (argv[0] === "dhclient" && argv.includes("-nw"))
+        writeFileSync(lease, "reason=BOUND\nip=100.64.3.7\nmask=255.255.255.0\nrouters=100.64.3.1\n");
+      return undefined;
+    });
+    await driver.apply(
+      linksConfig([iface("wan0", { type: "WAN", dhcp: true })]),
+      driverContext(sys, dirs, { requestReconcile: (r) => reasons.push(r) }),
     );
     await expect.poll(() => reasons, { timeout: 3000 }).toEqual(["dhcp lease changed on wan0"]);
   });

@@ -41,6 +41,8 @@ export class LinksDriver implements Driver {
   private watchTimer: NodeJS.Timeout | null = null;
   /** Lease text each DHCP interface had at the last apply, to tell a real change from a renewal. */
   private appliedLeases = new Map<string, string>();
+  /** The context of the last apply, for re-apply requests from the lease watch. */
+  private ctx: DriverContext | null = null;
 
   constructor(options: LinksDriverOptions = {}) {
     this.processes = options.processes ?? procProcessCheck;
@@ -277,18 +279,22 @@ export class LinksDriver implements Driver {
   /** Re-applies when a lease changes (new address or gateway), so DHCP WANs follow their server without a new config. */
   private watchLeases(dhcp: DhcpClientPaths, ctx: DriverContext): void {
     this.ctx = ctx;
-    if (this.watcher || !ctx.requestReconcile) return;
-    this.watcher = watch(dhcp.dir, (_event, file) => {
-      if (file === null || !LEASE_FILE.test(String(file))) return;
+    if (!ctx.requestReconcile) return;
+    const schedule = () => {
       if (this.watchTimer) clearTimeout(this.watchTimer);
       this.watchTimer = setTimeout(() => void this.checkLeases(dhcp), 100);
       this.watchTimer.unref();
-    });
-    this.watcher.unref();
-    this.watcher.on("error", (err) => ctx.log.warn("lease watch failed", { error: String(err) }));
+    };
+    if (!this.watcher) {
+      this.watcher = watch(dhcp.dir, (_event, file) => {
+        if (file !== null && LEASE_FILE.test(String(file))) schedule();
+      });
+      this.watcher.unref();
+      this.watcher.on("error", (err) => ctx.log.warn("lease watch failed", { error: String(err) }));
+    }
+    // A lease written between reading the leases and now raised no event we saw: look once.
+    schedule();
   }
-
-  private ctx: DriverContext | null = null;
 
   private async checkLeases(dhcp: DhcpClientPaths): Promise<void> {
     const ctx = this.ctx;
