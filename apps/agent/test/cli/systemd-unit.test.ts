@@ -29,7 +29,7 @@ describe("systemd unit", () => {
     const copy = join(dir, "tern-agent.service");
     writeFileSync(
       copy,
-      unit.replace("/opt/tern/apps/agent/bin/tern-agent", fileURLToPath(new URL("../../bin/tern-agent", import.meta.url))),
+      unit.replaceAll("/opt/tern/apps/agent/bin/tern-agent", fileURLToPath(new URL("../../bin/tern-agent", import.meta.url))),
     );
     expect(() => execFileSync("systemd-analyze", ["verify", copy], { stdio: "pipe" })).not.toThrow();
   });
