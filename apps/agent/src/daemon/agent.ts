@@ -96,8 +96,21 @@ export class Agent implements AgentView {
 
   /** Takes the lock, restores the last good config, then opens metrics, the control link and the status loop. */
   async start(): Promise<void> {
-    const { log, paths } = this.options;
+    const { paths } = this.options;
     this.lock = await acquirePidLock(paths.lock, "starting the agent");
+    try {
+      await this.startLocked();
+    } catch (err) {
+      // E.g. the metrics port is taken: give the lock back so a fixed restart (or `apply`) can run.
+      this.stopped = true;
+      await this.control?.stop();
+      await this.lock.release();
+      throw err;
+    }
+  }
+
+  private async startLocked(): Promise<void> {
+    const { log } = this.options;
     await this.reconciler.init();
     if (this.reconciler.interrupted)
       this.recordError("apply", `the apply of ${this.reconciler.interrupted.hash} was interrupted (agent stopped mid-apply)`);

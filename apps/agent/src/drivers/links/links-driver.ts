@@ -59,6 +59,13 @@ export class LinksDriver implements Driver {
         `interface ${missing.map((i) => `${i.name} (${i.devId})`).join(", ")} not found on this router`,
       );
 
+    for (const i of config.interfaces) {
+      const mac = system.links.find((l) => l.name === i.name)?.mac.toLowerCase();
+      // Names are what every driver uses; a devId that disagrees means the config was made for other hardware.
+      if (i.devId.startsWith("mac:") && mac && i.devId.slice(4).toLowerCase() !== mac)
+        ctx.log.warn("interface name and devId disagree; using the name", { name: i.name, devId: i.devId, mac });
+    }
+
     const leases = new Map<string, DhcpLease>();
     const leaseTexts = new Map<string, string>();
     for (const i of config.interfaces.filter((x) => x.dhcp)) {
