@@ -101,7 +101,7 @@ export class Agent implements AgentView {
     try {
       await this.startLocked();
     } catch (err) {
-      // E.g. the metrics port is taken: give the lock back so a fixed restart (or `apply`) can run.
+      // E.g. the state dir is unwritable: give the lock back so a fixed restart (or `apply`) can run.
       this.stopped = true;
       await this.control?.stop();
       await this.lock.release();
@@ -117,10 +117,17 @@ export class Agent implements AgentView {
     const restored = await this.reconciler.restore();
     if (restored) log.info("last good config restored", { ok: restored.ok, hash: restored.appliedHash });
     if (this.options.metrics) {
-      const { server, port } = await serveMetrics(this.metrics.registry, this.options.metrics.host, this.options.metrics.port);
-      this.metricsServer = server;
-      this.metricsPort = port;
-      log.info("metrics listening", { url: `http://${this.options.metrics.host}:${port}/metrics` });
+      const { host, port } = this.options.metrics;
+      try {
+        const served = await serveMetrics(this.metrics.registry, host, port);
+        this.metricsServer = served.server;
+        this.metricsPort = served.port;
+        log.info("metrics listening", { url: `http://${host}:${served.port}/metrics` });
+      } catch (err) {
+        // Routing matters more than the agent's own metrics: say so loudly and carry on.
+        log.error("metrics endpoint unavailable", { host, port, error: describeError(err) });
+        this.recordError("metrics", `cannot listen on ${host}:${port}: ${describeError(err)}`);
+      }
     }
     if (this.control) this.control.start();
     else log.warn("not registered: running the last good config without a server (tern-agent register to connect)");

@@ -1,7 +1,5 @@
-import { stat } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { Health, Status } from "@tern/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Driver } from "../../src/drivers/driver.ts";
@@ -9,7 +7,7 @@ import { silentLogger } from "../../src/log.ts";
 import { StatusComposer, SystemHealth } from "../../src/status/index.ts";
 import { type Harness, startAgent } from "../support/agent-harness.ts";
 import { iface, linksConfig } from "../support/configs.ts";
-import { driverContext, tempDirs } from "../support/context.ts";
+import { driverContext } from "../support/context.ts";
 import { FakeSystem } from "../support/fake-system.ts";
 
 describe("agent metrics endpoint", () => {
@@ -45,17 +43,19 @@ describe("agent metrics endpoint", () => {
     });
   });
 
-  it("gives the lock back when it cannot start (metrics port taken)", async () => {
+  it("keeps running without metrics when the port is taken, and says so", async () => {
     const taken = createServer();
     await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
     const port = (taken.address() as AddressInfo).port;
-    const dirs = await tempDirs("agent-busy");
     try {
-      await expect(startAgent(null, { dirs, metrics: { host: "127.0.0.1", port } })).rejects.toThrow(/EADDRINUSE/);
-      await expect(stat(join(dirs.runDir, "agent.lock"))).rejects.toThrow(/ENOENT/);
+      h = await startAgent(null, { metrics: { host: "127.0.0.1", port } });
+      expect(h.agent.snapshot().metrics).toBeNull();
+      expect(h.agent.snapshot().recentErrors[0]).toMatchObject({
+        source: "metrics",
+        message: expect.stringMatching(/EADDRINUSE/),
+      });
     } finally {
       taken.close();
-      await dirs.remove();
     }
   });
 
