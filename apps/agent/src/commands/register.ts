@@ -2,7 +2,7 @@
 import { ErrorBody, PROTOCOL_VERSION, RegisterRequest, RegisterResponse } from "@tern/protocol";
 import { registerUrl } from "../control/urls.ts";
 import { AgentError, formatIssues } from "../errors.ts";
-import { discoverInterfaces, machineId, saveCredentials } from "../identity/index.ts";
+import { discoverInterfaces, loadCredentials, machineId, saveCredentials } from "../identity/index.ts";
 import { AGENT_VERSION } from "../version.ts";
 import { type CliDeps, hostnameOf, pathsOf } from "./deps.ts";
 
@@ -40,6 +40,8 @@ export async function register({ options, runner, io }: CliDeps): Promise<number
   }
   const answer = RegisterResponse.safeParse(body);
   if (!answer.success) throw new AgentError("REGISTER_FAILED", `${url} answered something that is not a RegisterResponse`);
+  const previous = await loadCredentials(paths.device).catch(() => null);
+  if (previous) io.err(`note: replacing the registration as device ${previous.deviceId} with ${previous.server}\n`);
   await saveCredentials(paths.device, {
     server: options.server,
     deviceId: answer.data.deviceId,

@@ -166,6 +166,10 @@ describe("tern-agent commands (in-process, fake system)", () => {
         machineId: kept,
       });
 
+      const again = await cli(["register", "--server", server.url, "--token", "rt_test", ...common], deps());
+      expect(again.err).toMatch(/^note: replacing the registration as device [0-9a-f-]{36} with http/);
+      expect(server.registrations[1]?.machineId).toBe(kept);
+
       const wrong = await cli(["register", "--server", server.url, "--token", "rt_nope", ...common], deps());
       expect(wrong.code).toBe(1);
       expect(wrong.err).toMatch(/REGISTER_FAILED: .* answered 401: UNAUTHENTICATED/);
