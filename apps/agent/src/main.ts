@@ -2,13 +2,7 @@
  * The command dispatcher, separate from the process entry (cli.ts) so tests
  * run commands in-process with a fake runner and captured output.
  */
-import { apply } from "./commands/apply.ts";
 import type { CliDeps, CliIO } from "./commands/deps.ts";
-import { dump } from "./commands/dump.ts";
-import { plan } from "./commands/plan.ts";
-import { register } from "./commands/register.ts";
-import { run } from "./commands/run.ts";
-import { status } from "./commands/status.ts";
 import type { Driver } from "./drivers/driver.ts";
 import { createDrivers } from "./drivers/registry.ts";
 import { AgentError, describeError } from "./errors.ts";
@@ -48,19 +42,20 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
       ...(deps.tunnels ? { tunnels: deps.tunnels } : {}),
       ...(deps.stopSignal ? { stopSignal: deps.stopSignal } : {}),
     };
+    // Each command loads only what it needs: `status` and `plan` start fast without ws, prom-client, systeminformation.
     switch (options.command) {
       case "register":
-        return await register(cli);
+        return await (await import("./commands/register.ts")).register(cli);
       case "run":
-        return await run(cli);
+        return await (await import("./commands/run.ts")).run(cli);
       case "status":
-        return await status(cli);
+        return await (await import("./commands/status.ts")).status(cli);
       case "plan":
-        return await plan(cli);
+        return await (await import("./commands/plan.ts")).plan(cli);
       case "apply":
-        return await apply(cli);
+        return await (await import("./commands/apply.ts")).apply(cli);
       case "dump":
-        return await dump(cli);
+        return await (await import("./commands/dump.ts")).dump(cli);
     }
   } catch (err) {
     deps.io.err(`tern-agent: ${describeError(err)}\n`);
