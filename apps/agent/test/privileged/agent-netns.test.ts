@@ -64,7 +64,7 @@ describe.runIf(enabled)("tern-agent in a namespace router", { timeout: 90_000 },
         timeoutMs: 60_000,
       },
     );
-  const common = () => ["--state-dir", stateDir, "--mode", "standalone", "--hostname", "edge-a", "--log-level", "warn"];
+  const common = () => ["--state-dir", stateDir, "--mode", "standalone", "--hostname", "edge-a", "--log-level", "error"];
   const configFile = async (config: DeviceConfig, name: string) => {
     const path = join(root, name);
     await writeFile(path, JSON.stringify(config));
