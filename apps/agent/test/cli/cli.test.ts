@@ -126,6 +126,7 @@ describe("tern-agent commands (in-process, fake system)", () => {
     } finally {
       holder.kill();
     }
+    await new Promise((r) => (holder.exitCode !== null || holder.signalCode !== null ? r(null) : holder.once("exit", r)));
     // A lock whose process is gone is taken over.
     const r = await cli(["apply", await configFile(linksConfig([])), ...common], deps());
     expect(r.code).toBe(0);
