@@ -31,7 +31,11 @@ describe("systemd unit", () => {
       copy,
       unit.replaceAll("/opt/tern/apps/agent/bin/tern-agent", fileURLToPath(new URL("../../bin/tern-agent", import.meta.url))),
     );
-    expect(() => execFileSync("systemd-analyze", ["verify", copy], { stdio: "pipe" })).not.toThrow();
+    try {
+      expect(() => execFileSync("systemd-analyze", ["verify", copy], { stdio: "pipe" })).not.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
