@@ -1,7 +1,17 @@
 /**
- * Errors the agent reports with a machine code. CLI commands print
- * `tern-agent: CODE: message`; the control link puts the code in front of the
- * message of an `apply-result` or `response`, so the server can match on it.
+ * The one error type of the agent, with a machine code from one list. CLI
+ * commands print `tern-agent: CODE: message`; the control link puts the code
+ * in front of the message of an `apply-result` or `response`, so the server
+ * can match on it; tests assert the code, not the message.
+ *
+ * - INVALID_CONFIG: a config (or a section of it) cannot be rendered; thrown
+ *   before anything on the system changes, with the dotted `path` of the
+ *   offending field ("tunnels.0.esp.proposal").
+ * - DAEMON_FAILED: a daemon did not start, stop or reload as asked (the
+ *   message ends with the tail of its output or log).
+ * - DRIVER_FAILED: an apply failed in a driver and was rolled back.
+ * - INVALID_REQUEST: a request's parameters (server request, troubleshooting
+ *   page) do not match the protocol.
  */
 export const AGENT_ERROR_CODES = [
   "USAGE",
@@ -13,6 +23,7 @@ export const AGENT_ERROR_CODES = [
   "LINK_NOT_FOUND",
   "ROUTE_CONFLICT",
   "DRIVER_FAILED",
+  "DAEMON_FAILED",
   "NOT_FOUND",
   "INVALID_REQUEST",
   "INTERNAL",
@@ -23,10 +34,17 @@ export class AgentError extends Error {
   constructor(
     readonly code: AgentErrorCode,
     message: string,
+    /** Dotted path into the DeviceConfig (or the request) that the error is about. */
+    readonly path?: string,
   ) {
-    super(message);
+    super(path ? `${path}: ${message}` : message);
     this.name = "AgentError";
   }
+}
+
+/** An INVALID_CONFIG error about the field at `path`. */
+export function invalidConfig(path: string, message: string): AgentError {
+  return new AgentError("INVALID_CONFIG", message, path);
 }
 
 /** `CODE: message` for any thrown value; errors without a code are reported as-is. */

@@ -3,32 +3,10 @@
  * the system at once. A lock left by a killed process (kill -9, power loss)
  * is taken over once its pid is gone.
  */
-import { readFileSync } from "node:fs";
-import { mkdir, open, readFile, unlink } from "node:fs/promises";
+import { mkdir, open, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { AgentError } from "./errors.ts";
-
-/** True when `pid` runs; a zombie (exited, not yet reaped) does not count. */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-  try {
-    return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true;
-  }
-}
-
-export async function readPidFile(path: string): Promise<number | null> {
-  const text = await readFile(path, "utf8").catch(() => null);
-  if (text === null) return null;
-  const pid = Number.parseInt(text.trim(), 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : null;
-}
+import { pidAlive, readPidFile } from "./process.ts";
 
 export interface PidLock {
   readonly path: string;

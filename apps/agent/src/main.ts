@@ -7,6 +7,7 @@ import type { Driver } from "./drivers/driver.ts";
 import { createDrivers } from "./drivers/registry.ts";
 import { AgentError, describeError } from "./errors.ts";
 import { parseCli, USAGE } from "./options.ts";
+import { TunnelProber } from "./probes/prober.ts";
 import { ExecRunner, type Runner } from "./runner.ts";
 import type { HealthSource, TunnelQualitySource } from "./status/index.ts";
 import { AGENT_VERSION } from "./version.ts";
@@ -33,13 +34,16 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
       deps.io.out(`${AGENT_VERSION}\n`);
       return 0;
     }
+    // The daemon measures its tunnels; the policy driver reads the same measurements.
+    const prober = options.command === "run" && !deps.tunnels && !deps.drivers ? new TunnelProber() : null;
+    const tunnels = deps.tunnels ?? prober;
     const cli: CliDeps = {
       options,
       runner: deps.runner ?? new ExecRunner(),
-      drivers: deps.drivers ?? createDrivers(),
+      drivers: deps.drivers ?? createDrivers(prober ? { quality: prober } : {}),
       io: deps.io,
       ...(deps.health !== undefined ? { health: deps.health } : {}),
-      ...(deps.tunnels ? { tunnels: deps.tunnels } : {}),
+      ...(tunnels ? { tunnels } : {}),
       ...(deps.stopSignal ? { stopSignal: deps.stopSignal } : {}),
     };
     // Each command loads only what it needs: `status` and `plan` start fast without ws, prom-client, systeminformation.

@@ -26,6 +26,8 @@ export const COMMON_OPTIONS = {
   "metrics-port": { env: "TERN_AGENT_METRICS_PORT", help: "Prometheus port, 0 = off (default 9464)" },
   "metrics-host": { env: "TERN_AGENT_METRICS_HOST", help: "Prometheus address (default 127.0.0.1)" },
   hostname: { env: "TERN_AGENT_HOSTNAME", help: "hostname to report (default: the system's)" },
+  "ui-port": { env: "TERN_AGENT_UI_PORT", help: "troubleshooting page port, 0 = off (default 8088)" },
+  "ui-host": { env: "TERN_AGENT_UI_HOST", help: "troubleshooting page address: 127.0.0.1 or a LAN address (default 127.0.0.1)" },
 } as const;
 
 /** Options only some commands take. */
@@ -47,6 +49,8 @@ const Options = z.object({
   metricsPort: z.coerce.number().int().min(0).max(65535).default(9464),
   metricsHost: z.string().min(1).default("127.0.0.1"),
   hostname: z.string().min(1).max(253).optional(),
+  uiPort: z.coerce.number().int().min(0).max(65535).default(8088),
+  uiHost: z.string().min(1).default("127.0.0.1"),
 });
 
 export interface CliOptions {
@@ -60,6 +64,9 @@ export interface CliOptions {
   metricsPort: number;
   metricsHost: string;
   hostname: string | undefined;
+  /** 0: the troubleshooting page is off. */
+  uiPort: number;
+  uiHost: string;
   server: string | undefined;
   token: string | undefined;
   json: boolean;
@@ -108,6 +115,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     metricsPort: pick("metrics-port"),
     metricsHost: pick("metrics-host"),
     hostname: pick("hostname"),
+    uiPort: pick("ui-port"),
+    uiHost: pick("ui-host"),
   });
   if (!common.success) throw new AgentError("USAGE", formatIssues(common.error.issues));
   const o = common.data;

@@ -24,6 +24,8 @@ export async function apply({ options, runner, drivers, io }: CliDeps): Promise<
     io.out(options.json ? `${JSON.stringify(outcome, null, 2)}\n` : describeOutcome(outcome));
     return outcome.ok ? 0 : 1;
   } finally {
+    // The policy loop and the VRRP watch were started for a daemon that is not running: stop them.
+    for (const d of drivers) await Promise.resolve(d.close?.()).catch(() => {});
     log.flush();
     await lock.release();
   }

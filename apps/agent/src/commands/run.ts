@@ -1,4 +1,9 @@
-/** `tern-agent run`: the daemon. Resolves after SIGTERM/SIGINT, once everything stopped. */
+/**
+ * `tern-agent run`: the daemon. The tunnel prober (main.ts makes it) is the
+ * agent's TunnelQualitySource and the policy driver's measurements; the
+ * agent configures it after every successful apply and at start. Resolves
+ * after SIGTERM/SIGINT, once everything stopped.
+ */
 import { Agent } from "../daemon/index.ts";
 import { loadCredentials, machineId } from "../identity/index.ts";
 import { createLogger } from "../log.ts";
@@ -20,6 +25,7 @@ export async function run({ options, runner, drivers, health, tunnels, stopSigna
     credentials,
     statusIntervalMs: options.statusIntervalMs,
     metrics: options.metricsPort === 0 ? null : { host: options.metricsHost, port: options.metricsPort },
+    ui: options.uiPort === 0 ? null : { host: options.uiHost, port: options.uiPort },
     health: health === undefined ? new SystemHealth() : health,
     ...(tunnels ? { tunnels } : {}),
   });

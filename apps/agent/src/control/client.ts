@@ -59,6 +59,8 @@ export class ControlClient {
   lastError: string | null = null;
   reconnects = 0;
   welcome: Welcome | null = null;
+  /** Address and port of the server end of the current (or last) connection, as the TCP socket saw it. */
+  peer: { address: string; port: number } | null = null;
   private ws: WebSocket | null = null;
   private timer: NodeJS.Timeout | null = null;
   private silence: NodeJS.Timeout | null = null;
@@ -127,6 +129,10 @@ export class ControlClient {
       }
     }, this.options.welcomeTimeoutMs ?? 10_000);
 
+    ws.on("upgrade", (res) => {
+      const { remoteAddress, remotePort } = res.socket;
+      if (remoteAddress && remotePort) this.peer = { address: remoteAddress.replace(/^::ffff:/, ""), port: remotePort };
+    });
     ws.on("open", () => {
       this.armSilence(ws);
       ws.send(JSON.stringify({ type: "hello", ...this.options.handlers.hello() } satisfies Hello));

@@ -3,8 +3,9 @@
  * troubleshooting page): params and results are checked against REQUESTS of
  * the protocol, so both sides agree on every shape.
  */
-import { emptyDeviceConfig, REQUESTS, type RequestMethod } from "@tern/protocol";
-import type { Driver, DriverContext } from "../drivers/driver.ts";
+import { type DeviceConfig, emptyDeviceConfig, REQUESTS, type RequestMethod } from "@tern/protocol";
+import { BgpDriver } from "../drivers/bgp/index.ts";
+import type { Driver, DriverContext, DriverName } from "../drivers/driver.ts";
 import { AgentError, formatIssues } from "../errors.ts";
 import type { TunnelQualitySource } from "../status/tunnel-quality.ts";
 import { ping, traceroute } from "./diagnostics.ts";
@@ -12,7 +13,7 @@ import { ping, traceroute } from "./diagnostics.ts";
 export interface RequestDeps {
   drivers: Driver[];
   context: DriverContext;
-  current(): import("@tern/protocol").DeviceConfig | null;
+  current(): DeviceConfig | null;
   tunnels: TunnelQualitySource;
 }
 
@@ -33,27 +34,29 @@ export class RequestHandler {
     return checked.data;
   }
 
-  private async observe() {
-    const config = this.deps.current() ?? emptyDeviceConfig("none");
-    const parts = [];
-    for (const d of this.deps.drivers) if (d.observe) parts.push(await d.observe(config, this.deps.context));
-    return parts;
+  private get config(): DeviceConfig {
+    return this.deps.current() ?? emptyDeviceConfig("none");
+  }
+
+  private driver(name: DriverName): Driver | undefined {
+    return this.deps.drivers.find((d) => d.name === name);
   }
 
   private async run(method: RequestMethod, params: Record<string, unknown>): Promise<unknown> {
     const { context, tunnels } = this.deps;
     switch (method) {
       case "interface-status": {
+        // The links driver observes every interface of the config (all Ethernet links without one).
         const devId = String(params.devId);
-        const found = (await this.observe())
-          .flatMap((p) => p.interfaces ?? [])
-          .find((i) => i.devId === devId || i.name === devId);
+        const part = (await this.driver("links")?.observe?.(this.config, context)) ?? {};
+        const found = (part.interfaces ?? []).find((i) => i.devId === devId || i.name === devId);
         if (!found) throw new AgentError("NOT_FOUND", `no interface with devId ${devId}`);
         return found;
       }
       case "bgp-status": {
-        const bgp = (await this.observe()).map((p) => p.bgp).find((b) => b !== undefined && b !== null);
-        return bgp ?? { running: false, routerId: "", localASN: null, neighbors: [] };
+        const bgp = this.driver("bgp");
+        const state = bgp instanceof BgpDriver ? await bgp.status(this.config, context) : null;
+        return state ?? { running: false, routerId: "", localASN: null, neighbors: [] };
       }
       case "tunnel-quality":
         return tunnels.report();

@@ -7,18 +7,19 @@
 import { configHash, type DeviceConfig, PROTOCOL_VERSION, type RequestMethod, type Status } from "@tern/protocol";
 import type { BackoffOptions } from "../control/backoff.ts";
 import { type ConnectionState, ControlClient, deviceWebsocketUrl, RequestHandler } from "../control/index.ts";
-import type { DaemonMode, Driver, DriverContext } from "../drivers/driver.ts";
+import type { DaemonMode, Driver, DriverContext, DriverDetails } from "../drivers/driver.ts";
 import { describeError } from "../errors.ts";
 import { writeFileAtomic } from "../fs.ts";
 import type { DeviceCredentials } from "../identity/credentials.ts";
 import { acquirePidLock, type PidLock } from "../lock.ts";
 import type { AgentLogger } from "../log.ts";
-import { AgentMetrics, serveMetrics } from "../metrics/index.ts";
+import { AgentMetrics } from "../metrics/index.ts";
 import type { AgentPaths } from "../paths.ts";
 import { type ReconcileOutcome, Reconciler, StateStore } from "../reconcile/index.ts";
 import type { Runner } from "../runner.ts";
 import { type HealthSource, noTunnelQuality, StatusComposer, type TunnelQualitySource } from "../status/index.ts";
 import { AGENT_VERSION } from "../version.ts";
+import { type Endpoint, startMetrics, startUi, uiSecretFile } from "./endpoints.ts";
 import type { AgentSnapshot, AgentView, RecentError } from "./snapshot.ts";
 
 export interface AgentOptions {
@@ -34,6 +35,8 @@ export interface AgentOptions {
   statusIntervalMs: number;
   /** Null: no metrics endpoint. Port 0 picks a free one. */
   metrics: { host: string; port: number } | null;
+  /** The troubleshooting page; null: not served. Port 0 picks a free one. */
+  ui?: { host: string; port: number } | null;
   tunnels?: TunnelQualitySource;
   health?: HealthSource | null;
   backoff?: BackoffOptions;
@@ -42,6 +45,8 @@ export interface AgentOptions {
 
 const MAX_RECENT_ERRORS = 50;
 const NOTIFY_DEBOUNCE_MS = 100;
+/** Driver details (`inspect`: IKE SAs, policy choices) are read at most this often. */
+const DETAILS_EVERY_MS = 5000;
 
 export class Agent implements AgentView {
   readonly reconciler: Reconciler;
@@ -54,8 +59,10 @@ export class Agent implements AgentView {
   private readonly startedAt = new Date().toISOString();
   private readonly recentErrors: RecentError[] = [];
   private lock: PidLock | null = null;
-  private metricsServer: { close(): void } | null = null;
-  private metricsPort: number | null = null;
+  private metricsEndpoint: Endpoint | null = null;
+  private uiEndpoint: Endpoint | null = null;
+  private driverDetails: Record<string, DriverDetails> = {};
+  private detailsAt = 0;
   private statusTimer: NodeJS.Timeout | null = null;
   private notifyTimer: NodeJS.Timeout | null = null;
   private lastStatus: Status | null = null;
@@ -66,7 +73,16 @@ export class Agent implements AgentView {
     const { paths, mode, runner, log } = options;
     this.tunnels = options.tunnels ?? noTunnelQuality;
     this.metrics = new AgentMetrics(this.tunnels);
-    this.context = { runner, mode, stateDir: paths.stateDir, runDir: paths.runDir, log, notify: (reason) => this.notify(reason) };
+    // One context object for every driver call: `controlServer` changes when the control link connects somewhere new.
+    this.context = {
+      runner,
+      mode,
+      stateDir: paths.stateDir,
+      runDir: paths.runDir,
+      log,
+      notify: (reason) => this.notify(reason),
+      controlServer: null,
+    };
     this.reconciler = new Reconciler({
       drivers: options.drivers,
       context: this.context,
@@ -116,19 +132,9 @@ export class Agent implements AgentView {
       this.recordError("apply", `the apply of ${this.reconciler.interrupted.hash} was interrupted (agent stopped mid-apply)`);
     const restored = await this.reconciler.restore();
     if (restored) log.info("last good config restored", { ok: restored.ok, hash: restored.appliedHash });
-    if (this.options.metrics) {
-      const { host, port } = this.options.metrics;
-      try {
-        const served = await serveMetrics(this.metrics.registry, host, port);
-        this.metricsServer = served.server;
-        this.metricsPort = served.port;
-        log.info("metrics listening", { url: `http://${host}:${served.port}/metrics` });
-      } catch (err) {
-        // Routing matters more than the agent's own metrics: say so loudly and carry on.
-        log.error("metrics endpoint unavailable", { host, port, error: describeError(err) });
-        this.recordError("metrics", `cannot listen on ${host}:${port}: ${describeError(err)}`);
-      }
-    }
+    const report = (source: string, message: string) => this.recordError(source, message);
+    if (this.options.metrics) this.metricsEndpoint = await startMetrics(this.metrics.registry, this.options.metrics, log, report);
+    if (this.options.ui) this.uiEndpoint = await startUi(this, this.options.paths.stateDir, this.options.ui, log, report);
     if (this.control) this.control.start();
     else log.warn("not registered: running the last good config without a server (tern-agent register to connect)");
     await this.tick();
@@ -141,9 +147,13 @@ export class Agent implements AgentView {
     if (this.notifyTimer) clearTimeout(this.notifyTimer);
     await this.control?.stop();
     await this.reconciler.idle();
-    for (const d of this.options.drivers) d.close?.();
+    for (const d of this.options.drivers)
+      await Promise.resolve(d.close?.()).catch((err: unknown) =>
+        this.options.log.warn(`${d.name}: close failed`, { error: describeError(err) }),
+      );
     this.tunnels.close?.();
-    this.metricsServer?.close();
+    await this.metricsEndpoint?.close();
+    await this.uiEndpoint?.close();
     await this.writeStatusFile().catch(() => {});
     await this.lock?.release();
     this.options.log.info("agent stopped");
@@ -188,10 +198,18 @@ export class Agent implements AgentView {
       interrupted: this.reconciler.interrupted,
       lastApply: this.reconciler.lastOutcome,
       drivers: Object.fromEntries(this.reconciler.driverStates),
+      driverDetails: this.driverDetails,
       status: this.lastStatus,
+      tunnelDetails: this.tunnels.details?.() ?? [],
       recentErrors: [...this.recentErrors],
-      metrics:
-        this.options.metrics && this.metricsPort !== null ? { host: this.options.metrics.host, port: this.metricsPort } : null,
+      metrics: this.metricsEndpoint ? { host: this.metricsEndpoint.host, port: this.metricsEndpoint.port } : null,
+      ui: this.uiEndpoint
+        ? {
+            url: `http://${this.uiEndpoint.host}:${this.uiEndpoint.port}/`,
+            secretFile: uiSecretFile(this.options.paths.stateDir),
+          }
+        : null,
+      controlServer: this.context.controlServer ?? null,
     };
   }
 
@@ -244,12 +262,27 @@ export class Agent implements AgentView {
         request: (method, params) => this.requests.handle(method, params),
         state: (state: ConnectionState, detail) => {
           this.metrics.setConnected(state === "connected");
+          if (state === "connected") this.controlServerIs(this.control?.peer ?? null);
           if (state === "connecting" && (this.control?.reconnects ?? 0) > 0) this.metrics.reconnecting();
           if (state === "disconnected" && detail) this.recordError("control", detail);
           void this.writeStatusFile().catch(() => {});
         },
       },
     });
+  }
+
+  /**
+   * Management QoS marks the control connection by the server's address and
+   * port: when the link connects to a new one (first connect, DNS change),
+   * the current config is applied again so QoS marks the new one.
+   */
+  private controlServerIs(peer: { address: string; port: number } | null): void {
+    if (!peer || !/^\d+\.\d+\.\d+\.\d+$/.test(peer.address)) return;
+    const was = this.context.controlServer;
+    if (was && was.address === peer.address && was.port === peer.port) return;
+    this.context.controlServer = { address: peer.address, port: peer.port };
+    this.options.log.info("control server address", { ...peer, was: was ?? null });
+    if (this.reconciler.current) this.reconciler.requestReconcile(`control server is ${peer.address}:${peer.port}`);
   }
 
   private afterApply(outcome: ReconcileOutcome): void {
@@ -290,11 +323,30 @@ export class Agent implements AgentView {
 
   private async pushStatus(): Promise<Status> {
     const status = await this.composer.compose();
+    await this.refreshDetails();
     for (const [source, message] of this.composer.errors) this.recordError(source, message);
     this.lastStatus = status;
     await this.writeStatusFile();
     this.control?.send(status);
     return status;
+  }
+
+  /** Reads each driver's local details (IKE SAs, policy choices), at most every DETAILS_EVERY_MS. */
+  private async refreshDetails(): Promise<void> {
+    if (Date.now() - this.detailsAt < DETAILS_EVERY_MS) return;
+    this.detailsAt = Date.now();
+    const config = this.reconciler.current;
+    const details: Record<string, DriverDetails> = {};
+    if (config)
+      for (const d of this.options.drivers) {
+        if (!d.inspect) continue;
+        try {
+          details[d.name] = await d.inspect(config, this.context);
+        } catch (err) {
+          details[d.name] = { lines: [`unavailable: ${describeError(err)}`], data: null };
+        }
+      }
+    this.driverDetails = details;
   }
 
   private async writeStatusFile(): Promise<void> {

@@ -4,8 +4,9 @@
  * served to the local troubleshooting page through `AgentView`.
  */
 import type { RequestMethod, Status } from "@tern/protocol";
-import type { DaemonMode } from "../drivers/driver.ts";
+import type { DaemonMode, DriverDetails } from "../drivers/driver.ts";
 import type { DriverState, PendingRecord, ReconcileOutcome } from "../reconcile/index.ts";
+import type { TunnelDetail } from "../status/tunnel-quality.ts";
 
 export interface RecentError {
   at: string;
@@ -46,11 +47,19 @@ export interface AgentSnapshot {
   interrupted: PendingRecord | null;
   lastApply: ReconcileOutcome | null;
   drivers: Record<string, DriverState>;
+  /** Local details of drivers that have them (`ikev2`: IKE/CHILD SAs; `policy`: the link each rule uses). */
+  driverDetails: Record<string, DriverDetails>;
   /** The last status message composed (interfaces, tunnels, BGP, VRRP, health). */
   status: Status | null;
+  /** Smoothed RTT and probe target per tunnel, from the prober. */
+  tunnelDetails: TunnelDetail[];
   /** Newest first, at most 50. */
   recentErrors: RecentError[];
   metrics: { host: string; port: number } | null;
+  /** The troubleshooting page, when served; its password is in `secretFile`. */
+  ui: { url: string; secretFile: string } | null;
+  /** The server address and port management QoS marks (from the control link's connection). */
+  controlServer: { address: string; port: number } | null;
 }
 
 /** What the local troubleshooting page (src/ui/) reads and can ask: the same data and requests the server gets. */

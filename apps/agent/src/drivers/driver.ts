@@ -70,6 +70,18 @@ export interface DumpItem {
   content: string;
 }
 
+/**
+ * Local-only state of a driver beyond the protocol's `status` (IKE/CHILD SA
+ * details, which link a policy rule uses now), for `tern-agent status` and
+ * the troubleshooting page.
+ */
+export interface DriverDetails {
+  /** One line per item, for people. */
+  lines: string[];
+  /** The same as data, for `tern-agent status --json`. */
+  data: unknown;
+}
+
 export interface ApplyOutcome {
   /** True when anything on the system was changed. */
   changed: boolean;
@@ -90,8 +102,10 @@ export interface Driver {
   ): { files: RenderedFile[]; commands: string[][] };
   /** Current state of what the driver manages, for `status` messages and on-demand reads. */
   observe?(config: DeviceConfig, ctx: DriverContext): Promise<StatusPart>;
+  /** Local-only state for `tern-agent status` and the page; cheap, read every few seconds while the agent runs. */
+  inspect?(config: DeviceConfig, ctx: DriverContext): Promise<DriverDetails>;
   /** Daemon state and command output for `tern-agent dump` (never throws; failures become text). */
   dump?(config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]>;
-  /** Releases watchers and timers when the agent stops (leaves the system as it is). */
-  close?(): void;
+  /** Releases watchers, timers and loops when the agent stops (leaves the system as it is). */
+  close?(): void | Promise<void>;
 }

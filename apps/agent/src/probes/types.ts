@@ -1,5 +1,4 @@
 /** Shapes the probes share with the policy driver, the status report and the troubleshooting page. */
-import type { TunnelReport } from "@tern/protocol";
 
 /** Measured quality of one link: a tunnel (`tunnel:<id>`) or a WAN interface (`wan:<ifname>`). */
 export interface LinkQuality {
@@ -17,11 +16,6 @@ export interface LinkQuality {
   target: string;
   /** Milliseconds since the last answer, null when none came yet. */
   sinceLastReplyMs: number | null;
-}
-
-/** What the core's status composition reads (its `TunnelQualitySource` seam). */
-export interface TunnelQualitySource {
-  report(): TunnelReport[];
 }
 
 /** What the policy driver reads. */

@@ -15,7 +15,7 @@ import {
   emptyDeviceConfig,
 } from "@tern/protocol";
 import type { Driver, DriverContext, Logger } from "../drivers/driver.ts";
-import { type AgentErrorCode, describeError, formatIssues } from "../errors.ts";
+import { AgentError, type AgentErrorCode, describeError, formatIssues } from "../errors.ts";
 import type { AppliedRecord, PendingRecord, StateStore } from "./store.ts";
 
 export interface ReconcileOutcome {
@@ -52,8 +52,12 @@ export interface ReconcileObserver {
 
 export interface ReconcilerOptions {
   drivers: Driver[];
-  /** The context handed to drivers; the reconciler adds `requestReconcile` unless `oneShot`. */
-  context: Omit<DriverContext, "requestReconcile">;
+  /**
+   * The context handed to drivers, used as it is (the owner may change
+   * `controlServer` later); the reconciler sets its `requestReconcile` unless
+   * `oneShot`.
+   */
+  context: DriverContext;
   store: StateStore;
   log: Logger;
   observer?: ReconcileObserver;
@@ -91,9 +95,8 @@ export class Reconciler {
   interrupted: PendingRecord | null = null;
 
   constructor(private readonly options: ReconcilerOptions) {
-    this.ctx = options.oneShot
-      ? { ...options.context }
-      : { ...options.context, requestReconcile: (r) => this.requestReconcile(r) };
+    this.ctx = options.context;
+    if (!options.oneShot) this.ctx.requestReconcile = (r) => this.requestReconcile(r);
   }
 
   /** Loads the last good config and notes an interrupted apply. Call once before anything else. */
@@ -158,10 +161,29 @@ export class Reconciler {
     const hash = configHash(parsed.data);
     if (options.expectedHash !== undefined && options.expectedHash !== hash)
       return refuse("HASH_MISMATCH", `config hashes to ${hash}, message said ${options.expectedHash}`, options.expectedHash);
+    const unrenderable = this.verify(parsed.data);
+    if (unrenderable) return refuse(unrenderable.code, unrenderable.message, hash);
 
     return new Promise((resolve) =>
       this.enqueue({ config: parsed.data, hash, source: options.source, waiters: [resolve], superseded: [], persist: true }),
     );
+  }
+
+  /**
+   * Every driver renders its section first (`plan`, pure): a section that
+   * cannot be rendered refuses the whole config before any driver touches
+   * the system, instead of failing half-way and rolling back.
+   */
+  private verify(config: DeviceConfig): { code: AgentErrorCode; message: string } | null {
+    for (const driver of this.options.drivers) {
+      try {
+        driver.plan(config, this.ctx);
+      } catch (err) {
+        const code = err instanceof AgentError ? err.code : "INVALID_CONFIG";
+        return { code, message: `${driver.name}: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    }
+    return null;
   }
 
   /** Latest wins: a job still queued is replaced, its waiters learn they were superseded. */

@@ -1,8 +1,8 @@
 /**
- * The seam between tunnel measurement (src/probes/) and the rest of the
- * agent: `status` messages, `tern-agent status`, the `tunnel-quality`
- * request, the troubleshooting page and the Prometheus gauges all read
- * tunnel figures through this interface.
+ * The seam between tunnel measurement (src/probes/, `TunnelProber`) and the
+ * rest of the agent: `status` messages, `tern-agent status`, the
+ * `tunnel-quality` request, the troubleshooting page and the Prometheus
+ * gauges all read tunnel figures through this interface.
  */
 import type { DeviceConfig, TunnelReport } from "@tern/protocol";
 import type { DriverContext } from "../drivers/driver.ts";
@@ -16,8 +16,18 @@ export interface TunnelQualitySource {
    * Use `ctx.notify()` when a tunnel goes up or down so the server hears at once.
    */
   configure?(config: DeviceConfig, ctx: DriverContext): void | Promise<void>;
+  /** Extras per tunnel beyond the protocol's report (smoothed RTT, which target), for the local page. */
+  details?(): TunnelDetail[];
   /** Stops probing (agent shutdown). */
   close?(): void;
+}
+
+export interface TunnelDetail {
+  id: string;
+  /** Smoothed RTT (EWMA), ms. */
+  srttMs: number;
+  /** The probe target the figures come from. */
+  target: string;
 }
 
 /** No probes: every report is empty. Used until the probes are wired in, and by one-shot commands. */

@@ -8,11 +8,12 @@
  */
 import { mkdir, readFile } from "node:fs/promises";
 import type { BgpState, ConfigBgp, DeviceConfig } from "@tern/protocol";
-import { DriverError } from "../../daemons/errors.ts";
 import { differs, readText, removePath, writeChanged } from "../../daemons/files.ts";
 import { type DaemonSpec, daemonPid, launchArgv, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
 import { serviceActive, systemctl } from "../../daemons/systemd.ts";
-import type { ApplyOutcome, Driver, DriverContext, RenderedFile, StatusPart } from "../driver.ts";
+import { AgentError } from "../../errors.ts";
+import type { ApplyOutcome, Driver, DriverContext, DumpItem, RenderedFile, StatusPart } from "../driver.ts";
+import { commandItem, fileItem } from "../dump.ts";
 import { type BgpPaths, bgpPaths } from "./paths.ts";
 import {
   needsNhtViaDefault,
@@ -186,7 +187,7 @@ export class BgpDriver implements Driver {
     if (bgpdChanged) {
       const r = await ctx.runner.run(this.reloadArgv(paths), { allowFailure: true, timeoutMs: 60_000 });
       if (r.exitCode !== 0) {
-        throw new DriverError(
+        throw new AgentError(
           "DAEMON_FAILED",
           `frr-reload.py could not apply ${paths.bgpdConf}: ${(r.stderr || r.stdout).trim().split("\n").slice(-5).join(" | ")}`,
         );
@@ -199,7 +200,7 @@ export class BgpDriver implements Driver {
 
   private async applySystem(bgp: ConfigBgp, ctx: DriverContext, paths: BgpPaths): Promise<ApplyOutcome> {
     const daemons = await readFile(paths.daemonsFile, "utf8").catch(() => {
-      throw new DriverError("DAEMON_FAILED", `${paths.daemonsFile} is missing: is FRR installed?`);
+      throw new AgentError("DAEMON_FAILED", `${paths.daemonsFile} is missing: is FRR installed?`);
     });
     const files = [...this.files(bgp, paths), { path: paths.daemonsFile, content: withBgpd(daemons, true), mode: 0o640 }];
     const before = await readText(paths.frrConf);
@@ -253,5 +254,23 @@ export class BgpDriver implements Driver {
 
   async observe(config: DeviceConfig, ctx: DriverContext): Promise<StatusPart> {
     return { bgp: await this.status(config, ctx) };
+  }
+
+  /** Rendered configs (passwords redacted), `show bgp summary`, neighbours and routes as FRR sees them. */
+  async dump(config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]> {
+    const paths = this.paths(ctx);
+    const items =
+      paths.mode === "system"
+        ? [await fileItem("frr.conf", paths.frrConf)]
+        : [await fileItem("zebra.conf", paths.zebraConf), await fileItem("bgpd.conf", paths.bgpdConf)];
+    if (!config.bgp) return items;
+    for (const [name, command] of [
+      ["show-bgp-summary.txt", "show bgp summary"],
+      ["show-bgp-neighbors.txt", "show bgp neighbors"],
+      ["show-ip-bgp.txt", "show ip bgp"],
+      ["show-ip-route.txt", "show ip route"],
+    ] as const)
+      items.push(await commandItem(ctx, name, this.vtysh(paths, ["-c", command])));
+    return items;
   }
 }

@@ -8,6 +8,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseIPv4 } from "@tern/protocol";
+import { isRunning, readPidFile } from "../../process.ts";
+import type { Runner } from "../../runner.ts";
 
 export interface DhcpLease {
   address: string;
@@ -117,27 +119,10 @@ export async function readLease(paths: DhcpClientPaths, dev: string): Promise<Dh
   return text === null ? null : parseLease(text);
 }
 
-/** Whether a process is alive and is what we think it is (pids get reused). */
-export interface ProcessCheck {
-  alive(pid: number, commandContains: string): Promise<boolean>;
-}
-
-export const procProcessCheck: ProcessCheck = {
-  async alive(pid, commandContains) {
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => null);
-    if (cmdline === null) return false;
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-    // A zombie is not running (daemons started with setsid linger as zombies).
-    if (/\) Z /.test(stat)) return false;
-    return cmdline.split("\0").join(" ").includes(commandContains);
-  },
-};
-
 /** The pid of the dhclient for `dev` when it runs. */
-export async function runningDhclient(paths: DhcpClientPaths, dev: string, processes: ProcessCheck): Promise<number | null> {
-  const text = await readFile(paths.pid(dev), "utf8").catch(() => null);
-  const pid = text === null ? Number.NaN : Number.parseInt(text.trim(), 10);
-  if (!Number.isInteger(pid) || pid <= 0) return null;
+export async function runningDhclient(runner: Runner, paths: DhcpClientPaths, dev: string): Promise<number | null> {
+  const pid = await readPidFile(paths.pid(dev));
   // Its command line names its own pid file, so another dhclient (or a reused pid) never matches.
-  return (await processes.alive(pid, paths.pid(dev))) ? pid : null;
+  if (pid === null || !(await isRunning(runner, pid, { argsInclude: paths.pid(dev) }))) return null;
+  return pid;
 }

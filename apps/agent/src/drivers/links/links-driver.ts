@@ -1,6 +1,6 @@
 /**
  * The `links` driver: interfaces (up, MTU), addresses, static routes, a
- * default route per WAN gateway, and the WAN DHCP client. It observes with
+ * default route per WAN gateway, the WAN DHCP client and IPv4 forwarding. It observes with
  * `ip -j`, diffs (./diff.ts) and runs only the difference; it removes only
  * what it added (./owned.ts for addresses and MTUs, ROUTE_PROTO for routes).
  */
@@ -10,43 +10,33 @@ import type { DeviceConfig, InterfaceState } from "@tern/protocol";
 import { AgentError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs.ts";
 import type { ApplyOutcome, Driver, DriverContext, DumpItem, RenderedFile, StatusPart } from "../driver.ts";
+import { commandItem } from "../dump.ts";
 import { desiredLinks, verifyLinks } from "./desired.ts";
 import {
   type DhcpClientPaths,
   type DhcpLease,
   dhcpClientPaths,
-  type ProcessCheck,
-  procProcessCheck,
   readLease,
   renderDhclientConf,
   renderDhclientScript,
   runningDhclient,
 } from "./dhcp-client.ts";
 import { actionArgv, diffLinks, diffRoutes, type LinkAction, type LinkSystem, pruneOwned, type RouteAction } from "./diff.ts";
+import { FORWARDING_ON, needsForwarding, syncForwarding } from "./forwarding.ts";
 import { type ObservedLink, parseAddrShow, parseRoutes, ROUTE_PROTO } from "./iproute.ts";
 import { loadOwned, type OwnedLinks, saveOwned } from "./owned.ts";
-
-export interface LinksDriverOptions {
-  /** How to tell whether a dhclient is alive (tests pass a fake). */
-  processes?: ProcessCheck;
-}
 
 const PID_FILE = /^dhclient-(.+)\.pid$/;
 const LEASE_FILE = /^dhclient-(.+)\.lease$/;
 
 export class LinksDriver implements Driver {
   readonly name = "links" as const;
-  private readonly processes: ProcessCheck;
   private watcher: FSWatcher | null = null;
   private watchTimer: NodeJS.Timeout | null = null;
   /** Lease text each DHCP interface had at the last apply, to tell a real change from a renewal. */
   private appliedLeases = new Map<string, string>();
   /** The context of the last apply, for re-apply requests from the lease watch. */
   private ctx: DriverContext | null = null;
-
-  constructor(options: LinksDriverOptions = {}) {
-    this.processes = options.processes ?? procProcessCheck;
-  }
 
   async apply(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
     verifyLinks(config);
@@ -95,6 +85,7 @@ export class LinksDriver implements Driver {
       owned = await this.runLinkAction(action, ctx, dhcp, owned);
       changed = true;
     }
+    changed = (await syncForwarding(config, ctx)) || changed;
     // Routes after addresses: the kernel drops routes whose gateway became unreachable.
     const ownedRoutes = parseRoutes(
       (await ctx.runner.run(["ip", "-j", "route", "show", "table", "main", "proto", String(ROUTE_PROTO)])).stdout,
@@ -131,7 +122,9 @@ export class LinksDriver implements Driver {
       ...diffLinks(desired, scratch, { version: 1, addresses: [], mtu: {} }),
       ...desired.routes.map((route): RouteAction => ({ kind: "route-add", route })),
     ];
-    return { files, commands: actions.map((a) => actionArgv(a, dhcp)) };
+    const commands = actions.map((a) => actionArgv(a, dhcp));
+    if (needsForwarding(config)) commands.splice(commands.length - desired.routes.length, 0, FORWARDING_ON);
+    return { files, commands };
   }
 
   async observe(config: DeviceConfig, ctx: DriverContext): Promise<StatusPart> {
@@ -168,19 +161,12 @@ export class LinksDriver implements Driver {
 
   async dump(_config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]> {
     const dhcp = dhcpClientPaths(ctx.runDir);
-    const items: DumpItem[] = [];
-    const commands: [string, string[]][] = [
-      ["ip-addr.json", ["ip", "-j", "-s", "-d", "addr", "show"]],
-      ["ip-route-all.txt", ["ip", "route", "show", "table", "all"]],
-      ["ip-route-owned.json", ["ip", "-j", "route", "show", "table", "main", "proto", String(ROUTE_PROTO)]],
-      ["ip-rule.txt", ["ip", "rule", "show"]],
+    const items: DumpItem[] = [
+      await commandItem(ctx, "ip-addr.json", ["ip", "-j", "-s", "-d", "addr", "show"]),
+      await commandItem(ctx, "ip-route-all.txt", ["ip", "route", "show", "table", "all"]),
+      await commandItem(ctx, "ip-route-owned.json", ["ip", "-j", "route", "show", "table", "main", "proto", String(ROUTE_PROTO)]),
+      await commandItem(ctx, "ip-rule.txt", ["ip", "rule", "show"]),
     ];
-    for (const [name, argv] of commands) {
-      const r = await ctx.runner
-        .run(argv, { allowFailure: true })
-        .catch((err: unknown) => ({ stdout: "", stderr: String(err), exitCode: -1 }));
-      items.push({ name, content: r.exitCode === 0 ? r.stdout : `$ ${argv.join(" ")}\nexit ${r.exitCode}\n${r.stderr}` });
-    }
     items.push({
       name: "owned.json",
       content: `${JSON.stringify(await loadOwned(ctx.stateDir).catch((e: unknown) => String(e)), null, 2)}\n`,
@@ -206,7 +192,7 @@ export class LinksDriver implements Driver {
     for (const f of await readdir(dhcp.dir).catch(() => [] as string[])) {
       const dev = PID_FILE.exec(f)?.[1];
       if (dev === undefined) continue;
-      if ((await runningDhclient(dhcp, dev, this.processes)) !== null) dhcpRunning.push(dev);
+      if ((await runningDhclient(ctx.runner, dhcp, dev)) !== null) dhcpRunning.push(dev);
       else staleDhcp.push(dev);
     }
     return { links, dhcpRunning: dhcpRunning.sort(), staleDhcp };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { AgentError } from "../../../src/errors.ts";
 import {
-  ConfigError,
   FirewallDriver,
   type filterRuleLine,
   firewallInput,
@@ -116,9 +116,9 @@ describe("firewall render", () => {
         return e;
       }
     })();
-    expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).code).toBe("VALIDATION_FAILED");
-    expect((err as ConfigError).path).toBe(path);
+    expect(err).toBeInstanceOf(AgentError);
+    expect((err as AgentError).code).toBe("INVALID_CONFIG");
+    expect((err as AgentError).path).toBe(path);
   });
 
   it("plans one file and one nft -f", () => {

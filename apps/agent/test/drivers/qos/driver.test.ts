@@ -29,7 +29,7 @@ describe("qos render", () => {
 
   it("rejects a bad server address with a machine code", () => {
     expect(() => new QosDriver().render(fullConfig(), { address: "not-an-ip", port: 443 })).toThrow(
-      expect.objectContaining({ code: "VALIDATION_FAILED", path: "controlServer.address" }),
+      expect.objectContaining({ code: "INVALID_CONFIG", path: "controlServer.address" }),
     );
   });
 });
