@@ -2,15 +2,16 @@ import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { acquirePidLock, pidAlive } from "../src/lock.ts";
+import { acquirePidLock } from "../src/lock.ts";
+import { pidAlive } from "../src/process.ts";
 import { tempDirs } from "./support/context.ts";
 
 describe("pid lock", () => {
   it("tells live, dead and zombie processes apart", async () => {
     expect(pidAlive(process.pid)).toBe(true);
     expect(pidAlive(0)).toBe(false);
-    // `true` exits at once; its new parent (sleep, after exec) never reaps it: a zombie for 5 s.
-    const sh = spawn("sh", ["-c", "true & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+    // The child exits after 0.2 s, when its parent is already `sleep 5` (after exec), which never reaps it: a zombie.
+    const sh = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
     try {
       const zombie = Number((await new Promise<Buffer>((r) => sh.stdout.once("data", r))).toString().trim());
       await expect.poll(async () => (await readFile(`/proc/${zombie}/stat`, "utf8")).split(" ")[2]).toBe("Z");

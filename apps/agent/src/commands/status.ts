@@ -65,7 +65,7 @@ export function formatSnapshot(s: AgentSnapshot): string {
     for (const t of st.tunnels) {
       const d = extra.get(t.id);
       lines.push(
-        `  ${t.id.padEnd(36)} ${t.up ? "up  " : "DOWN"} loss ${t.loss.toFixed(1)}%  rtt ${t.rtt.toFixed(2)} ms  jitter ${t.jitter.toFixed(2)} ms  (${t.samples} probes${d ? ` to ${d.target}, srtt ${d.srttMs.toFixed(2)} ms` : ""})`,
+        `  ${t.id.padEnd(36)} ${t.up ? "up  " : "DOWN"} loss ${t.loss.toFixed(1)}%  rtt ${t.rtt.toFixed(2)} ms  jitter ${t.jitter.toFixed(2)} ms  (${t.samples} probes${d ? ` to ${d.target}, srtt ${d.srttMs.toFixed(2)} ms; ${d.name}` : ""})`,
       );
     }
     if (st.bgp)

@@ -41,6 +41,7 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
   private readonly states = new Map<string, TargetState>();
   private plan: ProbePlan | null = null;
   private tunnelIds: string[] = [];
+  private tunnelNames = new Map<string, string>();
   /** Up/down of each tunnel as last seen, to tell the agent at once when one changes. */
   private readonly tunnelUp = new Map<string, boolean>();
   private notify: (reason: string) => void = () => {};
@@ -60,6 +61,7 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     this.plan = plan;
     if (ctx) this.notify = ctx.notify;
     this.tunnelIds = config.tunnels.map((t) => t.id);
+    this.tunnelNames = new Map(config.tunnels.map((t) => [t.id, `${t.kind} tunnel ${t.num} → ${t.remoteAddress}`]));
     for (const id of this.tunnelUp.keys()) if (!this.tunnelIds.includes(id)) this.tunnelUp.delete(id);
     this.responder.setAddresses(plan.responderAddresses);
 
@@ -176,7 +178,7 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
   details(): TunnelDetail[] {
     return this.tunnelIds.flatMap((id) => {
       const q = this.quality(tunnelKey(id));
-      return q ? [{ id, srttMs: q.srttMs, target: q.target }] : [];
+      return q ? [{ id, name: this.tunnelNames.get(id) ?? id, srttMs: q.srttMs, target: q.target }] : [];
     });
   }
 

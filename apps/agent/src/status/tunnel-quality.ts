@@ -24,6 +24,8 @@ export interface TunnelQualitySource {
 
 export interface TunnelDetail {
   id: string;
+  /** For people: kind, number and far end ("device tunnel 1 → 10.100.2.2"). */
+  name: string;
   /** Smoothed RTT (EWMA), ms. */
   srttMs: number;
   /** The probe target the figures come from. */

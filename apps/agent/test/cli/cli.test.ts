@@ -48,7 +48,7 @@ describe("tern-agent commands (in-process, fake system)", () => {
       { name: "lan0", mac: "02:00:00:00:0a:02" },
       { name: "lo", mac: "00:00:00:00:00:00", linkType: "loopback", up: true, addresses: ["127.0.0.1/8"] },
     ]);
-    sys.routes.push({ dst: "0.0.0.0/0", gateway: "10.100.1.1", dev: "wan0", metric: 0, proto: "dhcp" });
+    sys.routes.push({ table: "main", dst: "0.0.0.0/0", gateway: "10.100.1.1", dev: "wan0", metric: 0, proto: "dhcp" });
     common = [
       "--state-dir",
       dirs.stateDir,
@@ -63,7 +63,7 @@ describe("tern-agent commands (in-process, fake system)", () => {
     ];
   });
   afterEach(() => dirs.remove());
-  const deps = () => ({ runner: sys as Runner, drivers: createDrivers({ links: { processes: sys.processes } }) });
+  const deps = () => ({ runner: sys as Runner, drivers: createDrivers() });
   const configFile = async (config: unknown, name = "config.json") => {
     const path = join(dirs.root, name);
     await writeFile(path, JSON.stringify(config));
@@ -96,7 +96,27 @@ describe("tern-agent commands (in-process, fake system)", () => {
     const r = await cli(["apply", await configFile(config), ...common], deps());
     expect(r.code).toBe(0);
     expect(r.out).toMatch(new RegExp(`^applied ${configHash(config)} in \\d+ ms\\n  links +ok +changed`));
-    expect(sys.mutating()).toEqual(["ip link set dev lan0 up", "ip addr add 192.168.50.1/24 dev lan0"]);
+    // Every driver ran, in DRIVER_ORDER; only links had something to do (a LAN: address, up, forwarding).
+    expect(
+      r.out
+        .split("\n")
+        .slice(1, 9)
+        .map((l) => l.trim().split(/ +/).slice(0, 3).join(" ")),
+    ).toEqual([
+      "links ok changed",
+      "firewall ok unchanged",
+      "ikev2 ok unchanged",
+      "bgp ok unchanged",
+      "vrrp ok unchanged",
+      "dhcp ok unchanged",
+      "policy ok unchanged",
+      "qos ok unchanged",
+    ]);
+    expect(sys.mutating()).toEqual([
+      "ip link set dev lan0 up",
+      "ip addr add 192.168.50.1/24 dev lan0",
+      "sysctl -w net.ipv4.ip_forward=1",
+    ]);
     const saved = JSON.parse(await readFile(join(dirs.stateDir, "applied.json"), "utf8"));
     expect(saved.hash).toBe(configHash(config));
     // status without a daemon: not running (exit 3), but the applied config is known.
@@ -237,12 +257,18 @@ describe("tern-agent commands (in-process, fake system)", () => {
       join(dirs.stateDir, "device.json"),
       JSON.stringify({ server: "http://x", deviceId: "d1", deviceToken: "dt_supersecret" }),
     );
-    await mkdir(join(dirs.stateDir, "run", "ikev2"), { recursive: true });
+    await cli(["apply", await configFile(linksConfig([iface("lan0", { address: "192.168.9.1/24" })])), ...common], deps());
+    // Rendered files as charon's would be (the apply above, without tunnels, removed the driver's directory).
+    await mkdir(join(dirs.stateDir, "run", "ikev2", "conns"), { recursive: true });
     await writeFile(join(dirs.stateDir, "run", "ikev2", "swanctl.conf"), "secret = generated-tunnel-secret-0001\n", {
       mode: 0o600,
     });
+    await writeFile(
+      join(dirs.stateDir, "run", "ikev2", "conns", "tern-device-1.conf"),
+      "secrets {\n  ike-tern-device-1 {\n    secret = 0sZ2VuZXJhdGVkLXR1bm5lbC1zZWNyZXQtMDAwMQ==\n  }\n}\n",
+      { mode: 0o600 },
+    );
     await writeFile(join(dirs.stateDir, "run", "ikev2", "strongswan.conf"), "charon {}\n", { mode: 0o644 });
-    await cli(["apply", await configFile(linksConfig([iface("lan0", { address: "192.168.9.1/24" })])), ...common], deps());
     // the apply replaced applied.json; put the PSK config back so redaction is tested
     await new StateStore(
       { applied: join(dirs.stateDir, "applied.json"), pending: join(dirs.stateDir, "pending.json") },
@@ -256,6 +282,11 @@ describe("tern-agent commands (in-process, fake system)", () => {
     expect(archive).toMatch(new RegExp(`^${dest}/tern-agent-dump-edge-a-\\d{8}T\\d{6}Z\\.tar\\.gz$`));
     expect((await stat(archive)).mode & 0o777).toBe(0o600);
     const list = (await exec.run(["tar", "-tzf", archive])).stdout.split("\n").map((l) => l.replace(/^[^/]+\//, ""));
+    const list0 = (path: string) =>
+      path
+        .split("/")
+        .at(-1)
+        ?.replace(/\.tar\.gz$/, "");
     expect(list).toEqual(
       expect.arrayContaining([
         "README.txt",
@@ -266,9 +297,23 @@ describe("tern-agent commands (in-process, fake system)", () => {
         "run/ikev2/strongswan.conf",
         "drivers/links/ip-addr.json",
         "drivers/links/owned.json",
+        // Every driver adds its own state: daemon configs, daemon answers, the agent's tables, rules and routes.
+        "drivers/firewall/nft-table-tern.txt",
+        "drivers/ikev2/strongswan.conf",
+        "drivers/ikev2/tern-device-1.conf",
+        "drivers/ikev2/swanctl-list-sas.txt",
+        "drivers/bgp/show-bgp-summary.txt",
+        "drivers/vrrp/states.json",
+        "drivers/dhcp/kea-dhcp4.conf",
+        "drivers/policy/ip-rule.json",
+        "drivers/policy/ip-route-table-30000.json",
+        "drivers/qos/nft-table-tern_qos.txt",
         "system/uname.txt",
       ]),
     );
+    // A rendered file with a PSK goes into the driver's part redacted.
+    const conn = (await exec.run(["tar", "-xzOf", archive, `${list0(archive)}/drivers/ikev2/tern-device-1.conf`])).stdout;
+    expect(conn).toContain("secret = <redacted>");
     expect(list).not.toContain("run/ikev2/swanctl.conf");
     const everything = (await exec.run(["sh", "-c", 'tar -xzOf "$1"', "sh", archive])).stdout;
     expect(everything).not.toContain("generated-tunnel-secret-0001");

@@ -46,11 +46,23 @@ describe("control link against the fake server", () => {
     await server.waitFor("hello");
     const result = await server.apply(A, { id: "job-1" });
     expect(result).toMatchObject({ type: "apply-result", id: "job-1", ok: true, appliedHash: configHash(A), rolledBack: false });
-    expect(result.drivers).toEqual([{ driver: "links", ok: true, changed: true, durationMs: expect.any(Number) }]);
+    // Every driver in DRIVER_ORDER answers; links and management QoS (a WAN) had work, the other sections are empty.
+    expect(result.drivers.map((d) => `${d.driver} ${d.ok} ${d.changed}`)).toEqual([
+      "links true true",
+      "firewall true false",
+      "ikev2 true false",
+      "bgp true false",
+      "vrrp true false",
+      "dhcp true false",
+      "policy true false",
+      "qos true true",
+    ]);
+    // QoS marks the control link by the address and port the websocket really connected to.
+    expect(h.sys.nft.tables.get("inet tern_qos")).toContain(`ip daddr 127.0.0.1 tcp dport ${server.port} meta priority set 1:10`);
     expect(h.sys.links.find((l) => l.name === "lan0")?.addresses).toEqual(["192.168.50.1/24"]);
     await server.waitFor("status", (s) => s.appliedHash === configHash(A) && s.interfaces[1]?.IPv4 === "192.168.50.1");
-    // The same config again: ok, nothing changed.
-    expect((await server.apply(A)).drivers[0]?.changed).toBe(false);
+    // The same config again: ok, nothing changed anywhere.
+    expect((await server.apply(A)).drivers.filter((d) => d.changed)).toEqual([]);
     expect(server.invalid).toEqual([]);
   });
 
@@ -79,16 +91,18 @@ describe("control link against the fake server", () => {
   it("answers requests validated against the protocol: interface status, BGP, tunnels, ping, traceroute", async () => {
     server = await FakeControlServer.start();
     h = await startAgent(server);
-    h.sys.on((argv) =>
-      argv[0] === "ping"
-        ? {
-            exitCode: 1,
-            stdout:
-              "PING 10.0.0.1 (10.0.0.1) 56(84) bytes of data.\n\n--- 10.0.0.1 ping statistics ---\n4 packets transmitted, 3 received, 25% packet loss, time 603ms\nrtt min/avg/max/mdev = 0.031/0.045/0.060/0.011 ms\n",
-          }
-        : argv[0] === "traceroute"
-          ? { stdout: "traceroute to 10.0.0.1 (10.0.0.1), 20 hops max\n 1  10.0.0.1  0.050 ms\n" }
-          : undefined,
+    h.sys.on(
+      (argv) => argv[0] === "ping" || argv[0] === "traceroute",
+      (argv) =>
+        argv[0] === "ping"
+          ? {
+              exitCode: 1,
+              stdout:
+                "PING 10.0.0.1 (10.0.0.1) 56(84) bytes of data.\n\n--- 10.0.0.1 ping statistics ---\n4 packets transmitted, 3 received, 25% packet loss, time 603ms\nrtt min/avg/max/mdev = 0.031/0.045/0.060/0.011 ms\n",
+            }
+          : argv[0] === "traceroute"
+            ? { stdout: "traceroute to 10.0.0.1 (10.0.0.1), 20 hops max\n 1  10.0.0.1  0.050 ms\n" }
+            : undefined,
     );
     h.tunnels.reports = [{ id: "t1", up: true, loss: 0, rtt: 1.5, jitter: 0.2, samples: 30 }];
     await server.waitFor("hello");
@@ -113,7 +127,18 @@ describe("control link against the fake server", () => {
       ok: true,
       result: { transmitted: 4, received: 3, lossPercent: 25, rttAvgMs: 0.045 },
     });
-    expect(h.sys.calls.find((c) => c[0] === "ping")).toEqual(["ping", "-q", "-n", "-c", "4", "-i", "0.2", "-W", "1", "10.0.0.1"]);
+    expect(h.sys.calls.find((c) => c.argv[0] === "ping")?.argv).toEqual([
+      "ping",
+      "-q",
+      "-n",
+      "-c",
+      "4",
+      "-i",
+      "0.2",
+      "-W",
+      "1",
+      "10.0.0.1",
+    ]);
     expect(await server.request("ping", { target: "not-an-ip; reboot" })).toMatchObject({
       ok: false,
       error: expect.stringMatching(/^INVALID_REQUEST/),

@@ -34,8 +34,8 @@ describe("links driver: config sequences on a fake system", () => {
     dirs = await tempDirs("links-seq");
     sys = new FakeSystem([{ name: "wan0" }, { name: "lan0", addresses: ["192.168.50.250/24"] }, { name: "mgmt0", up: true }]);
     // A route the agent did not add must survive everything.
-    sys.routes.push({ dst: "10.99.0.0/16", gateway: null, dev: "mgmt0", metric: 0, proto: "kernel" });
-    driver = new LinksDriver({ processes: sys.processes });
+    sys.routes.push({ table: "main", dst: "10.99.0.0/16", gateway: null, dev: "mgmt0", metric: 0, proto: "kernel" });
+    driver = new LinksDriver();
   });
   afterEach(async () => {
     driver.close();
@@ -55,6 +55,8 @@ describe("links driver: config sequences on a fake system", () => {
         "ip link set dev lan0 up",
         "ip addr add 10.100.1.2/24 dev wan0",
         "ip addr add 192.168.50.1/24 dev lan0",
+        // A LAN: this router forwards from now on (the value it had is recorded to restore later).
+        "sysctl -w net.ipv4.ip_forward=1",
         "ip route add default via 10.100.1.1 dev wan0 metric 0 proto 57",
         "ip route add 172.16.0.0/16 via 10.100.1.1 dev wan0 metric 10 proto 57",
       ],
@@ -95,6 +97,8 @@ describe("links driver: config sequences on a fake system", () => {
         "ip addr del 10.100.1.2/24 dev wan0",
         // The original MTU comes back; links stay up (taking them down could cut the router off).
         "ip link set dev lan0 mtu 1500",
+        // Nothing to route any more: forwarding goes back to what it was.
+        "sysctl -w net.ipv4.ip_forward=0",
         // No route del: the kernel dropped the routes with their gateway's subnet.
       ],
     });
@@ -102,7 +106,7 @@ describe("links driver: config sequences on a fake system", () => {
 
     // Only what the agent added is gone: the pre-existing address and route are still there.
     expect(sys.links.find((l) => l.name === "lan0")?.addresses).toEqual(["192.168.50.250/24"]);
-    expect(sys.routes).toEqual([{ dst: "10.99.0.0/16", gateway: null, dev: "mgmt0", metric: 0, proto: "kernel" }]);
+    expect(sys.routes).toEqual([{ table: "main", dst: "10.99.0.0/16", gateway: null, dev: "mgmt0", metric: 0, proto: "kernel" }]);
     expect(await loadOwned(dirs.stateDir)).toEqual({ version: 1, addresses: [], mtu: {} });
   });
 
@@ -126,8 +130,8 @@ describe("links driver: config sequences on a fake system", () => {
 
   it("never adopts an address it did not add, and repairs drift in what it owns", async () => {
     const onExisting = linksConfig([iface("lan0", { address: "192.168.50.250/24" })]);
-    expect((await apply(onExisting)).commands).toEqual(["ip link set dev lan0 up"]);
-    expect((await apply(EMPTY)).commands).toEqual([]);
+    expect((await apply(onExisting)).commands).toEqual(["ip link set dev lan0 up", "sysctl -w net.ipv4.ip_forward=1"]);
+    expect((await apply(EMPTY)).commands).toEqual(["sysctl -w net.ipv4.ip_forward=0"]);
     expect(sys.links.find((l) => l.name === "lan0")?.addresses).toEqual(["192.168.50.250/24"]);
 
     await apply(A);
@@ -148,7 +152,7 @@ describe("links driver: config sequences on a fake system", () => {
   });
 
   it("reports a foreign route in the way instead of replacing it", async () => {
-    sys.routes.push({ dst: "0.0.0.0/0", gateway: "10.100.1.77", dev: "wan0", metric: 0, proto: "dhcp" });
+    sys.routes.push({ table: "main", dst: "0.0.0.0/0", gateway: "10.100.1.77", dev: "wan0", metric: 0, proto: "dhcp" });
     sys.links[0]?.addresses.push("10.100.1.50/24");
     await expect(driver.apply(A, driverContext(sys, dirs))).rejects.toThrow(/ip route add default via 10.100.1.1 .*File exists/);
     expect(sys.routes.find((r) => r.dst === "0.0.0.0/0")?.gateway).toBe("10.100.1.77");
@@ -204,7 +208,7 @@ describe("links driver: config sequences on a fake system", () => {
     const reasons: string[] = [];
     const lease = `${dirs.runDir}/links/dhclient-wan0.lease`;
     // A fast DHCP server: the lease exists before the driver starts watching.
-    sys.on((argv) => {
+    sys.on(["dhclient"], (argv) => {
       if (argv[0] === "dhclient" && argv.includes("-nw"))
         writeFileSync(lease, "reason=BOUND\nip=100.64.3.7\nmask=255.255.255.0\nrouters=100.64.3.1\n");
       return undefined;
@@ -228,10 +232,12 @@ describe("links driver: config sequences on a fake system", () => {
         gateway: "10.100.1.1",
         mtu: 1500,
       }),
-      expect.objectContaining({ name: "lan0", IPv4: "192.168.50.250", IPv4Mask: 24, gateway: "", mtu: 1400, rxBytes: 1001 }),
+      expect.objectContaining({ name: "lan0", IPv4: "192.168.50.250", IPv4Mask: 24, gateway: "", mtu: 1400, rxBytes: 1002 }),
     ]);
     // Without a config it reports every Ethernet link, identified by MAC.
     const bare = await driver.observe(EMPTY, driverContext(sys, dirs));
-    expect(bare.interfaces?.map((i) => i.devId)).toEqual(sys.links.map((l) => `mac:${l.mac}`));
+    expect(bare.interfaces?.map((i) => i.devId)).toEqual(
+      sys.links.filter((l) => l.linkType === "ether").map((l) => `mac:${l.mac}`),
+    );
   });
 });

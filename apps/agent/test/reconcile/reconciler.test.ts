@@ -160,7 +160,7 @@ describe("reconciler", () => {
 
   it("with the links driver: a failing route rolls addresses back on a fake system", async () => {
     const sys = new FakeSystem([{ name: "wan0" }]);
-    const { r } = await make([new LinksDriver({ processes: sys.processes })], sys);
+    const { r } = await make([new LinksDriver()], sys);
     const good = linksConfig([iface("wan0", { type: "WAN", address: "10.0.0.2/24", gateway: "10.0.0.1" })]);
     await r.submit(good, { source: "test" });
     // 10.9.9.1 is on no connected subnet: the route fails after the address changed.
@@ -170,7 +170,7 @@ describe("reconciler", () => {
     expect(out.error).toMatch(
       /^links failed: ip route add 172.16.0.0\/16 via 10.9.9.1 metric 0 proto 57: exit 2: Error: Nexthop has invalid gateway/,
     );
-    expect(sys.links[0]?.addresses).toEqual(["10.0.0.2/24"]);
+    expect(sys.kernel.link("wan0")?.addresses).toEqual(["10.0.0.2/24"]);
     expect(sys.routes.map((x) => `${x.dst} via ${x.gateway}`)).toEqual(["0.0.0.0/0 via 10.0.0.1"]);
   });
 });

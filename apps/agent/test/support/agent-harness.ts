@@ -51,7 +51,7 @@ export async function startAgent(
   const agent = new Agent({
     paths: agentPaths(dirs.stateDir, dirs.runDir),
     mode: "standalone",
-    drivers: createDrivers({ links: { processes: sys.processes } }),
+    drivers: createDrivers(),
     runner: sys,
     log: silentLogger,
     machineId: "test-machine-0001",

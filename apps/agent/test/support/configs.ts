@@ -1,8 +1,14 @@
-/** Device configs for tests: the protocol's own fixtures and small builders, checked against the protocol schema. */
+/**
+ * Device configs for tests: the protocol's own fixtures, variants of them,
+ * and small builders (checked against the protocol schema, except the lab
+ * builders at the end, which namespace tests use to probe faster than the
+ * schema allows).
+ */
 import { readFileSync } from "node:fs";
 import {
   type ConfigInterface,
   type ConfigRoute,
+  type ConfigTunnel,
   DeviceConfig,
   DeviceConfig as DeviceConfigSchema,
   emptyDeviceConfig,
@@ -57,4 +63,44 @@ export function linksConfig(
   extra: Partial<DeviceConfig> = {},
 ): DeviceConfig {
   return DeviceConfig.parse({ ...emptyDeviceConfig(DEVICE_ID), interfaces, routes, ...extra });
+}
+
+/** An empty config with `patch` applied (sections given replace the empty ones); not schema-checked. */
+export function configWith(patch: Partial<DeviceConfig>): DeviceConfig {
+  return { ...emptyDeviceConfig(DEVICE_ID), ...patch };
+}
+
+/** A device tunnel with sensible defaults (not schema-checked). */
+export function tunnel(
+  over: Partial<ConfigTunnel> & Pick<ConfigTunnel, "id" | "localLoopback" | "remoteLoopback">,
+): ConfigTunnel {
+  return {
+    num: 1,
+    kind: "device",
+    localInterface: "wan0",
+    localAddress: null,
+    remoteAddress: "192.0.2.1",
+    ike: { proposal: "aes256-sha256-modp2048", lifetimeSeconds: 28800 },
+    esp: { proposal: "aes256-sha256-modp2048", lifetimeSeconds: 3600, pfs: true },
+    auth: { psk: "x", localId: "a", remoteId: "b" },
+    initiator: true,
+    dpdSeconds: 10,
+    localSubnets: [],
+    remoteSubnets: [],
+    probeTargets: [over.remoteLoopback],
+    pathLabel: null,
+    ...over,
+  };
+}
+
+/** A static WAN interface. */
+export function wan(name: string, address: string, gateway: string, pathLabels: string[] = []): ConfigInterface {
+  return { devId: `dev:${name}`, name, type: "WAN", dhcp: false, address, gateway, metric: 0, mtu: 1500, pathLabels };
+}
+
+/** A copy of the empty config changed by `edit` (not schema-checked). */
+export function labConfig(edit: (c: DeviceConfig) => void): DeviceConfig {
+  const c = structuredClone(emptyConfig());
+  edit(c);
+  return c;
 }

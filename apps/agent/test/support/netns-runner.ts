@@ -1,9 +1,16 @@
-/** A Runner that runs every command inside one network namespace and records argv (for "no mutating command" checks). */
+/**
+ * A real Runner whose commands run inside one network namespace (as the
+ * agent does when it is itself started with `ip netns exec`), recording
+ * what it ran the way FakeRunner does, so privileged tests can check that a
+ * re-apply mutates nothing. Plus readers of a namespace's `ip -j` state.
+ */
 import type { Netns } from "@tern/netlab";
 import { ExecRunner, type Runner, type RunOptions, type RunResult } from "../../src/runner.ts";
+import type { RecordedCall } from "./fake-runner.ts";
+import { mutatingCommands } from "./mutating.ts";
 
 export class NetnsRunner implements Runner {
-  readonly calls: string[][] = [];
+  readonly calls: RecordedCall[] = [];
   private readonly exec = new ExecRunner();
   readonly netns: string;
 
@@ -11,16 +18,30 @@ export class NetnsRunner implements Runner {
     this.netns = typeof ns === "string" ? ns : ns.name;
   }
 
-  run(argv: string[], options?: RunOptions): Promise<RunResult> {
-    this.calls.push(argv);
-    return this.exec.run(["ip", "netns", "exec", this.netns, ...argv], options);
+  async run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+    this.calls.push({ argv: [...argv], options });
+    const r = await this.exec.run(["ip", "netns", "exec", this.netns, ...argv], options);
+    return { ...r, argv };
   }
 
-  /** Recorded commands other than `ip -j …` reads, as text; clears the record. */
+  commands(): string[] {
+    return this.calls.map((c) => c.argv.join(" "));
+  }
+
+  /** Recorded commands that change the system (see mutating.ts). */
+  mutating(): string[] {
+    return mutatingCommands(this.calls);
+  }
+
+  /** Returns the mutating commands recorded so far and forgets every call. */
   takeMutating(): string[] {
-    const out = this.calls.filter((c) => !(c[0] === "ip" && c[1] === "-j")).map((c) => c.join(" "));
-    this.calls.length = 0;
+    const out = this.mutating();
+    this.clear();
     return out;
+  }
+
+  clear(): void {
+    this.calls.length = 0;
   }
 }
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { FirewallDriver, type filterRuleLine, firewallInput, renderFirewall } from "../../../src/drivers/firewall/index.ts";
 import { AgentError } from "../../../src/errors.ts";
-import {
-  FirewallDriver,
-  type filterRuleLine,
-  firewallInput,
-  renderFirewall,
-} from "../../../src/drivers/firewall/index.ts";
 import { emptyConfig, fullConfig, variant } from "../../support/configs.ts";
 
 const rule = (over: Partial<Parameters<typeof filterRuleLine>[0]> = {}) => ({
@@ -30,7 +25,7 @@ describe("firewall render", () => {
   });
 
   it("uses the tunnel devices it is given on the NAT side", () => {
-    const script = new FirewallDriver({ tunnelDevices: () => ["xfrm-t1", "xfrm-t2"] }).render(fullConfig())!;
+    const script = new FirewallDriver().render(fullConfig(), ["xfrm-t1", "xfrm-t2"])!;
     expect(script).toContain(
       'oifname { "xfrm-t1", "xfrm-t2" } snat ip prefix to ip saddr map { 192.168.50.0/24 : 10.50.0.0/24 }',
     );
