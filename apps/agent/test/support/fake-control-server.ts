@@ -35,6 +35,8 @@ export interface FakeDevice {
 export interface FakeServerOptions {
   /** Listen on this TCP port (0 = any free one) … */
   port?: number;
+  /** … of this address (default 127.0.0.1; an address of a veth into the test's namespaces reaches agents there) … */
+  host?: string;
   /** … or on a unix socket (reachable from inside network namespaces, which share the file system). */
   socketPath?: string;
   registrationToken?: string;
@@ -46,13 +48,15 @@ export class FakeControlServer {
   readonly registrations: RegisterRequest[] = [];
   readonly devices = new Map<string, FakeDevice>();
   readonly received: DeviceMessage[] = [];
+  /** Every valid message with the device that sent it. */
+  readonly receivedFrom: { deviceId: string; message: DeviceMessage }[] = [];
   readonly invalid: { raw: string; problem: string }[] = [];
   /** Successful websocket connections (hello received). */
   connections = 0;
   /** Upgrade attempts, accepted or not. */
   attempts = 0;
   statusIntervalMs: number;
-  private readonly sockets = new Set<WebSocket>();
+  private readonly sockets = new Map<WebSocket, FakeDevice>();
   private readonly waiters: (() => void)[] = [];
   private seq = 0;
 
@@ -71,9 +75,11 @@ export class FakeControlServer {
     await new Promise<void>((resolve, reject) => {
       http.once("error", reject);
       if (options.socketPath) http.listen(options.socketPath, resolve);
-      else http.listen(options.port ?? 0, "127.0.0.1", resolve);
+      else http.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve);
     });
-    const url = options.socketPath ? "http://unix" : `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const url = options.socketPath
+      ? "http://unix"
+      : `http://${options.host ?? "127.0.0.1"}:${(http.address() as AddressInfo).port}`;
     const server = new FakeControlServer(http, wss, url, options);
     http.on("request", (req, res) => void server.onRequest(req, res));
     http.on("upgrade", (req, socket, head) => server.onUpgrade(req, socket, head));
@@ -100,6 +106,24 @@ export class FakeControlServer {
     return this.received.filter((m): m is Extract<DeviceMessage, { type: T }> => m.type === type);
   }
 
+  /** Messages of `type` one device sent. */
+  messagesFrom<T extends DeviceMessage["type"]>(deviceId: string, type: T): Extract<DeviceMessage, { type: T }>[] {
+    return this.receivedFrom
+      .filter((r) => r.deviceId === deviceId)
+      .map((r) => r.message)
+      .filter((m): m is Extract<DeviceMessage, { type: T }> => m.type === type);
+  }
+
+  /** Waits for a message of `type` from one device matching `pred` (already received ones count). */
+  waitFrom<T extends DeviceMessage["type"]>(
+    deviceId: string,
+    type: T,
+    pred: (m: Extract<DeviceMessage, { type: T }>) => boolean = () => true,
+    timeoutMs = 10_000,
+  ): Promise<Extract<DeviceMessage, { type: T }>> {
+    return this.waitFor(type, (m) => this.messagesFrom(deviceId, type).includes(m) && pred(m), timeoutMs);
+  }
+
   /** Waits for a message of `type` matching `pred` (already received ones count). */
   async waitFor<T extends DeviceMessage["type"]>(
     type: T,
@@ -118,29 +142,42 @@ export class FakeControlServer {
     }
   }
 
-  /** Sends an `apply` to every connected device and waits for its result. */
-  async apply(config: DeviceConfig, fields: { id?: string; hash?: string } = {}): Promise<ApplyResult> {
+  /** Sends an `apply` (to one device, or to every connected one) and waits for its result. */
+  async apply(
+    config: DeviceConfig,
+    fields: { id?: string; hash?: string; deviceId?: string; timeoutMs?: number } = {},
+  ): Promise<ApplyResult> {
     const id = fields.id ?? `apply-${++this.seq}`;
-    this.broadcast({ type: "apply", id, hash: fields.hash ?? configHash(config), config });
-    return (await this.waitFor("apply-result", (m) => m.id === id, 30_000)) as ApplyResult;
+    this.send({ type: "apply", id, hash: fields.hash ?? configHash(config), config }, fields.deviceId);
+    return (await this.waitFor("apply-result", (m) => m.id === id, fields.timeoutMs ?? 30_000)) as ApplyResult;
   }
 
-  /** Sends a `request` and waits for the response. */
-  async request(method: string, params: Record<string, unknown> = {}): Promise<Response> {
+  /** Sends a `request` (to one device, or to every connected one) and waits for the response. */
+  async request(method: string, params: Record<string, unknown> = {}, deviceId?: string): Promise<Response> {
     const id = `req-${++this.seq}`;
-    this.broadcast({ type: "request", id, method, params });
+    this.send({ type: "request", id, method, params }, deviceId);
     return (await this.waitFor("response", (m) => m.id === id, 30_000)) as Response;
   }
 
   /** Sends raw text (or an object as JSON) to every connected device. */
   broadcast(message: unknown): void {
+    this.send(message);
+  }
+
+  /** Sends raw text (or an object as JSON) to one device's connections, or to all without `deviceId`. */
+  send(message: unknown, deviceId?: string): void {
     const text = typeof message === "string" ? message : JSON.stringify(message);
-    for (const ws of this.sockets) ws.send(text);
+    for (const [ws, device] of this.sockets) if (deviceId === undefined || device.deviceId === deviceId) ws.send(text);
+  }
+
+  /** Closes every connection of one device (a link drop), leaving the others. */
+  disconnect(deviceId: string, code = 1012): void {
+    for (const [ws, device] of this.sockets) if (device.deviceId === deviceId) ws.close(code, "fake server drops the link");
   }
 
   /** Closes every device connection with a code (4009 replaced, 4003 not approved …). */
   disconnectAll(code = 1012, reason = "fake server restart"): void {
-    for (const ws of this.sockets) ws.close(code, reason);
+    for (const ws of this.sockets.keys()) ws.close(code, reason);
   }
 
   get connected(): number {
@@ -148,7 +185,7 @@ export class FakeControlServer {
   }
 
   async stop(): Promise<void> {
-    for (const ws of this.sockets) ws.terminate();
+    for (const ws of this.sockets.keys()) ws.terminate();
     this.wss.close();
     this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));
@@ -211,10 +248,11 @@ export class FakeControlServer {
         return;
       }
       this.received.push(parsed.data);
+      this.receivedFrom.push({ deviceId: device.deviceId, message: parsed.data });
       if (parsed.data.type === "hello" && !helloed) {
         helloed = true;
         this.connections++;
-        this.sockets.add(ws);
+        this.sockets.set(ws, device);
         ws.send(
           JSON.stringify({
             type: "welcome",

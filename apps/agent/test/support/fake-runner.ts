@@ -26,48 +26,18 @@ function matcher(match: Match): (argv: string[], line: string) => boolean {
   return (argv) => match.every((w, i) => argv[i] === w);
 }
 
-export class FakeRunner implements Runner {
+/** What every recording runner of the tests offers: the calls, as text, and which of them changed the system. */
+export abstract class RecordingRunner implements Runner {
   readonly calls: RecordedCall[] = [];
-  private readonly handlers: { match: (argv: string[], line: string) => boolean; handler: Handler }[] = [];
 
-  constructor(private readonly options: { strict?: boolean } = {}) {}
-
-  /** Answers matching commands; registered later wins. */
-  on(match: Match, reply: Reply | Handler): this {
-    this.handlers.unshift({ match: matcher(match), handler: typeof reply === "function" ? reply : () => reply });
-    return this;
-  }
-
-  /** Makes matching commands fail (a broken system), until the returned function is called. */
-  fail(match: Match, stderr: string, exitCode = 2): () => void {
-    let active = true;
-    this.on(match, () => (active ? { exitCode, stderr } : undefined));
-    return () => {
-      active = false;
-    };
-  }
-
-  async run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
-    this.calls.push({ argv: [...argv], options });
-    const line = argv.join(" ");
-    let reply: Reply | undefined;
-    for (const h of this.handlers) {
-      if (!h.match(argv, line)) continue;
-      reply = await h.handler(argv, options);
-      if (reply) break;
-    }
-    if (!reply && this.options.strict) reply = { exitCode: 127, stderr: `fake runner: ${argv[0]}: command not modelled` };
-    const result: RunResult = { argv, exitCode: reply?.exitCode ?? 0, stdout: reply?.stdout ?? "", stderr: reply?.stderr ?? "" };
-    if (result.exitCode !== 0 && !options.allowFailure) throw new CommandError(result);
-    return result;
-  }
+  abstract run(argv: string[], options?: RunOptions): Promise<RunResult>;
 
   /** Recorded commands, space-joined. */
   commands(): string[] {
     return this.calls.map((c) => c.argv.join(" "));
   }
 
-  /** The same as `commands()` (older tests call it `lines`). */
+  /** The same as `commands()`. */
   lines(): string[] {
     return this.commands();
   }
@@ -86,5 +56,34 @@ export class FakeRunner implements Runner {
 
   clear(): void {
     this.calls.length = 0;
+  }
+}
+
+export class FakeRunner extends RecordingRunner {
+  private readonly handlers: { match: (argv: string[], line: string) => boolean; handler: Handler }[] = [];
+
+  constructor(private readonly options: { strict?: boolean } = {}) {
+    super();
+  }
+
+  /** Answers matching commands; registered later wins. */
+  on(match: Match, reply: Reply | Handler): this {
+    this.handlers.unshift({ match: matcher(match), handler: typeof reply === "function" ? reply : () => reply });
+    return this;
+  }
+
+  async run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+    this.calls.push({ argv: [...argv], options });
+    const line = argv.join(" ");
+    let reply: Reply | undefined;
+    for (const h of this.handlers) {
+      if (!h.match(argv, line)) continue;
+      reply = await h.handler(argv, options);
+      if (reply) break;
+    }
+    if (!reply && this.options.strict) reply = { exitCode: 127, stderr: `fake runner: ${argv[0]}: command not modelled` };
+    const result: RunResult = { argv, exitCode: reply?.exitCode ?? 0, stdout: reply?.stdout ?? "", stderr: reply?.stderr ?? "" };
+    if (result.exitCode !== 0 && !options.allowFailure) throw new CommandError(result);
+    return result;
   }
 }

@@ -5,16 +5,15 @@
  * re-apply mutates nothing. Plus readers of a namespace's `ip -j` state.
  */
 import type { Netns } from "@tern/netlab";
-import { ExecRunner, type Runner, type RunOptions, type RunResult } from "../../src/runner.ts";
-import type { RecordedCall } from "./fake-runner.ts";
-import { mutatingCommands } from "./mutating.ts";
+import { ExecRunner, type RunOptions, type RunResult } from "../../src/runner.ts";
+import { RecordingRunner } from "./fake-runner.ts";
 
-export class NetnsRunner implements Runner {
-  readonly calls: RecordedCall[] = [];
+export class NetnsRunner extends RecordingRunner {
   private readonly exec = new ExecRunner();
   readonly netns: string;
 
   constructor(ns: Netns | string) {
+    super();
     this.netns = typeof ns === "string" ? ns : ns.name;
   }
 
@@ -22,26 +21,6 @@ export class NetnsRunner implements Runner {
     this.calls.push({ argv: [...argv], options });
     const r = await this.exec.run(["ip", "netns", "exec", this.netns, ...argv], options);
     return { ...r, argv };
-  }
-
-  commands(): string[] {
-    return this.calls.map((c) => c.argv.join(" "));
-  }
-
-  /** Recorded commands that change the system (see mutating.ts). */
-  mutating(): string[] {
-    return mutatingCommands(this.calls);
-  }
-
-  /** Returns the mutating commands recorded so far and forgets every call. */
-  takeMutating(): string[] {
-    const out = this.mutating();
-    this.clear();
-    return out;
-  }
-
-  clear(): void {
-    this.calls.length = 0;
   }
 }
 

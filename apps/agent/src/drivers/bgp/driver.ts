@@ -6,7 +6,8 @@
  * zebra's one owned line, vtysh. System: the integrated /etc/frr/frr.conf and
  * `systemctl reload frr`. Unchanged files: no command but liveness checks.
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { BgpState, ConfigBgp, DeviceConfig } from "@tern/protocol";
 import { differs, readText, removePath, writeChanged } from "../../daemons/files.ts";
 import { type DaemonSpec, daemonPid, launchArgv, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
@@ -172,8 +173,17 @@ export class BgpDriver implements Driver {
       // bgpd without its zebra has no routes to install: restart both from the files.
       if (zebraPid === null && bgpdPid !== null) await stopDaemon(ctx.runner, bgpd);
       await ctx.runner.run(["install", "-d", "-o", this.user, "-g", this.user, "-m", "0775", paths.dir]);
-      if (zebraPid === null) await startDaemon(ctx.runner, zebra);
-      await startDaemon(ctx.runner, bgpd);
+      try {
+        if (zebraPid === null) await startDaemon(ctx.runner, zebra);
+        await startDaemon(ctx.runner, bgpd);
+      } catch (err) {
+        const blocked = await closedAncestor(paths.dir);
+        if (!blocked) throw err;
+        throw new AgentError(
+          "DAEMON_FAILED",
+          `${(err as Error).message}\n(the FRR daemons run as ${this.user} and cannot reach ${paths.dir}: ${blocked} is not searchable by others; chmod o+x it or use a run dir under a searchable path)`,
+        );
+      }
       ctx.log.info("bgp: FRR started", { dir: paths.dir });
       return { changed: true };
     }
@@ -272,5 +282,14 @@ export class BgpDriver implements Driver {
     ] as const)
       items.push(await commandItem(ctx, name, this.vtysh(paths, ["-c", command])));
     return items;
+  }
+}
+
+/** The first directory above `dir` that others cannot search (FRR drops to its own user before it opens its files). */
+async function closedAncestor(dir: string): Promise<string | null> {
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    const st = await stat(d).catch(() => null);
+    if (st && (st.mode & 0o001) === 0) return d;
+    if (d === dirname(d)) return null;
   }
 }
