@@ -8,13 +8,11 @@
  */
 import type { DeviceConfig, TunnelReport } from "@tern/protocol";
 import type { DriverContext, Logger } from "../drivers/driver.ts";
-import { PROBE_PORT } from "../drivers/firewall/input.ts";
 import { ExecSpawner, type Spawner } from "../runner.ts";
 import type { TunnelDetail, TunnelQualitySource } from "../status/tunnel-quality.ts";
 import { FpingSession } from "./fping-session.ts";
 import { type PlannedTarget, type ProbePlan, probePlan } from "./plan.ts";
-import type { LinkQuality, LinkQualityLookup } from "./types.ts";
-import { tunnelKey } from "./types.ts";
+import { type LinkQuality, type LinkQualityLookup, PROBE_PORT, tunnelKey } from "./types.ts";
 import { UdpEchoResponder } from "./udp-responder.ts";
 import { type ProbeSession, UdpProbeSession } from "./udp-session.ts";
 import { QualityWindow } from "./window.ts";

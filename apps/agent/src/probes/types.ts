@@ -1,5 +1,8 @@
 /** Shapes the probes share with the policy driver, the status report and the troubleshooting page. */
 
+/** UDP port every Tern agent answers tunnel probes on (the firewall lets it in on tunnels, QoS prioritises it). */
+export const PROBE_PORT = 7655;
+
 /** Measured quality of one link: a tunnel (`tunnel:<id>`) or a WAN interface (`wan:<ifname>`). */
 export interface LinkQuality {
   key: string;

@@ -96,6 +96,26 @@ describe("bgp config sequence (fake runner)", () => {
   });
 });
 
+describe("bgp daemons that cannot reach their directory", () => {
+  it("says which directory FRR's user cannot search when zebra does not come up", async () => {
+    const dir = await tempDirs("bgp-closed");
+    try {
+      // A state dir like mkdtemp's (0700): frr, which zebra drops to, cannot get through it.
+      const closed = join(dir.root, "private");
+      await mkdir(closed, { mode: 0o700 });
+      const fake = new FakeRunner();
+      new FakeProcesses(fake); // ps answers "no such process": zebra never appears
+      const driver = new BgpDriver({ readyTimeoutMs: 200 });
+      await expect(driver.apply(A, driverContext(fake, join(closed, "run")))).rejects.toMatchObject({
+        code: "DAEMON_FAILED",
+        message: expect.stringContaining(`cannot reach ${join(closed, "run", "bgp")}: ${closed} is not searchable by others`),
+      });
+    } finally {
+      await dir.remove();
+    }
+  });
+});
+
 describe("bgp in system mode (fake runner)", () => {
   it("enables bgpd, starts or reloads frr.service, stops it on teardown", async () => {
     const dir = await tempDirs("bgp-sys");

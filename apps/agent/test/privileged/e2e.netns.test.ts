@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { type Netns, Netns as NetnsClass, privilegedTestsEnabled, run } from "@tern/netlab";
 import { configHash, type DeviceConfig, emptyDeviceConfig, type Status } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DRIVER_ORDER } from "../../src/drivers/driver.ts";
 import { routerAConfig, routerBConfig, TUNNEL_ID } from "../support/edge-configs.ts";
 import { AgentDaemon, agentCommand, buildEdgeLab, type EdgeLab, type EdgeRouter, otherProcesses } from "../support/edge-lab.ts";
 import { FakeControlServer } from "../support/fake-control-server.ts";
@@ -107,6 +108,16 @@ describe.runIf(enabled)(
     };
     const statusOf = (id: string, pred: (s: Status) => boolean, timeoutMs = 30_000) =>
       server.waitFrom(id, "status", pred, timeoutMs);
+    /** Waits until router A reaches router B's tunnel loopback from its own (through the IKEv2 tunnel). */
+    const tunnelPings = (what: string) =>
+      NetnsClass.waitFor(
+        what,
+        async () =>
+          (await lab.a.ns.exec(["ping", "-c", "1", "-W", "1", "-I", "10.100.0.4", "10.100.0.5"], { allowFailure: true }))
+            .exitCode === 0,
+        30_000,
+        200,
+      );
 
     beforeAll(async () => {
       root = await mkdtemp(join(tmpdir(), "tern-e2e-"));
@@ -153,16 +164,7 @@ describe.runIf(enabled)(
       clearInterval(sampler);
       expect(a.error).toBeUndefined();
       expect(a).toMatchObject({ ok: true, appliedHash: configHash(config.a!), rolledBack: false });
-      expect(a.drivers.map((d) => `${d.driver} ${d.ok} ${d.changed}`)).toEqual([
-        "links true true",
-        "firewall true true",
-        "ikev2 true true",
-        "bgp true true",
-        "vrrp true true",
-        "dhcp true true",
-        "policy true true",
-        "qos true true",
-      ]);
+      expect(a.drivers.map((d) => `${d.driver} ${d.ok} ${d.changed}`)).toEqual(DRIVER_ORDER.map((d) => `${d} true true`));
       figures.push(
         `full config on router A: apply → apply-result ${ms.toFixed(0)} ms (${a.drivers.map((d) => `${d.driver} ${d.durationMs}`).join(", ")})`,
       );
@@ -172,14 +174,7 @@ describe.runIf(enabled)(
     });
 
     it("brings the IKEv2 tunnel up: the routers ping each other over the tunnel loopbacks", async () => {
-      await NetnsClass.waitFor(
-        "a ping over the tunnel",
-        async () =>
-          (await lab.a.ns.exec(["ping", "-c", "1", "-W", "1", "-I", "10.100.0.4", "10.100.0.5"], { allowFailure: true }))
-            .exitCode === 0,
-        30_000,
-        200,
-      );
+      await tunnelPings("a ping over the tunnel");
       const sas = (
         await lab.a.ns.exec(["swanctl", "--list-sas", "--uri", `unix://${join(lab.a.stateDir, "run", "ikev2", "charon.vici")}`])
       ).stdout;
@@ -370,14 +365,7 @@ describe.runIf(enabled)(
       // The server sends its config again (as its dispatcher does after a hello with an old hash): it converges.
       const again = await server.apply(config.a!, { deviceId: device.a });
       expect(again).toMatchObject({ ok: true, appliedHash: configHash(config.a!) });
-      await NetnsClass.waitFor(
-        "the tunnel after the restart",
-        async () =>
-          (await lab.a.ns.exec(["ping", "-c", "1", "-W", "1", "-I", "10.100.0.4", "10.100.0.5"], { allowFailure: true }))
-            .exitCode === 0,
-        30_000,
-        200,
-      );
+      await tunnelPings("the tunnel after the restart");
       figures.push(`kill -9 mid-apply → restart → restored and re-applied, tunnel up: ${(performance.now() - t0).toFixed(0)} ms`);
       const snap = JSON.parse(await readFile(join(lab.a.stateDir, "run", "status.json"), "utf8"));
       expect(JSON.stringify(snap.recentErrors)).toContain("was interrupted (agent stopped mid-apply)");

@@ -8,6 +8,7 @@
  */
 import { configHash, DeviceConfig } from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DRIVER_ORDER } from "../../src/drivers/driver.ts";
 import { createDrivers } from "../../src/drivers/registry.ts";
 import { silentLogger } from "../../src/log.ts";
 import { agentPaths } from "../../src/paths.ts";
@@ -73,16 +74,7 @@ describe("all drivers on one fake router", () => {
     quality.loss.set("wan:wan0", 50);
     const out = await reconciler.submit(full, { source: "test" });
     expect(out.error).toBeUndefined();
-    expect(out.drivers.map((d) => `${d.driver} ${d.ok} ${d.changed}`)).toEqual([
-      "links true true",
-      "firewall true true",
-      "ikev2 true true",
-      "bgp true true",
-      "vrrp true true",
-      "dhcp true true",
-      "policy true true",
-      "qos true true",
-    ]);
+    expect(out.drivers.map((d) => `${d.driver} ${d.ok} ${d.changed}`)).toEqual(DRIVER_ORDER.map((d) => `${d} true true`));
     expect(out.appliedHash).toBe(configHash(full));
 
     // Firewall: LAN 1:1 NAT on the device the IKEv2 driver really uses (kernel-libipsec here: ipsec0 only).

@@ -1,9 +1,7 @@
 /** What the firewall render needs, derived from a DeviceConfig plus facts only the agent knows. */
 import type { ConfigFilterRule, DeviceConfig } from "@tern/protocol";
+import { PROBE_PORT } from "../../probes/types.ts";
 import type { DriverContext } from "../driver.ts";
-
-/** UDP port every Tern agent answers tunnel probes on (see src/probes). */
-export const PROBE_PORT = 7655;
 
 /**
  * Tunnel-side devices when the IKEv2 driver does not say otherwise:

@@ -18,7 +18,7 @@
  */
 import type { DeviceConfig } from "@tern/protocol";
 import { invalidConfig } from "../../errors.ts";
-import { PROBE_PORT } from "../firewall/input.ts";
+import { PROBE_PORT } from "../../probes/types.ts";
 import { address as checkAddress, ifnameSet } from "../firewall/nft-syntax.ts";
 
 export const QOS_TABLE = { family: "inet", name: "tern_qos" } as const;
