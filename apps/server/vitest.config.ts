@@ -1,5 +1,30 @@
+/**
+ * Every server test runs twice: on embedded PGlite (project "pglite") and on a
+ * PostgreSQL server (project "postgres", when TERN_TEST_DATABASE_URL is set;
+ * CI sets it). Without it the PostgreSQL run is skipped with a message, or
+ * fails when TERN_REQUIRE_PRIVILEGED=1 as in CI.
+ */
 import { defineConfig } from "vitest/config";
 
+const postgresUrl = process.env.TERN_TEST_DATABASE_URL;
+if (!postgresUrl) {
+  const message =
+    "@tern/server: the PostgreSQL run of the server tests is skipped: set TERN_TEST_DATABASE_URL=postgres://… to run them on PostgreSQL as well";
+  if (process.env.TERN_REQUIRE_PRIVILEGED === "1") throw new Error(`${message} (TERN_REQUIRE_PRIVILEGED=1 makes this a failure)`);
+  console.warn(message);
+}
+
 export default defineConfig({
-  test: { include: ["test/**/*.test.ts", "src/**/*.test.ts"] },
+  test: {
+    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "pglite", env: { TERN_TEST_DB: "pglite" }, globalSetup: ["test/support/pglite-template.ts"] },
+      },
+      ...(postgresUrl ? [{ extends: true as const, test: { name: "postgres", env: { TERN_TEST_DB: "postgres" } } }] : []),
+    ],
+  },
 });

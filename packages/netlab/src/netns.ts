@@ -68,23 +68,72 @@ export class Netns {
   }
 }
 
+/** Names of every network namespace on the host (`ip netns list`). */
+export async function listNetns(): Promise<string[]> {
+  const r = await run(["ip", "netns", "list"]);
+  return r.stdout
+    .split("\n")
+    .map((line) => line.split(" ")[0] ?? "")
+    .filter(Boolean);
+}
+
+/** Kills every process still inside a namespace, then deletes it; a missing namespace is fine. */
+export async function deleteNetns(name: string): Promise<void> {
+  // Daemons started by the code under test (not by spawn) die with their namespace's pids.
+  const pids = await run(["ip", "netns", "pids", name], { allowFailure: true });
+  for (const pid of pids.stdout.split(/\s+/).filter(Boolean)) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  await run(["ip", "netns", "del", name], { allowFailure: true });
+}
+
 /** Namespaces and processes made for one test file or lab, removed together. */
 export class NetnsScope {
-  readonly id = randomBytes(3).toString("hex");
+  readonly id: string;
   private readonly namespaces: Netns[] = [];
   private readonly processes: ResultPromise[] = [];
 
-  /** @param label short tag in namespace names, so leftovers say who made them. */
-  constructor(readonly label: string) {}
+  /**
+   * @param label short tag in namespace names, so leftovers say who made them.
+   * @param id reopens the scope of an earlier process (a lab that outlives the
+   *   command that built it); a new random id when omitted.
+   */
+  constructor(
+    readonly label: string,
+    id?: string,
+  ) {
+    this.id = id ?? randomBytes(3).toString("hex");
+  }
 
-  /** Creates a namespace named `tn-<label>-<id>-<name>` (truncated to fit) with lo up. */
-  async netns(name: string): Promise<Netns> {
-    const full = `tn-${this.label}-${this.id}-${name}`.slice(0, 48);
-    await run(["ip", "netns", "add", full]);
+  /** The full name `tn-<label>-<id>-<name>` (truncated to fit) that netns(name) creates. */
+  nameOf(name: string): string {
+    return `tn-${this.label}-${this.id}-${name}`.slice(0, 48);
+  }
+
+  /**
+   * Creates a namespace named nameOf(name) with lo up. With `reuse`, an
+   * existing namespace of that name is adopted instead of being an error.
+   */
+  async netns(name: string, opts: { reuse?: boolean } = {}): Promise<Netns> {
+    const full = this.nameOf(name);
+    const added = await run(["ip", "netns", "add", full], { allowFailure: opts.reuse });
+    if (added.exitCode !== 0 && !(await listNetns()).includes(full)) {
+      throw new Error(`ip netns add ${full}: exit ${added.exitCode}: ${added.stderr.trim()}`);
+    }
     const ns = new Netns(full);
     this.namespaces.push(ns);
     await ns.up("lo");
     return ns;
+  }
+
+  /** Namespaces on the host that belong to this scope (by name prefix), including ones made by an earlier process. */
+  async existing(): Promise<string[]> {
+    const prefix = this.nameOf("");
+    return (await listNetns()).filter((n) => n.startsWith(prefix));
   }
 
   /** A veth pair with one end in each namespace (names must be 2–15 characters). */
@@ -114,18 +163,7 @@ export class NetnsScope {
     for (const child of this.processes) child.kill("SIGTERM");
     await Promise.allSettled(this.processes.map((c) => Promise.race([c, new Promise((r) => setTimeout(r, 3000))])));
     for (const child of this.processes) child.kill("SIGKILL");
-    for (const ns of this.namespaces) {
-      // Daemons started by the code under test (not by spawn) die with their namespace's pids.
-      const pids = await run(["ip", "netns", "pids", ns.name], { allowFailure: true });
-      for (const pid of pids.stdout.split(/\s+/).filter(Boolean)) {
-        try {
-          process.kill(Number(pid), "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-      await run(["ip", "netns", "del", ns.name], { allowFailure: true });
-    }
+    for (const ns of this.namespaces) await deleteNetns(ns.name);
     this.namespaces.length = 0;
     this.processes.length = 0;
   }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { Netns, NetnsScope, privilegedTestsEnabled, run } from "../src/index.ts";
+import { deleteNetns, listNetns, Netns, NetnsScope, privilegedTestsEnabled, run } from "../src/index.ts";
 
 const enabled = privilegedTestsEnabled("netlab namespaces", ["ip", "ping"]);
 
@@ -26,5 +26,19 @@ describe.runIf(enabled)("NetnsScope", () => {
     const list = await run(["ip", "netns", "list"]);
     expect(list.stdout).not.toContain(ns.name);
     expect(child.killed || child.exitCode !== null || child.signalCode !== null).toBe(true);
+  });
+
+  it("reopens a scope by id: names, existing namespaces and reuse", async () => {
+    const first = new NetnsScope("netlab");
+    const ns = await first.netns("keep");
+    const again = new NetnsScope("netlab", first.id);
+    expect(again.nameOf("keep")).toBe(ns.name);
+    expect(await again.existing()).toEqual([ns.name]);
+    await expect(again.netns("keep")).rejects.toThrow(/ip netns add/);
+    const reused = await again.netns("keep", { reuse: true });
+    expect(reused.name).toBe(ns.name);
+    await deleteNetns(ns.name);
+    expect(await listNetns()).not.toContain(ns.name);
+    expect(await again.existing()).toEqual([]);
   });
 });

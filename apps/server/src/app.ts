@@ -1,0 +1,62 @@
+/**
+ * Builds the HTTP app from its dependencies; main.ts listens, tests call
+ * app.request() without a port.
+ */
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { swaggerUI } from "@hono/swagger-ui";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import type { AppDeps } from "./deps.ts";
+import type { AppEnv } from "./http/env.ts";
+import { ApiError, errorResponse, handleError } from "./http/errors.ts";
+import { API_BASE, createApi, openApiDocument } from "./http/openapi.ts";
+
+function clientIp(c: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    // app.request() in tests has no socket.
+    return "unknown";
+  }
+}
+
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+
+  app.use("*", requestId());
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    const logger = deps.logger.child({ reqId: c.get("requestId") });
+    c.set("deps", deps);
+    c.set("logger", logger);
+    c.set("clientIp", clientIp(c, deps.config.TERN_TRUST_PROXY));
+    await next();
+    const entry = { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) };
+    if (c.req.path === `${API_BASE}/health`) c.get("logger").debug(entry, "request");
+    else c.get("logger").info(entry, "request");
+  });
+  app.use(
+    `${API_BASE}/*`,
+    bodyLimit({
+      maxSize: deps.config.TERN_MAX_BODY_BYTES,
+      onError: (c) =>
+        errorResponse(c, new ApiError("PAYLOAD_TOO_LARGE", `request body larger than ${deps.config.TERN_MAX_BODY_BYTES} bytes`)),
+    }),
+  );
+
+  app.route(API_BASE, createApi());
+
+  const document = openApiDocument(app);
+  app.get(`${API_BASE}/openapi.json`, (c) => c.json(document));
+  app.get(`${API_BASE}/docs`, swaggerUI({ url: `${API_BASE}/openapi.json`, title: "Tern API" }));
+
+  app.notFound((c) => errorResponse(c, new ApiError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));
+  app.onError(handleError);
+  return app;
+}

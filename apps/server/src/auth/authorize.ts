@@ -1,0 +1,108 @@
+/**
+ * The middleware every non-public route gets from defineRoute: authenticate,
+ * resolve the one organization of the request, and require the permission bit
+ * of the route's method on the route's resource. It runs before validation, so
+ * an anonymous or unauthorized caller learns nothing from validation errors.
+ */
+import type { PermissionResource } from "@tern/protocol";
+import { ROLE_PERMISSIONS } from "@tern/protocol";
+import type { MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { Db } from "../db/schema.ts";
+import type { AppEnv } from "../http/env.ts";
+import { ApiError, forbidden, invalidField, notFound } from "../http/errors.ts";
+import type { Access, Principal } from "./access.ts";
+import { authenticate, bearerToken } from "./authenticate.ts";
+import { bitForMethod, hasPermission, NO_PERMISSIONS } from "./permissions.ts";
+import { accessibleOrgsQuery, defaultOrgOf, resolveAccess } from "./resolve-access.ts";
+
+export interface RouteAuthorization {
+  /** The permission resource whose mask the route needs. */
+  resource: PermissionResource;
+  /**
+   * `organization` (default): the caller's rights in the request's organization.
+   * `account`: the caller's own role on the whole account (account-wide acts such
+   * as creating organizations); keys never have it.
+   */
+  scope?: "organization" | "account";
+  /** Take the organization from this path parameter instead of `?org` (e.g. /organizations/{id}). */
+  orgParam?: string;
+  /** Take the account from this path parameter (e.g. /accounts/{id}). */
+  accountParam?: string;
+}
+
+const Uuid = z.uuid();
+const unauthenticated = (message: string) => new ApiError("UNAUTHENTICATED", message, [], { "www-authenticate": "Bearer" });
+
+export function authorize(auth: RouteAuthorization, method: string): MiddlewareHandler<AppEnv> {
+  const bit = bitForMethod(method);
+  return async (c, next) => {
+    const { db, keyring } = c.get("deps");
+    const token = bearerToken(c.req.header("authorization"));
+    if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
+    const principal = await authenticate(db, token, keyring.jwtKey);
+    if (!principal) throw unauthenticated("invalid or expired token");
+
+    const pick = (name: string, text: string | undefined) => {
+      if (text === undefined) return undefined;
+      if (!Uuid.safeParse(text).success) throw invalidField(name, `${name} must be an id (UUID)`);
+      return text;
+    };
+    let resolved: Access | null;
+    if (auth.accountParam) {
+      const accountId = pick(auth.accountParam, c.req.param(auth.accountParam));
+      const orgId = await orgInAccount(db, principal, accountId!);
+      if (!orgId) throw notFound("account");
+      resolved = await resolveAccess(db, principal, orgId);
+    } else {
+      const named = auth.orgParam ? pick(auth.orgParam, c.req.param(auth.orgParam)) : pick("org", c.req.query("org"));
+      if (named) resolved = await resolveAccess(db, principal, named);
+      else if (principal.kind === "token") resolved = await resolveAccess(db, principal, principal.orgId);
+      else {
+        // The user's default organization, unless they lost access to it: then their oldest one.
+        resolved = principal.defaultOrgId ? await resolveAccess(db, principal, principal.defaultOrgId) : null;
+        if (!resolved) {
+          const fallback = await defaultOrgOf(db, principal.userId);
+          if (!fallback) throw forbidden("you are not a member of any organization");
+          resolved = await resolveAccess(db, principal, fallback);
+        }
+      }
+    }
+    if (!resolved) throw notFound("organization");
+    const access: Access =
+      auth.scope === "account"
+        ? {
+            ...resolved,
+            permissions: resolved.accountRole ? ROLE_PERMISSIONS[resolved.accountRole] : NO_PERMISSIONS,
+          }
+        : resolved;
+    if (!hasPermission(access.permissions, auth.resource, bit)) {
+      const where = auth.scope === "account" ? " on the account" : "";
+      throw forbidden(`this needs the '${bit}' permission on '${auth.resource}'${where}`);
+    }
+    c.set("access", access);
+    c.set("logger", c.get("logger").child({ org: access.org.id, actor: access.actor.label }));
+    await next();
+  };
+}
+
+/** An organization of the account that the principal can act in (prefers its default). */
+async function orgInAccount(db: Db, principal: Principal, accountId: string): Promise<string | null> {
+  if (principal.kind === "token") {
+    const org = await db
+      .selectFrom("organizations")
+      .select("id")
+      .where("id", "=", principal.orgId)
+      .where("account_id", "=", accountId)
+      .executeTakeFirst();
+    return org?.id ?? null;
+  }
+  const def = principal.defaultOrgId;
+  const rows = await accessibleOrgsQuery(db, principal.userId)
+    .select(["o.id"])
+    .where("o.account_id", "=", accountId)
+    .orderBy("o.created_at")
+    .orderBy("o.id")
+    .execute();
+  return rows.find((r) => r.id === def)?.id ?? rows[0]?.id ?? null;
+}

@@ -1,0 +1,37 @@
+/**
+ * Runs every pending migration. Kysely's Migrator takes a database lock, so
+ * several instances starting together on one PostgreSQL are safe.
+ *
+ * Migrations are listed explicitly (not read from the folder) so they load the
+ * same way under tsx, vitest and a bundler. Add a migration: create
+ * migrations/<yyyymmdd>-<nnn>-<what>.ts exporting up(db: Kysely<unknown>) and
+ * add it below; a test fails when a file in the folder is not listed.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Kysely, Migration, MigrationResult } from "kysely";
+import { Migrator } from "kysely";
+import * as identity from "./migrations/20251122-001-identity.ts";
+import * as network from "./migrations/20251123-001-network.ts";
+
+export const MIGRATIONS: Record<string, Migration> = {
+  "20251122-001-identity": identity,
+  "20251123-001-network": network,
+};
+
+export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    // Branches land migrations in any order; each stands on its own.
+    allowUnorderedMigrations: true,
+  });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results.find((r) => r.status === "Error")?.migrationName;
+    throw new Error(`database migration ${failed ?? ""} failed: ${(error as Error).message ?? error}`, { cause: error });
+  }
+  return results;
+}

@@ -1,0 +1,18 @@
+/** The Hono environment of every route: dependencies, request id, logger, and the caller once authorized. */
+import type { Logger } from "pino";
+import type { Access } from "../auth/access.ts";
+import type { AppDeps } from "../deps.ts";
+
+export interface AppEnv {
+  Variables: {
+    deps: AppDeps;
+    requestId: string;
+    logger: Logger;
+    clientIp: string;
+    /** Set by the authorization middleware of every non-public route. */
+    access: Access;
+  };
+}
+
+/** The API app every route registers on (mounted at /api). */
+export type ApiApp = import("@hono/zod-openapi").OpenAPIHono<AppEnv>;

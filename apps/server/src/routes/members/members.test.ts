@@ -1,0 +1,138 @@
+/** /api/members: list, invite/create, change role, remove; account-wide memberships; the last owner stays. */
+import type { Membership } from "@tern/protocol";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../../../test/support/test-server.ts";
+
+type ErrorBody = { code: string; details: { path: string }[] };
+
+describe("members", () => {
+  const t = useTestServer();
+
+  it("GET lists the account owner (account scope) and organization members", async () => {
+    await t.addMember("viewer", { email: "viewer@example.com" });
+    const res = await t.api<Membership[]>("GET", "/api/members", { token: t.admin.token });
+    expect(res.status).toBe(200);
+    expect(res.body.find((m) => m.user.email === t.admin.email)).toMatchObject({
+      scope: "account",
+      role: "owner",
+      scopeId: t.admin.accountId,
+    });
+    expect(res.body.find((m) => m.user.email === "viewer@example.com")).toMatchObject({
+      scope: "organization",
+      role: "viewer",
+      scopeId: t.admin.orgId,
+    });
+    expect(res.headers.get("records-total")).toBe(String(res.body.length));
+  });
+
+  it("POST creates a new user (password required) and logs them in; an existing user only gets the membership", async () => {
+    const noPassword = await t.api<ErrorBody>("POST", "/api/members", {
+      token: t.admin.token,
+      body: { email: "new@example.com", role: "manager" },
+    });
+    expect(noPassword.status).toBe(400);
+    expect(noPassword.body.details[0]?.path).toBe("password");
+
+    const created = await t.api<Membership>("POST", "/api/members", {
+      token: t.admin.token,
+      body: { email: "new@example.com", name: "New", password: "a long password", role: "manager" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      role: "manager",
+      scope: "organization",
+      user: { email: "new@example.com", name: "New" },
+    });
+    await t.login("new@example.com", "a long password");
+
+    const twice = await t.api<ErrorBody>("POST", "/api/members", {
+      token: t.admin.token,
+      body: { email: "new@example.com", role: "viewer" },
+    });
+    expect(twice.status).toBe(409);
+
+    // The same user in a second organization, without a password this time.
+    const org2 = await t.api<{ id: string }>("POST", "/api/organizations", { token: t.admin.token, body: { name: "Second" } });
+    const inOrg2 = await t.api<Membership>("POST", "/api/members", {
+      token: t.admin.token,
+      query: { org: org2.body.id },
+      body: { email: "new@example.com", role: "viewer" },
+    });
+    expect(inOrg2.status).toBe(201);
+    expect(inOrg2.body.user.id).toBe(created.body.user.id);
+  });
+
+  it("passwords of new users must be at least 10 characters", async () => {
+    const res = await t.api<ErrorBody>("POST", "/api/members", {
+      token: t.admin.token,
+      body: { email: "short@example.com", password: "short", role: "viewer" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details[0]?.path).toBe("password");
+  });
+
+  it("PUT changes a role; the member's rights follow at once", async () => {
+    const user = await t.addMember("viewer");
+    expect((await t.api("GET", "/api/audit", { token: user.token })).status).toBe(403);
+    const list = await t.api<Membership[]>("GET", "/api/members", { token: t.admin.token });
+    const m = list.body.find((x) => x.user.id === user.id)!;
+    const res = await t.api<Membership>("PUT", `/api/members/${m.id}`, { token: t.admin.token, body: { role: "manager" } });
+    expect(res.status).toBe(200);
+    expect(res.body.role).toBe("manager");
+    expect((await t.api("GET", "/api/audit", { token: user.token })).status).toBe(200);
+  });
+
+  it("only account owners manage account-wide memberships", async () => {
+    const orgOwner = await t.addMember("owner");
+    const res = await t.api<ErrorBody>("POST", "/api/members", {
+      token: orgOwner.token,
+      body: { email: "acct@example.com", password: "a long password", role: "viewer", scope: "account" },
+    });
+    expect(res.status).toBe(403);
+    const list = await t.api<Membership[]>("GET", "/api/members", { token: orgOwner.token });
+    const adminMembership = list.body.find((x) => x.user.email === t.admin.email)!;
+    expect(
+      (await t.api("PUT", `/api/members/${adminMembership.id}`, { token: orgOwner.token, body: { role: "viewer" } })).status,
+    ).toBe(403);
+    expect((await t.api("DELETE", `/api/members/${adminMembership.id}`, { token: orgOwner.token })).status).toBe(403);
+
+    const byAdmin = await t.api<Membership>("POST", "/api/members", {
+      token: t.admin.token,
+      body: { email: "acct@example.com", password: "a long password", role: "manager", scope: "account" },
+    });
+    expect(byAdmin.status).toBe(201);
+    expect(byAdmin.body).toMatchObject({ scope: "account", scopeId: t.admin.accountId });
+  });
+
+  it("an account keeps at least one owner", async () => {
+    const list = await t.api<Membership[]>("GET", "/api/members", { token: t.admin.token });
+    const adminMembership = list.body.find((x) => x.user.email === t.admin.email)!;
+    const demote = await t.api<ErrorBody>("PUT", `/api/members/${adminMembership.id}`, {
+      token: t.admin.token,
+      body: { role: "manager" },
+    });
+    expect(demote.status).toBe(409);
+    expect(demote.body.code).toBe("CONFLICT");
+    expect((await t.api("DELETE", `/api/members/${adminMembership.id}`, { token: t.admin.token })).status).toBe(409);
+
+    // With a second account owner, the first may step down.
+    await t.api("POST", "/api/members", {
+      token: t.admin.token,
+      body: { email: "second-owner@example.com", password: "a long password", role: "owner", scope: "account" },
+    });
+    const ok = await t.api<Membership>("PUT", `/api/members/${adminMembership.id}`, {
+      token: t.admin.token,
+      body: { role: "owner" },
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it("DELETE removes a membership of this organization only", async () => {
+    const user = await t.addMember("viewer");
+    const list = await t.api<Membership[]>("GET", "/api/members", { token: t.admin.token });
+    const m = list.body.find((x) => x.user.id === user.id)!;
+    expect((await t.api("DELETE", `/api/members/${m.id}`, { token: t.admin.token })).status).toBe(204);
+    expect((await t.api("DELETE", `/api/members/${m.id}`, { token: t.admin.token })).status).toBe(404);
+    expect((await t.api("GET", "/api/organizations", { token: user.token })).status).toBe(403);
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * Starts the whole server from a parsed config: server key, database,
+ * migrations, first admin, HTTP listener. Returns a handle whose close() is the
+ * graceful shutdown (stop accepting, let in-flight requests finish, close the
+ * database). main.ts calls it; tests can too.
+ */
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { type ServerType, serve } from "@hono/node-server";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Logger } from "pino";
+import { createApp } from "./app.ts";
+import { createRateLimiter } from "./auth/rate-limiter.ts";
+import type { ServerConfig } from "./config.ts";
+import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
+import { type DatabaseHandle, openDatabase } from "./db/database.ts";
+import { migrateToLatest } from "./db/migrate.ts";
+import type { AppDeps } from "./deps.ts";
+import type { AppEnv } from "./http/env.ts";
+import { API_BASE } from "./http/openapi.ts";
+import { createKeyring } from "./secrets/keyring.ts";
+import { loadServerKey } from "./secrets/server-key.ts";
+import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  deps: AppDeps;
+  app: OpenAPIHono<AppEnv>;
+  /** The Node HTTP server (the device gateway attaches its websocket upgrade here). */
+  http: ServerType;
+  bootstrap: BootstrapResult;
+  close(): Promise<void>;
+}
+
+/** Opens and migrates the database the config names (PGlite in <data dir>/pgdata by default). */
+export async function openConfiguredDatabase(config: ServerConfig): Promise<DatabaseHandle> {
+  return config.DATABASE_URL
+    ? openDatabase({ kind: "postgres", url: config.DATABASE_URL, poolSize: config.TERN_DB_POOL_SIZE })
+    : openDatabase({ kind: "pglite", dataDir: path.resolve(config.TERN_DATA_DIR, "pgdata") });
+}
+
+function listen(fetch: (req: Request) => Response | Promise<Response>, config: ServerConfig): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, port: config.PORT, hostname: config.HOST });
+    server.once("error", reject);
+    server.once("listening", () => resolve(server));
+  });
+}
+
+function closeHttp(server: ServerType, graceSeconds: number): Promise<void> {
+  return new Promise((resolve) => {
+    const canClose = "closeIdleConnections" in server;
+    // A keep-alive socket turns idle when its in-flight request is answered: close those as they appear.
+    const sweep = canClose ? setInterval(() => server.closeIdleConnections(), 50) : undefined;
+    const force = setTimeout(() => {
+      if ("closeAllConnections" in server) server.closeAllConnections();
+    }, graceSeconds * 1000);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(force);
+      resolve();
+    });
+    if (canClose) server.closeIdleConnections();
+  });
+}
+
+export async function startServer(config: ServerConfig, logger: Logger): Promise<RunningServer> {
+  const serverKey = await loadServerKey({ secretKey: config.TERN_SECRET_KEY, dataDir: config.TERN_DATA_DIR });
+  if (serverKey.source === "generated") logger.info({ file: serverKey.file }, "generated a new server key");
+  if (config.DATABASE_URL && serverKey.source !== "environment") {
+    logger.warn(
+      { file: serverKey.file },
+      "server key read from a local file: every instance on this PostgreSQL needs the same key, set TERN_SECRET_KEY on all of them",
+    );
+  }
+
+  let lock: DataDirLock | null = null;
+  if (!config.DATABASE_URL) lock = await lockDataDir(path.resolve(config.TERN_DATA_DIR));
+  let database: DatabaseHandle | null = null;
+  try {
+    database = await openConfiguredDatabase(config);
+    const applied = await migrateToLatest(database.db as never);
+    for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, "migration");
+    const bootstrap = await bootstrapFirstAdmin(database.db, {
+      email: config.TERN_ADMIN_EMAIL,
+      password: config.TERN_ADMIN_PASSWORD,
+      passwordHashCost: config.TERN_PASSWORD_HASH_COST,
+    });
+
+    const deps: AppDeps = {
+      db: database.db,
+      dbKind: database.kind,
+      config,
+      logger,
+      keyring: createKeyring(serverKey.key),
+      loginLimits: {
+        ip: createRateLimiter(config.TERN_LOGIN_RATE_IP, config.TERN_LOGIN_RATE_WINDOW),
+        user: createRateLimiter(config.TERN_LOGIN_RATE_USER, config.TERN_LOGIN_RATE_WINDOW),
+      },
+    };
+    const app = createApp(deps);
+    const http = await listen(app.fetch, config);
+    const port = (http.address() as AddressInfo).port;
+    const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
+    const url = `http://${host}:${port}`;
+    const db = database;
+    let closing: Promise<void> | null = null;
+    return {
+      url,
+      port,
+      deps,
+      app,
+      http,
+      bootstrap,
+      close() {
+        closing ??= (async () => {
+          await closeHttp(http, config.TERN_SHUTDOWN_GRACE);
+          await db.close();
+          await lock?.release();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await database?.close().catch(() => {});
+    await lock?.release();
+    throw err;
+  }
+}
+
+export function docsUrl(server: { url: string }): string {
+  return `${server.url}${API_BASE}/docs`;
+}

@@ -1,0 +1,66 @@
+/**
+ * The context every service function takes first: `verb(ctx, input)`. REST
+ * handlers build it from the request; the device gateway builds it for a
+ * device. `db` is the root handle or a transaction.
+ */
+import { type Permissions, ROLE_PERMISSIONS, type Role } from "@tern/protocol";
+import type { Logger } from "pino";
+import { type Access, type Actor, type OrgRef, SYSTEM_ACTOR } from "../auth/access.ts";
+import type { ServerConfig } from "../config.ts";
+import type { Db } from "../db/schema.ts";
+import type { AppDeps } from "../deps.ts";
+import type { Keyring } from "../secrets/keyring.ts";
+
+export interface ServiceCtx {
+  db: Db;
+  org: OrgRef;
+  actor: Actor;
+  /** The caller's rights in `org` (services that hand out rights check against these). */
+  role: Role;
+  permissions: Permissions;
+  accountRole: Role | null;
+  config: ServerConfig;
+  keyring: Keyring;
+  logger: Logger;
+}
+
+export function serviceCtx(deps: AppDeps, access: Access, logger: Logger = deps.logger): ServiceCtx {
+  return {
+    db: deps.db,
+    org: access.org,
+    actor: access.actor,
+    role: access.role,
+    permissions: access.permissions,
+    accountRole: access.accountRole,
+    config: deps.config,
+    keyring: deps.keyring,
+    logger,
+  };
+}
+
+/**
+ * A context for work the server does by itself or for a device (job engine,
+ * device gateway): full rights in `org`, audited as `actor`.
+ */
+export function systemCtx(deps: AppDeps, org: OrgRef, actor: Actor = SYSTEM_ACTOR): ServiceCtx {
+  return {
+    db: deps.db,
+    org,
+    actor,
+    role: "owner",
+    permissions: ROLE_PERMISSIONS.owner,
+    accountRole: null,
+    config: deps.config,
+    keyring: deps.keyring,
+    logger: deps.logger,
+  };
+}
+
+/**
+ * Runs `fn` in one transaction (or in the caller's, when already inside one).
+ * Inside, use only `tx.db`: on PGlite the outer handle waits for the transaction.
+ */
+export function inTransaction<T>(ctx: ServiceCtx, fn: (tx: ServiceCtx) => Promise<T>): Promise<T> {
+  if (ctx.db.isTransaction) return fn(ctx);
+  return ctx.db.transaction().execute((trx) => fn({ ...ctx, db: trx }));
+}

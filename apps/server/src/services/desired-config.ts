@@ -1,0 +1,299 @@
+/**
+ * The path from database rows to device work: load what the compile step
+ * needs for a set of devices (in a handful of queries, whatever the number of
+ * devices), compile each device's desired config, store it with its hash, and
+ * queue one job per device whose desired config changed. Runs inside the
+ * transaction of the change that caused it, so a change and its jobs commit
+ * together. The dispatcher (device gateway) sends the jobs.
+ */
+import { randomUUID } from "node:crypto";
+import type { JobTask, JobType, PeerCreate } from "@tern/protocol";
+import { sql } from "kysely";
+import {
+  type CompileInput,
+  type CompilePeer,
+  type CompileTunnel,
+  type CompileVrrpGroup,
+  type CompileWarning,
+  compileDeviceConfig,
+  type TunnelEndDevice,
+} from "../compile/index.ts";
+import { toJson } from "../db/json.ts";
+import type { Db, DeviceRow, TunnelRow } from "../db/schema.ts";
+import type { Keyring } from "../secrets/keyring.ts";
+import type { ServiceCtx } from "./context.ts";
+
+/** `= any($1)` for a uuid list: one parameter, whatever the list length. */
+export const anyUuid = (ids: readonly string[]) => sql<string>`any(${toPgArray(ids)}::uuid[])`;
+const toPgArray = (ids: readonly string[]) => `{${ids.join(",")}}`;
+
+const DEVICE_COLUMNS = [
+  "id",
+  "name",
+  "interfaces",
+  "static_routes",
+  "dhcp",
+  "bgp",
+  "firewall",
+  "device_specific_rules_enabled",
+  "mlpolicy_id",
+] as const;
+type DeviceConfigRow = Pick<DeviceRow, (typeof DEVICE_COLUMNS)[number]>;
+
+function toCompileDevice(row: DeviceConfigRow): CompileInput["device"] {
+  return {
+    id: row.id,
+    name: row.name,
+    interfaces: row.interfaces,
+    staticRoutes: row.static_routes,
+    dhcp: row.dhcp,
+    bgp: row.bgp,
+    firewall: row.firewall,
+    deviceSpecificRulesEnabled: row.device_specific_rules_enabled,
+    policies: { multilink: row.mlpolicy_id },
+  };
+}
+
+/** Decrypts a peer's stored PSK and rebuilds its PeerCreate shape. */
+export function toCompilePeer(
+  keyring: Keyring,
+  row: { id: string; name: string; config: Record<string, unknown>; psk_enc: string },
+): CompilePeer {
+  return { ...(row.config as Omit<PeerCreate, "psk">), name: row.name, id: row.id, psk: keyring.decrypt(row.psk_enc, row.id) };
+}
+
+/** Everything `compileDeviceConfig` needs for each of `deviceIds` (devices of other organizations are ignored). */
+export async function loadCompileInputs(
+  db: Db,
+  keyring: Keyring,
+  orgId: string,
+  deviceIds: readonly string[],
+): Promise<Map<string, CompileInput>> {
+  const result = new Map<string, CompileInput>();
+  if (deviceIds.length === 0) return result;
+  const org = await db
+    .selectFrom("organizations")
+    .select(["id", "tunnel_range"])
+    .where("id", "=", orgId)
+    .executeTakeFirstOrThrow();
+  const devices = await db
+    .selectFrom("devices")
+    .select(DEVICE_COLUMNS)
+    .where("organization_id", "=", orgId)
+    .where("id", "=", anyUuid(deviceIds))
+    .execute();
+  if (devices.length === 0) return result;
+  const ids = devices.map((d) => d.id);
+
+  const tunnels = await db
+    .selectFrom("tunnels")
+    .selectAll()
+    .where("organization_id", "=", orgId)
+    .where((eb) => eb.or([eb("device_a", "=", anyUuid(ids)), eb("device_b", "=", anyUuid(ids))]))
+    .execute();
+  // The far ends of those tunnels, when they are not among the devices being compiled.
+  const known = new Map<string, TunnelEndDevice>(devices.map((d) => [d.id, toCompileDevice(d)]));
+  const farIds = [
+    ...new Set(tunnels.flatMap((t) => [t.device_a, t.device_b]).filter((id): id is string => !!id && !known.has(id))),
+  ];
+  if (farIds.length) {
+    const far = await db
+      .selectFrom("devices")
+      .select(DEVICE_COLUMNS)
+      .where("organization_id", "=", orgId)
+      .where("id", "=", anyUuid(farIds))
+      .execute();
+    for (const d of far) known.set(d.id, toCompileDevice(d));
+  }
+  const peerIds = [...new Set(tunnels.map((t) => t.peer_id).filter((id): id is string => !!id))];
+  const peers = new Map<string, CompilePeer>();
+  if (peerIds.length) {
+    const rows = await db
+      .selectFrom("peers")
+      .selectAll()
+      .where("organization_id", "=", orgId)
+      .where("id", "=", anyUuid(peerIds))
+      .execute();
+    for (const row of rows) peers.set(row.id, toCompilePeer(keyring, row));
+  }
+
+  const groups = await loadVrrpGroups(db, orgId, ids);
+  const policyIds = [...new Set(devices.map((d) => d.mlpolicy_id).filter((id): id is string => !!id))];
+  const policies = new Map(
+    policyIds.length
+      ? (
+          await db
+            .selectFrom("mlpolicies")
+            .select(["id", "rules"])
+            .where("organization_id", "=", orgId)
+            .where("id", "=", anyUuid(policyIds))
+            .execute()
+        ).map((p) => [p.id, p])
+      : [],
+  );
+  const pathLabels = await db.selectFrom("path_labels").select("id").where("organization_id", "=", orgId).execute();
+
+  const tunnelsOf = new Map<string, CompileTunnel[]>();
+  for (const t of tunnels) {
+    const input = toCompileTunnel(keyring, t, known, peers);
+    if (!input) continue;
+    for (const end of [t.device_a, t.device_b]) {
+      if (end && ids.includes(end)) tunnelsOf.set(end, [...(tunnelsOf.get(end) ?? []), input]);
+    }
+  }
+  for (const d of devices) {
+    result.set(d.id, {
+      device: toCompileDevice(d),
+      organization: { id: org.id, tunnelRange: org.tunnel_range },
+      tunnels: tunnelsOf.get(d.id) ?? [],
+      vrrpGroups: groups.filter((g) => g.devices.some((m) => m.device === d.id)),
+      multiLinkPolicy: d.mlpolicy_id ? (policies.get(d.mlpolicy_id) ?? null) : null,
+      pathLabels,
+    });
+  }
+  return result;
+}
+
+function toCompileTunnel(
+  keyring: Keyring,
+  t: TunnelRow,
+  devices: Map<string, TunnelEndDevice>,
+  peers: Map<string, CompilePeer>,
+): CompileTunnel | null {
+  const a = devices.get(t.device_a);
+  if (!a) return null;
+  const common = { id: t.id, num: t.num, pathlabel: t.pathlabel_id };
+  if (t.peer_id) {
+    const peer = peers.get(t.peer_id);
+    return peer ? { ...common, kind: "peer", a: { device: a, interfaceId: t.interface_a }, peer } : null;
+  }
+  const b = t.device_b ? devices.get(t.device_b) : undefined;
+  if (!b || !t.interface_b || !t.psk_enc) return null;
+  return {
+    ...common,
+    kind: "device",
+    a: { device: a, interfaceId: t.interface_a },
+    b: { device: b, interfaceId: t.interface_b },
+    psk: keyring.decrypt(t.psk_enc, t.id),
+  };
+}
+
+/** The VRRP groups any of `deviceIds` is a member of, with all their members in the admin's order. */
+export async function loadVrrpGroups(db: Db, orgId: string, deviceIds: readonly string[]): Promise<CompileVrrpGroup[]> {
+  const groupIds = (
+    await db
+      .selectFrom("vrrp_members")
+      .innerJoin("vrrp_groups", "vrrp_groups.id", "vrrp_members.group_id")
+      .select("vrrp_members.group_id")
+      .distinct()
+      .where("vrrp_groups.organization_id", "=", orgId)
+      .where("vrrp_members.device_id", "=", anyUuid(deviceIds))
+      .execute()
+  ).map((r) => r.group_id);
+  if (groupIds.length === 0) return [];
+  const groups = await db.selectFrom("vrrp_groups").selectAll().where("id", "=", anyUuid(groupIds)).execute();
+  const members = await db
+    .selectFrom("vrrp_members")
+    .selectAll()
+    .where("group_id", "=", anyUuid(groupIds))
+    .orderBy("group_id")
+    .orderBy("position")
+    .execute();
+  return groups.map((g) => ({
+    id: g.id,
+    name: g.name,
+    virtualRouterId: g.virtual_router_id,
+    virtualIp: g.virtual_ip,
+    preemption: g.preemption,
+    acceptMode: g.accept_mode,
+    advertIntervalMs: g.advert_interval_ms,
+    devices: members
+      .filter((m) => m.group_id === g.id)
+      .map((m) => ({
+        device: m.device_id,
+        interface: m.interface,
+        priority: m.priority,
+        trackInterfacesOptional: m.track_optional,
+        trackInterfacesMandatory: m.track_mandatory,
+      })),
+  }));
+}
+
+export interface QueueJobsInput {
+  deviceIds: readonly string[];
+  type: JobType;
+  /** The tasks recorded on each device's job (what the admin changed). */
+  tasks: JobTask[] | ((deviceId: string) => JobTask[]);
+  /**
+   * Queue a job even when the device's desired config did not change (e.g. an
+   * explicit sync). Default: only devices whose desired hash changed get one.
+   */
+  force?: boolean;
+}
+
+export interface QueuedJobs {
+  jobIds: string[];
+  /** Compile warnings per device (e.g. a tunnel left out because an end has no address). */
+  warnings: Map<string, CompileWarning[]>;
+}
+
+/** Hook the device gateway installs to wake its dispatcher after the transaction commits. */
+export type JobsQueuedListener = (orgId: string, deviceIds: string[]) => void;
+
+/**
+ * Recompiles the desired config of `deviceIds` and queues a job for each
+ * device whose config changed (or every device, with `force`). Must run inside
+ * the transaction of the change.
+ */
+export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): Promise<QueuedJobs> {
+  if (!ctx.db.isTransaction) throw new Error("queueConfigJobs must run inside the transaction of the change (inTransaction)");
+  const warnings = new Map<string, CompileWarning[]>();
+  const jobIds: string[] = [];
+  const ids = [...new Set(input.deviceIds)];
+  if (ids.length === 0) return { jobIds, warnings };
+  const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
+  const current = new Map(
+    (
+      await ctx.db
+        .selectFrom("devices")
+        .select(["id", "desired_hash"])
+        .where("organization_id", "=", ctx.org.id)
+        .where("id", "=", anyUuid([...inputs.keys()]))
+        .execute()
+    ).map((d) => [d.id, d.desired_hash]),
+  );
+  const jobs: { id: string; deviceId: string; hash: string; config: string }[] = [];
+  const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
+  for (const [deviceId, compileInput] of inputs) {
+    const { config, hash, warnings: w } = compileDeviceConfig(compileInput);
+    if (w.length) warnings.set(deviceId, w);
+    const changed = current.get(deviceId) !== hash;
+    if (changed) jobs.push({ id: randomUUID(), deviceId, hash, config: toJson(config) });
+    else if (input.force) unchangedForced.push({ id: randomUUID(), deviceId, hash });
+  }
+  // One statement per chunk, so a fan-out to thousands of devices stays a few round trips.
+  for (let i = 0; i < jobs.length; i += 500) {
+    const chunk = jobs.slice(i, i + 500);
+    await sql`update devices set desired_config = v.config::jsonb, desired_hash = v.hash, sync_attempts = 0,
+        auto_sync_paused = false, updated_at = now()
+      from (values ${sql.join(chunk.map((j) => sql`(${j.deviceId}::uuid, ${j.config}, ${j.hash})`))}) as v(id, config, hash)
+      where devices.id = v.id`.execute(ctx.db);
+  }
+  const rows = [...jobs, ...unchangedForced].map((j) => ({
+    id: j.id,
+    organization_id: ctx.org.id,
+    device_id: j.deviceId,
+    type: input.type,
+    state: "queued" as const,
+    tasks: toJson(typeof input.tasks === "function" ? input.tasks(j.deviceId) : input.tasks),
+    target_hash: j.hash,
+    created_by: ctx.actor.label,
+  }));
+  for (let i = 0; i < rows.length; i += 500)
+    await ctx.db
+      .insertInto("jobs")
+      .values(rows.slice(i, i + 500))
+      .execute();
+  for (const r of rows) jobIds.push(r.id);
+  return { jobIds, warnings };
+}

@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+import { configHash, DeviceConfig } from "@tern/protocol";
+import { describe, expect, it } from "vitest";
+import { toJson } from "../../src/db/json.ts";
+import { inTransaction, systemCtx } from "../../src/services/context.ts";
+import { loadCompileInputs, queueConfigJobs } from "../../src/services/desired-config.ts";
+import { insertTestDevice } from "../support/devices.ts";
+import { useTestServer } from "../support/test-server.ts";
+
+describe("desired config and jobs", () => {
+  const t = useTestServer();
+
+  it("compiles, stores the desired config and queues one job per changed device", async () => {
+    const a = await insertTestDevice(t, { wanIp: "10.100.1.2", lanIp: "192.168.50.1" });
+    const b = await insertTestDevice(t, { wanIp: "10.100.2.2", lanIp: "192.168.60.1" });
+    const tunnelId = randomUUID();
+    await t.database.db
+      .insertInto("tunnels")
+      .values({
+        id: tunnelId,
+        organization_id: t.admin.orgId,
+        num: 1,
+        device_a: a.id,
+        interface_a: a.wan.id,
+        device_b: b.id,
+        interface_b: b.wan.id,
+        endpoint_key: `${a.id}:${a.wan.id}|${b.id}:${b.wan.id}`,
+        psk_enc: t.deps.keyring.encrypt("tunnel-secret-0001", tunnelId),
+        notifications: toJson({ rtt: null, dropRate: null }),
+      })
+      .execute();
+
+    const ctx = systemCtx(t.deps, { id: t.admin.orgId, accountId: t.admin.accountId, name: "Default organization" });
+    const inputs = await loadCompileInputs(t.database.db, t.deps.keyring, t.admin.orgId, [a.id, b.id]);
+    expect(inputs.get(a.id)?.tunnels).toHaveLength(1);
+    expect(inputs.get(b.id)?.tunnels[0]).toMatchObject({ kind: "device", psk: "tunnel-secret-0001" });
+
+    const first = await inTransaction(ctx, (tx) =>
+      queueConfigJobs(tx, { deviceIds: [a.id, b.id], type: "tunnels", tasks: [{ kind: "add-tunnel", summary: "tunnel 1" }] }),
+    );
+    expect(first.jobIds).toHaveLength(2);
+    const rows = await t.database.db.selectFrom("devices").select(["id", "desired_hash", "desired_config"]).execute();
+    for (const row of rows) {
+      const config = DeviceConfig.parse(row.desired_config);
+      expect(configHash(config)).toBe(row.desired_hash);
+      expect(config.tunnels.map((x) => x.id)).toEqual([tunnelId]);
+    }
+    const jobs = await t.database.db.selectFrom("jobs").selectAll().execute();
+    expect(jobs.map((j) => [j.device_id, j.state, j.type]).sort()).toEqual(
+      [
+        [a.id, "queued", "tunnels"],
+        [b.id, "queued", "tunnels"],
+      ].sort(),
+    );
+    expect(jobs.find((j) => j.device_id === a.id)?.target_hash).toBe(rows.find((r) => r.id === a.id)?.desired_hash);
+
+    // Nothing changed: no job, unless forced.
+    const again = await inTransaction(ctx, (tx) => queueConfigJobs(tx, { deviceIds: [a.id, b.id], type: "modify", tasks: [] }));
+    expect(again.jobIds).toEqual([]);
+    const forced = await inTransaction(ctx, (tx) =>
+      queueConfigJobs(tx, { deviceIds: [a.id], type: "sync", tasks: [], force: true }),
+    );
+    expect(forced.jobIds).toHaveLength(1);
+  });
+
+  it("refuses to run outside a transaction", async () => {
+    const ctx = systemCtx(t.deps, { id: t.admin.orgId, accountId: t.admin.accountId, name: "Default organization" });
+    await expect(queueConfigJobs(ctx, { deviceIds: [], type: "modify", tasks: [] })).rejects.toThrow(/inside the transaction/);
+  });
+});

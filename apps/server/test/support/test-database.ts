@@ -1,0 +1,68 @@
+/**
+ * A fresh, isolated, migrated database for one test file: a new in-memory
+ * PGlite from the template dump, or a new database on the PostgreSQL server of
+ * TERN_TEST_DATABASE_URL that is dropped afterwards.
+ */
+import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import pg from "pg";
+import { inject } from "vitest";
+import { type DatabaseHandle, type DatabaseKind, openDatabase } from "../../src/db/database.ts";
+import { migrateToLatest } from "../../src/db/migrate.ts";
+
+export function testDatabaseKind(): DatabaseKind {
+  return process.env.TERN_TEST_DB === "postgres" ? "postgres" : "pglite";
+}
+
+function postgresServerUrl(): string {
+  const url = process.env.TERN_TEST_DATABASE_URL;
+  if (!url) throw new Error("TERN_TEST_DATABASE_URL is not set");
+  return url;
+}
+
+/** A URL naming another database on the same server. */
+export function urlForDatabase(name: string): string {
+  const url = new URL(postgresServerUrl());
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: postgresServerUrl() });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates an empty database on the test server; returns its name and a function that drops it. */
+export async function createPostgresDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = `tern_test_${process.pid}_${randomBytes(4).toString("hex")}`;
+  await admin((c) => c.query(`create database ${name}`));
+  return {
+    name,
+    url: urlForDatabase(name),
+    drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  };
+}
+
+export async function openTestDatabase(): Promise<DatabaseHandle> {
+  if (testDatabaseKind() === "pglite") {
+    const template = await readFile(inject("pgliteTemplate"));
+    const handle = await openDatabase({ kind: "pglite", loadDataDir: new Blob([template]) });
+    await migrateToLatest(handle.db as never);
+    return handle;
+  }
+  const created = await createPostgresDatabase();
+  const handle = await openDatabase({ kind: "postgres", url: created.url, poolSize: 5 });
+  await migrateToLatest(handle.db as never);
+  return {
+    ...handle,
+    async close() {
+      await handle.close();
+      await created.drop();
+    },
+  };
+}

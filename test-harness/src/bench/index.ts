@@ -1,0 +1,10 @@
+export { defaultRegistry } from "./cases/index.ts";
+export { echoConnectionsParams } from "./cases/ws-echo-connections.ts";
+export { spawnWorker, type Worker, workerPath } from "./child.ts";
+export { cpuPercent, type ProcUsage, readProcUsage } from "./proc-usage.ts";
+export { CaseRegistry } from "./registry.ts";
+export { renderMarkdown, renderTable } from "./render.ts";
+export { CaseResult, FigureResult, RunResult, writeResults } from "./results.ts";
+export { runBench } from "./runner.ts";
+export { percentile, Samples, summarize } from "./stats.ts";
+export * from "./types.ts";

@@ -1,0 +1,78 @@
+/**
+ * `npm run bench [-- --quick] [--case NAME …] [--list] [--out DIR]`
+ * Runs the benchmark cases, prints the table and writes
+ * bench/results/<stamp>.json and .md. Exit 1 only when a case crashed;
+ * no number ever fails the run. See docs/bench.md.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { defaultRegistry } from "./cases/index.ts";
+import { renderMarkdown, renderTable } from "./render.ts";
+import { writeResults } from "./results.ts";
+import { runBench } from "./runner.ts";
+import type { BenchMode } from "./types.ts";
+
+export const DEV_DATABASE_URL = "postgres://postgres@127.0.0.1:55433/postgres";
+const REPO_DIR = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** The only place the benchmarks read the environment. */
+export function databaseUrlFrom(env: NodeJS.ProcessEnv): string {
+  return env.TERN_BENCH_DATABASE_URL || env.TERN_TEST_DATABASE_URL || DEV_DATABASE_URL;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      quick: { type: "boolean", default: false },
+      case: { type: "string", multiple: true },
+      list: { type: "boolean", default: false },
+      out: { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+  });
+  const registry = defaultRegistry();
+  if (values.help) {
+    console.log("usage: npm run bench [-- --quick] [--case NAME ...] [--list] [--out DIR]");
+    return 0;
+  }
+  const mode: BenchMode = values.quick ? "quick" : "full";
+  if (values.list) {
+    for (const c of registry.list()) {
+      console.log(`${c.name.padEnd(22)} ${c.kind.padEnd(9)} ${c.title}`);
+      for (const p of c.sizes(mode)) console.log(`${"".padEnd(32)}${JSON.stringify(p)}`);
+    }
+    return 0;
+  }
+  const only = (values.case ?? []).flatMap((c) => c.split(",")).filter(Boolean);
+  for (const name of only) registry.get(name);
+  const tmpDir = await mkdtemp(join(os.tmpdir(), "tern-bench-"));
+  try {
+    const result = await runBench({
+      mode,
+      registry,
+      only,
+      env: { databaseUrl: databaseUrlFrom(process.env), tmpDir },
+      repoDir: REPO_DIR,
+      log: (m) => console.error(`[bench] ${m}`),
+    });
+    console.log(`\n${renderTable(result.cases)}\n`);
+    const descriptions = new Map(registry.list().map((c) => [c.name, c.description]));
+    const files = await writeResults(
+      resolve(values.out ?? join(REPO_DIR, "bench", "results")),
+      result,
+      renderMarkdown(result, descriptions),
+    );
+    console.log(`wrote ${files.json}\nwrote ${files.markdown}`);
+    const errors = result.cases.filter((c) => c.status === "error");
+    if (errors.length > 0) console.error(`[bench] ${errors.length} case(s) crashed: ${errors.map((c) => c.case).join(", ")}`);
+    return errors.length > 0 ? 1 : 0;
+  } finally {
+    await rm(tmpDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) process.exit(await main());

@@ -1,0 +1,178 @@
+/**
+ * Device simulator on the command line:
+ *   npx tsx test-harness/src/simulator/cli.ts --server URL --token T --count N [options]
+ * Prints a progress line every `--progress-ms`; `--json` prints them as JSON
+ * lines for a parent process (the benchmarks) to read. See docs/simulator.md.
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { Simulator } from "./fleet.ts";
+import { type SimulatorInput, SimulatorOptionsError } from "./options.ts";
+
+const USAGE = `usage: cli.ts --server URL --token TOKEN --count N [options]
+  --start-index I        first device index (several processes: disjoint ranges)   [0]
+  --prefix P             machine id prefix (ids are P-000123)                      [tern-sim]
+  --concurrency C        registrations / handshakes in flight                      [100]
+  --status-interval MS   status period; default: the server's welcome value
+  --tunnels N            synthetic tunnel ids reported before any config           [0]
+  --loss PCT --rtt MS --jitter MS --down   figures reported for every tunnel
+  --apply-delay MS       answer apply after this delay                             [0]
+  --fail-driver NAME     fail this driver and roll back on every apply
+  --never-answer         never answer apply (job time-out tests)
+  --no-reconnect         stay disconnected when the server closes
+  --duration S           stop after S seconds; default: run until Ctrl-C
+  --progress-ms MS       progress line period                                      [1000]
+  --json                 progress and summary as JSON lines`;
+
+function num(v: string | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new SimulatorOptionsError(`--${name} must be a number, got "${v}"`);
+  return n;
+}
+
+export function parseCli(argv: string[]): { input: SimulatorInput; durationS: number | null; progressMs: number; json: boolean } {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      server: { type: "string" },
+      token: { type: "string" },
+      count: { type: "string" },
+      "start-index": { type: "string" },
+      prefix: { type: "string" },
+      concurrency: { type: "string" },
+      "status-interval": { type: "string" },
+      tunnels: { type: "string" },
+      loss: { type: "string" },
+      rtt: { type: "string" },
+      jitter: { type: "string" },
+      down: { type: "boolean" },
+      "apply-delay": { type: "string" },
+      "fail-driver": { type: "string" },
+      "never-answer": { type: "boolean" },
+      "no-reconnect": { type: "boolean" },
+      duration: { type: "string" },
+      "progress-ms": { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) throw new SimulatorOptionsError(USAGE);
+  if (!values.server || !values.token || !values.count)
+    throw new SimulatorOptionsError(`--server, --token and --count are required\n${USAGE}`);
+  const metrics = {
+    ...(values.down ? { up: false } : {}),
+    ...(values.loss !== undefined ? { loss: num(values.loss, "loss") } : {}),
+    ...(values.rtt !== undefined ? { rtt: num(values.rtt, "rtt") } : {}),
+    ...(values.jitter !== undefined ? { jitter: num(values.jitter, "jitter") } : {}),
+  };
+  return {
+    input: {
+      server: values.server,
+      token: values.token,
+      count: num(values.count, "count")!,
+      startIndex: num(values["start-index"], "start-index"),
+      machinePrefix: values.prefix,
+      concurrency: num(values.concurrency, "concurrency"),
+      statusIntervalMs: num(values["status-interval"], "status-interval") ?? null,
+      syntheticTunnels: num(values.tunnels, "tunnels"),
+      metrics: Object.keys(metrics).length > 0 ? metrics : undefined,
+      apply: {
+        delayMs: num(values["apply-delay"], "apply-delay"),
+        failDriver: values["fail-driver"] ?? null,
+        neverAnswer: values["never-answer"] ?? false,
+      },
+      reconnect: !values["no-reconnect"],
+      failFast: false,
+    } as SimulatorInput,
+    durationS: num(values.duration, "duration") ?? null,
+    progressMs: num(values["progress-ms"], "progress-ms") ?? 1000,
+    json: values.json ?? false,
+  };
+}
+
+/** Resident memory after a collection when `--expose-gc` allows one, so the figure is live data, not garbage. */
+function memory(): { rssBytes: number; heapUsedBytes: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return { rssBytes: m.rss, heapUsedBytes: m.heapUsed };
+}
+
+async function main(): Promise<number> {
+  let cli: ReturnType<typeof parseCli>;
+  try {
+    cli = parseCli(process.argv.slice(2));
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  // Replaced by the figure after device 0 is up, so module loading and warm-up are not counted per device.
+  let before = memory();
+  let warm = 0;
+  const t0 = performance.now();
+  const print = (kind: string, fleet: Simulator | null, extra: Record<string, unknown> = {}) => {
+    const mem = memory();
+    const stats = fleet?.stats();
+    const extraDevices = stats ? stats.ready - warm : 0;
+    const perDevice = extraDevices > 0 ? Math.round((mem.rssBytes - before.rssBytes) / extraDevices) : null;
+    const heapPerDevice = extraDevices > 0 ? Math.round((mem.heapUsedBytes - before.heapUsedBytes) / extraDevices) : null;
+    const line = {
+      kind,
+      elapsedMs: Math.round(performance.now() - t0),
+      ...stats,
+      ...mem,
+      before,
+      bytesPerDevice: perDevice,
+      heapBytesPerDevice: heapPerDevice,
+      ...extra,
+    };
+    if (cli.json) console.log(JSON.stringify(line));
+    else if (stats) {
+      console.log(
+        `${(line.elapsedMs / 1000).toFixed(1)}s ${kind}: registered ${stats.registered}/${stats.devices} ready ${stats.ready} ` +
+          `closed ${stats.closed} status ${stats.statusSent} applied ${stats.applied} failures ${stats.failures} ` +
+          `rss ${(mem.rssBytes / 2 ** 20).toFixed(1)} MB${perDevice === null ? "" : ` (${perDevice} B/device, heap ${heapPerDevice} B/device)`}`,
+      );
+    } else console.log(`${kind} ${JSON.stringify(extra)}`);
+    if (!cli.json && typeof extra.error === "string") console.error(`error: ${extra.error}`);
+  };
+
+  let fleet: Simulator | null = null;
+  const progress = setInterval(() => print("progress", fleet), cli.progressMs);
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(progress);
+    print("summary", fleet, { failureSamples: fleet?.failures.slice(0, 5) ?? [] });
+    await fleet?.stop();
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop(0));
+  process.on("SIGTERM", () => void stop(0));
+  try {
+    fleet = Simulator.create(cli.input);
+    if (fleet.size > 1) {
+      await fleet.device(0).register();
+      await fleet.device(0).connect();
+      before = memory();
+      warm = 1;
+    }
+    await fleet.registerAll();
+    await fleet.connectAll();
+    print("connected", fleet);
+  } catch (err) {
+    print("error", fleet, { error: (err as Error).message });
+    await stop(1);
+    return 1;
+  }
+  if (cli.durationS !== null) setTimeout(() => void stop(0), cli.durationS * 1000);
+  return 0;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const code = await main();
+  if (code !== 0) process.exit(code);
+}

@@ -1,0 +1,10 @@
+export { SIM_DRIVERS, simulateApply } from "./apply.ts";
+export { type DeviceState, SimDevice } from "./device.ts";
+export { type FakeDevice, FakeServer, type FakeServerOptions } from "./fake-server/server.ts";
+export { type FleetStats, Simulator } from "./fleet.ts";
+export { defaultPublicAddress, hostname, interfaceStates, machineId, registerInterfaces } from "./identity.ts";
+export { resolveMetrics } from "./metrics.ts";
+export { resolveOptions, type SimulatorInput, SimulatorOptionsError } from "./options.ts";
+export { RegistrationError, register, registerRequest } from "./register.ts";
+export { buildStatus } from "./status.ts";
+export * from "./types.ts";
