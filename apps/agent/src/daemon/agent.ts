@@ -287,6 +287,8 @@ export class Agent implements AgentView {
 
   private afterApply(outcome: ReconcileOutcome): void {
     this.metrics.applyFinished(outcome);
+    // A new config makes the drivers' details stale: read them with the next status.
+    this.detailsAt = 0;
     if (!outcome.ok && !outcome.superseded) this.recordError("apply", outcome.error ?? "apply failed");
     const current = this.reconciler.current;
     if (current) void this.configureTunnels(current);
@@ -333,9 +335,9 @@ export class Agent implements AgentView {
 
   /** Reads each driver's local details (IKE SAs, policy choices), at most every DETAILS_EVERY_MS. */
   private async refreshDetails(): Promise<void> {
+    const config = this.reconciler.current;
     if (Date.now() - this.detailsAt < DETAILS_EVERY_MS) return;
     this.detailsAt = Date.now();
-    const config = this.reconciler.current;
     const details: Record<string, DriverDetails> = {};
     if (config)
       for (const d of this.options.drivers) {

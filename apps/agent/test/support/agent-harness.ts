@@ -13,6 +13,10 @@ import { FakeSystem } from "./fake-system.ts";
 export class FakeTunnels implements TunnelQualitySource {
   reports: TunnelReport[] = [];
   configured: string[][] = [];
+  closed = 0;
+  close(): void {
+    this.closed += 1;
+  }
   report(): TunnelReport[] {
     return this.reports;
   }
