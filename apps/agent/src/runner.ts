@@ -1,9 +1,14 @@
 /**
  * Every command the agent runs goes through a Runner: argv arrays (never shell
  * strings), LC_ALL=C, a time-out, and argv + exit code + stderr in every error.
- * Tests swap in a recording fake.
+ * Long-running helpers whose output is read as it comes (fping for the
+ * probes) go through a Spawner, with the same conventions. Tests swap in
+ * recording fakes of both.
  */
 import { execa } from "execa";
+
+/** Set for every command: parsable, untranslated output. */
+const COMMAND_ENV = { LC_ALL: "C" } as const;
 
 export interface RunOptions {
   /** Milliseconds before the command is killed (default 30 s). */
@@ -42,7 +47,7 @@ export class ExecRunner implements Runner {
       reject: false,
       timeout: options.timeoutMs ?? 30_000,
       input: options.input,
-      env: { ...options.env, LC_ALL: "C" },
+      env: { ...options.env, ...COMMAND_ENV },
       stripFinalNewline: false,
     });
     const exitCode = r.exitCode ?? (r.timedOut ? 124 : 1);
@@ -54,5 +59,47 @@ export class ExecRunner implements Runner {
     };
     if (exitCode !== 0 && !options.allowFailure) throw new CommandError(result);
     return result;
+  }
+}
+
+/** A long-running process started by a Spawner. */
+export interface SpawnedProcess {
+  stop(): void;
+}
+
+/**
+ * Starts a process that keeps running and hands its output (stdout and
+ * stderr) over line by line; `onExit` gets its exit code when it ends.
+ */
+export interface Spawner {
+  spawn(argv: string[], onLine: (line: string) => void, onExit: (code: number | null) => void): SpawnedProcess;
+}
+
+/** Spawns for real with execa. */
+export class ExecSpawner implements Spawner {
+  spawn(argv: string[], onLine: (line: string) => void, onExit: (code: number | null) => void): SpawnedProcess {
+    const [file, ...args] = argv;
+    if (!file) throw new Error("spawn: empty argv");
+    const child = execa(file, args, {
+      reject: false,
+      buffer: false,
+      stdin: "ignore",
+      env: COMMAND_ENV,
+      stripFinalNewline: false,
+    });
+    let rest = "";
+    const feed = (chunk: Buffer | string) => {
+      rest += String(chunk);
+      let nl = rest.indexOf("\n");
+      while (nl >= 0) {
+        onLine(rest.slice(0, nl));
+        rest = rest.slice(nl + 1);
+        nl = rest.indexOf("\n");
+      }
+    };
+    child.stdout?.on("data", feed);
+    child.stderr?.on("data", feed);
+    void child.then((r) => onExit(r.exitCode ?? null));
+    return { stop: () => child.kill("SIGTERM") };
   }
 }

@@ -1,12 +1,17 @@
-import { mkdtemp, readdir, readFile, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { writeFileAtomic } from "../src/fs.ts";
 
 describe("writeFileAtomic", () => {
+  const made: string[] = [];
+  afterEach(async () => {
+    for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
   it("writes with the given mode, creating directories", async () => {
     const dir = await mkdtemp(join(tmpdir(), "tern-fs-"));
+    made.push(dir);
     const path = join(dir, "a", "b", "secret.conf");
     expect(await writeFileAtomic(path, "psk = x\n", 0o600)).toBe(true);
     expect(await readFile(path, "utf8")).toBe("psk = x\n");
@@ -14,6 +19,7 @@ describe("writeFileAtomic", () => {
   });
   it("does not rewrite unchanged content and leaves no temp files", async () => {
     const dir = await mkdtemp(join(tmpdir(), "tern-fs-"));
+    made.push(dir);
     const path = join(dir, "x.conf");
     await writeFileAtomic(path, "one");
     const before = (await stat(path)).mtimeMs;

@@ -1,7 +1,5 @@
-export * from "./errors.ts";
 export * from "./files.ts";
 export * from "./interfaces.ts";
-export * from "./process.ts";
 export * from "./supervisor.ts";
 export * from "./systemd.ts";
 export * from "./wait.ts";

@@ -6,9 +6,9 @@
  * the runner, so a recording fake runner sees every step.
  */
 import { readFile, rm } from "node:fs/promises";
+import { AgentError } from "../errors.ts";
+import { isRunning, processInfo, readPidFile, signalProcess } from "../process.ts";
 import type { Runner } from "../runner.ts";
-import { DriverError } from "./errors.ts";
-import { isRunning, processInfo, readPidFile, signalProcess } from "./process.ts";
 import { pollUntil } from "./wait.ts";
 
 export interface DaemonSpec {
@@ -69,7 +69,7 @@ export function launchArgv(spec: DaemonSpec): string[] {
 export async function daemonPid(runner: Runner, spec: DaemonSpec): Promise<number | null> {
   const pid = await readPidFile(spec.pidFile);
   if (pid === null) return null;
-  return (await isRunning(runner, pid, spec.comm)) ? pid : null;
+  return (await isRunning(runner, pid, { comm: spec.comm })) ? pid : null;
 }
 
 async function socketExists(runner: Runner, path: string): Promise<boolean> {
@@ -106,13 +106,13 @@ export async function startDaemon(runner: Runner, spec: DaemonSpec): Promise<num
     }
     // start-stop-daemon writes the pid file before it execs the daemon: until
     // then the process still has the launcher's name.
-    if (info.comm !== spec.comm.slice(0, 15)) return false;
+    if (info.command !== spec.comm.slice(0, 15)) return false;
     pid = seen;
     return spec.readySocket ? socketExists(runner, spec.readySocket) : true;
   }, spec.readyTimeoutMs ?? 10_000);
   if (!ready || died || pid === null) {
     const why = died ? "exited right after start" : `did not become ready within ${spec.readyTimeoutMs ?? 10_000} ms`;
-    throw new DriverError("DAEMON_FAILED", `${spec.name} ${why}${await tail(spec.outputFile)}${await tail(spec.logFile)}`);
+    throw new AgentError("DAEMON_FAILED", `${spec.name} ${why}${await tail(spec.outputFile)}${await tail(spec.logFile)}`);
   }
   return pid;
 }
@@ -132,10 +132,10 @@ export async function stopDaemon(runner: Runner, spec: DaemonSpec): Promise<bool
   const pid = await daemonPid(runner, spec);
   if (pid !== null) {
     await signalProcess(runner, pid, "TERM");
-    const gone = () => isRunning(runner, pid, spec.comm).then((alive) => !alive);
+    const gone = () => isRunning(runner, pid, { comm: spec.comm }).then((alive) => !alive);
     if (!(await pollUntil(gone, spec.stopTimeoutMs ?? 5_000))) {
       await signalProcess(runner, pid, "KILL");
-      if (!(await pollUntil(gone, 3_000))) throw new DriverError("DAEMON_FAILED", `${spec.name} (pid ${pid}) survived SIGKILL`);
+      if (!(await pollUntil(gone, 3_000))) throw new AgentError("DAEMON_FAILED", `${spec.name} (pid ${pid}) survived SIGKILL`);
     }
   }
   for (const f of [spec.pidFile, ...(spec.readySocket ? [spec.readySocket] : []), ...(spec.staleFiles ?? [])])

@@ -43,6 +43,13 @@ export interface DriverContext {
    * IKE and BGP are marked.
    */
   controlServer?: { address: string; port: number } | null;
+  /**
+   * Drivers call this when the system changed under them so that the current
+   * config must be applied again (e.g. a new DHCP lease on a WAN). The
+   * reconcile loop coalesces requests and runs them after any apply in flight.
+   * Absent in one-shot commands (`plan`, `apply`).
+   */
+  requestReconcile?(reason: string): void;
 }
 
 /** The parts of a `status` message a driver can observe. */
@@ -54,6 +61,25 @@ export interface RenderedFile {
   content: string;
   /** 0o600 for files that hold secrets. */
   mode: number;
+}
+
+/** One named piece of a troubleshooting dump (`tern-agent dump`): command output or a daemon's state. */
+export interface DumpItem {
+  /** File name inside the driver's folder of the archive, e.g. "swanctl-list-sas.txt". */
+  name: string;
+  content: string;
+}
+
+/**
+ * Local-only state of a driver beyond the protocol's `status` (IKE/CHILD SA
+ * details, which link a policy rule uses now), for `tern-agent status` and
+ * the troubleshooting page.
+ */
+export interface DriverDetails {
+  /** One line per item, for people. */
+  lines: string[];
+  /** The same as data, for `tern-agent status --json`. */
+  data: unknown;
 }
 
 export interface ApplyOutcome {
@@ -76,4 +102,10 @@ export interface Driver {
   ): { files: RenderedFile[]; commands: string[][] };
   /** Current state of what the driver manages, for `status` messages and on-demand reads. */
   observe?(config: DeviceConfig, ctx: DriverContext): Promise<StatusPart>;
+  /** Local-only state for `tern-agent status` and the page; cheap, read every few seconds while the agent runs. */
+  inspect?(config: DeviceConfig, ctx: DriverContext): Promise<DriverDetails>;
+  /** Daemon state and command output for `tern-agent dump` (never throws; failures become text). */
+  dump?(config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]>;
+  /** Releases watchers, timers and loops when the agent stops (leaves the system as it is). */
+  close?(): void | Promise<void>;
 }

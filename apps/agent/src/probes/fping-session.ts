@@ -4,7 +4,7 @@
  * line by line. fping sends one echo per target per interval and prints one
  * line per probe: an answer with its RTT, or "timed out" after `-t`.
  */
-import type { SpawnedProcess, Spawner } from "./spawner.ts";
+import type { SpawnedProcess, Spawner } from "../runner.ts";
 import type { ProbeSession, ProbeSessionOptions } from "./udp-session.ts";
 
 const REPLY = /^(\S+)\s+: \[(\d+)\], \d+ bytes, ([\d.]+) ms/;

@@ -1,7 +1,6 @@
 export * from "./fping-session.ts";
 export * from "./plan.ts";
 export * from "./prober.ts";
-export * from "./spawner.ts";
 export * from "./types.ts";
 export * from "./udp-echo-codec.ts";
 export * from "./udp-responder.ts";

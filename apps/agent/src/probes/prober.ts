@@ -7,13 +7,12 @@
  * changes.
  */
 import type { DeviceConfig, TunnelReport } from "@tern/protocol";
-import type { Logger } from "../drivers/driver.ts";
-import { PROBE_PORT } from "../drivers/firewall/input.ts";
+import type { DriverContext, Logger } from "../drivers/driver.ts";
+import { ExecSpawner, type Spawner } from "../runner.ts";
+import type { TunnelDetail, TunnelQualitySource } from "../status/tunnel-quality.ts";
 import { FpingSession } from "./fping-session.ts";
 import { type PlannedTarget, type ProbePlan, probePlan } from "./plan.ts";
-import { ExecSpawner, type Spawner } from "./spawner.ts";
-import type { LinkQuality, LinkQualityLookup, TunnelQualitySource } from "./types.ts";
-import { tunnelKey } from "./types.ts";
+import { type LinkQuality, type LinkQualityLookup, PROBE_PORT, tunnelKey } from "./types.ts";
 import { UdpEchoResponder } from "./udp-responder.ts";
 import { type ProbeSession, UdpProbeSession } from "./udp-session.ts";
 import { QualityWindow } from "./window.ts";
@@ -40,6 +39,10 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
   private readonly states = new Map<string, TargetState>();
   private plan: ProbePlan | null = null;
   private tunnelIds: string[] = [];
+  private tunnelNames = new Map<string, string>();
+  /** Up/down of each tunnel as last seen, to tell the agent at once when one changes. */
+  private readonly tunnelUp = new Map<string, boolean>();
+  private notify: (reason: string) => void = () => {};
 
   constructor(private readonly options: ProberOptions = {}) {
     this.spawner = options.spawner ?? new ExecSpawner();
@@ -47,11 +50,17 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     this.responder = new UdpEchoResponder(this.port, options.log);
   }
 
-  /** Probes what `config` asks for from now on. */
-  configure(config: DeviceConfig): void {
+  /**
+   * Probes what `config` asks for from now on. With `ctx`, a tunnel going up
+   * or down calls `ctx.notify()` so a status goes out at once.
+   */
+  configure(config: DeviceConfig, ctx?: Pick<DriverContext, "notify">): void {
     const plan = probePlan(config);
     this.plan = plan;
+    if (ctx) this.notify = ctx.notify;
     this.tunnelIds = config.tunnels.map((t) => t.id);
+    this.tunnelNames = new Map(config.tunnels.map((t) => [t.id, `${t.kind} tunnel ${t.num} → ${t.remoteAddress}`]));
+    for (const id of this.tunnelUp.keys()) if (!this.tunnelIds.includes(id)) this.tunnelUp.delete(id);
     this.responder.setAddresses(plan.responderAddresses);
 
     const wantedStates = new Set(plan.targets.map((t) => stateKey(t.link, t.target)));
@@ -103,6 +112,14 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     if (!s) return;
     s.window.record(seq, rttMs);
     if (rttMs !== null) s.lastReplyAt = performance.now();
+    // Every probe ends in an answer or a time-out, so a tunnel that stops answering is seen here too.
+    const id = this.tunnelIds.find((t) => tunnelKey(t) === link);
+    if (id === undefined) return;
+    const up = this.quality(link)?.up ?? false;
+    if (this.tunnelUp.get(id) === up) return;
+    const first = !this.tunnelUp.has(id);
+    this.tunnelUp.set(id, up);
+    if (!(first && !up)) this.notify(`tunnel ${id} ${up ? "up" : "down"}`);
   }
 
   private targetQuality(link: string, target: string, s: TargetState): LinkQuality {
@@ -133,8 +150,8 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     return best;
   }
 
-  /** Per-target figures of every probed link, for the troubleshooting page and metrics. */
-  details(): (LinkQuality & { answered: number; lost: number })[] {
+  /** Per-target figures of every probed link (all targets, with lifetime answered/lost counts). */
+  targetDetails(): (LinkQuality & { answered: number; lost: number })[] {
     return [...this.states].map(([k, s]) => {
       const [link, target] = splitStateKey(k);
       return { ...this.targetQuality(link, target, s), ...s.window.totals };
@@ -155,11 +172,24 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     });
   }
 
+  /** Smoothed RTT and the target each tunnel's figures come from, for the troubleshooting page. */
+  details(): TunnelDetail[] {
+    return this.tunnelIds.flatMap((id) => {
+      const q = this.quality(tunnelKey(id));
+      return q ? [{ id, name: this.tunnelNames.get(id) ?? id, srttMs: q.srttMs, target: q.target }] : [];
+    });
+  }
+
   stop(): void {
     for (const s of this.sessions.values()) s.stop();
     this.sessions.clear();
     this.responder.stop();
     this.plan = null;
+  }
+
+  /** The TunnelQualitySource's shutdown: stops every session and the responder. */
+  close(): void {
+    this.stop();
   }
 }
 

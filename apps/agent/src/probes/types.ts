@@ -1,5 +1,7 @@
 /** Shapes the probes share with the policy driver, the status report and the troubleshooting page. */
-import type { TunnelReport } from "@tern/protocol";
+
+/** UDP port every Tern agent answers tunnel probes on (the firewall lets it in on tunnels, QoS prioritises it). */
+export const PROBE_PORT = 7655;
 
 /** Measured quality of one link: a tunnel (`tunnel:<id>`) or a WAN interface (`wan:<ifname>`). */
 export interface LinkQuality {
@@ -17,11 +19,6 @@ export interface LinkQuality {
   target: string;
   /** Milliseconds since the last answer, null when none came yet. */
   sinceLastReplyMs: number | null;
-}
-
-/** What the core's status composition reads (its `TunnelQualitySource` seam). */
-export interface TunnelQualitySource {
-  report(): TunnelReport[];
 }
 
 /** What the policy driver reads. */

@@ -5,10 +5,9 @@
 import { randomBytes } from "node:crypto";
 import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { ConfigError } from "../drivers/firewall/config-error.ts";
+import { AgentError } from "../errors.ts";
 import { Sessions, secretMatches } from "./auth.ts";
 import type { UiDataSource } from "./data-source.ts";
-import { checkTarget } from "./diagnostics.ts";
 import { loginPage, mainPage } from "./page.ts";
 
 const COOKIE = "tern_ui";
@@ -27,7 +26,7 @@ export interface UiAppOptions {
 type Env = { Variables: { nonce: string } };
 
 export function createUiApp(options: UiAppOptions): Hono<Env> {
-  if (options.secret.length < 8) throw new ConfigError("ui.secret", "must be at least 8 characters");
+  if (options.secret.length < 8) throw new AgentError("USAGE", "must be at least 8 characters", "ui.secret");
   const sessions = new Sessions();
   let fails = 0;
   let lockedUntil = 0;
@@ -110,13 +109,15 @@ export function createUiApp(options: UiAppOptions): Hono<Env> {
   for (const kind of ["ping", "traceroute"] as const)
     app.post(`/api/${kind}`, async (c) => {
       const body = (await c.req.json().catch(() => ({}))) as { target?: unknown };
-      let target: string;
+      const bad = (message: string) => c.json({ error: message, code: "VALIDATION_FAILED" }, 400);
+      if (typeof body.target !== "string") return bad("target: must be an IPv4 address");
       try {
-        target = checkTarget(body.target);
+        return c.json(kind === "ping" ? await options.data.ping(body.target) : await options.data.traceroute(body.target));
       } catch (e) {
-        return c.json({ error: (e as Error).message, code: "VALIDATION_FAILED" }, 400);
+        // The agent checks targets against the protocol (IPv4 literals only): nothing else reaches a command.
+        if (e instanceof AgentError && e.code === "INVALID_REQUEST") return bad(e.message);
+        throw e;
       }
-      return c.json(kind === "ping" ? await options.data.ping(target) : await options.data.traceroute(target));
     });
 
   return app;

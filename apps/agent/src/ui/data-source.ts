@@ -1,8 +1,9 @@
 /**
  * What the troubleshooting page shows and does, as one small interface the
  * core implements from its own state (control link, status composition,
- * drivers, prober). The page only reads through it, and runs diagnostics only
- * through `ping`/`traceroute`, which get validated IPv4 targets.
+ * drivers, prober; see src/daemon/ui-data.ts). The page only reads through
+ * it, and runs diagnostics only through `ping`/`traceroute`, which refuse
+ * anything but an IPv4 literal (AgentError INVALID_REQUEST).
  */
 import type { BgpState, InterfaceState, TunnelReport, VrrpRouterState } from "@tern/protocol";
 

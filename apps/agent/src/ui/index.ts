@@ -1,5 +1,4 @@
 export * from "./app.ts";
 export * from "./auth.ts";
 export * from "./data-source.ts";
-export * from "./diagnostics.ts";
 export * from "./server.ts";

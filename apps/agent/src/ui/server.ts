@@ -1,8 +1,8 @@
 /** Serves the troubleshooting page on 127.0.0.1 (default) or a configured LAN address, never on all addresses. */
 import { type ServerType, serve } from "@hono/node-server";
-import { ConfigError } from "../drivers/firewall/config-error.ts";
+import { IPv4 } from "@tern/protocol";
+import { AgentError } from "../errors.ts";
 import { createUiApp, type UiAppOptions } from "./app.ts";
-import { checkTarget } from "./diagnostics.ts";
 
 export interface UiServerOptions extends UiAppOptions {
   /** Address to bind: 127.0.0.1 by default, or a LAN address of the router. */
@@ -19,8 +19,9 @@ export interface UiServer {
 
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const host = options.host ?? "127.0.0.1";
-  if (host === "0.0.0.0") throw new ConfigError("ui.host", "bind the page to 127.0.0.1 or a LAN address, not to every address");
-  checkTarget(host);
+  if (host === "0.0.0.0")
+    throw new AgentError("USAGE", "bind the page to 127.0.0.1 or a LAN address, not to every address", "ui.host");
+  if (!IPv4.safeParse(host).success) throw new AgentError("USAGE", `${JSON.stringify(host)} is not an IPv4 address`, "ui.host");
   const app = createUiApp(options);
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8088 }, () => resolve(s));

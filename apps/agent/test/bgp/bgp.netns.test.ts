@@ -9,11 +9,10 @@ import { type Netns, NetnsScope, privilegedTestsEnabled, run } from "@tern/netla
 import type { ConfigBgp } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BgpDriver } from "../../src/drivers/bgp/index.ts";
-import { configWith } from "../support/daemons/configs.ts";
-import { testContext } from "../support/daemons/context.ts";
-import { NetnsRunner } from "../support/daemons/netns-runner.ts";
+import { configWith } from "../support/configs.ts";
+import { driverContext, type TempDirs, type TestContext, tempDirs } from "../support/context.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { tempDir } from "../support/tmp.ts";
+import { NetnsRunner } from "../support/netns-runner.ts";
 
 const enabled = privilegedTestsEnabled("bgp driver (FRR)", [
   "/usr/lib/frr/zebra",
@@ -35,18 +34,18 @@ function bgp(asn: number, routerId: string, peer: string, peerAsn: number, multi
 
 describe.runIf(enabled)("bgp driver with real FRR in namespaces", () => {
   const scope = new NetnsScope("bgp");
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: TempDirs;
   let nsA: Netns;
   let nsB: Netns;
-  let ctxA: ReturnType<typeof testContext>;
-  let ctxB: ReturnType<typeof testContext>;
+  let ctxA: TestContext;
+  let ctxB: TestContext;
   const driverA = new BgpDriver();
   const driverB = new BgpDriver();
   const configA = (mh: number) => configWith({ bgp: bgp(65001, "10.100.0.4", "10.100.2.2", 65002, mh, ["10.100.0.4/32"]) });
   const configB = (mh: number) => configWith({ bgp: bgp(65002, "10.100.0.5", "10.100.1.2", 65001, mh, ["10.100.0.5/32"]) });
 
   beforeAll(async () => {
-    dir = await tempDir("bgp");
+    dir = await tempDirs("bgp");
     const r = await scope.netns("r");
     nsA = await scope.netns("a");
     nsB = await scope.netns("b");
@@ -61,8 +60,8 @@ describe.runIf(enabled)("bgp driver with real FRR in namespaces", () => {
     await nsB.addAddress("lo", "10.100.0.5/32");
     await nsA.exec(["ip", "route", "add", "default", "via", "10.100.1.1"]);
     await nsB.exec(["ip", "route", "add", "default", "via", "10.100.2.1"]);
-    ctxA = testContext(new NetnsRunner(nsA.name), join(dir.path, "a"));
-    ctxB = testContext(new NetnsRunner(nsB.name), join(dir.path, "b"));
+    ctxA = driverContext(new NetnsRunner(nsA.name), join(dir.root, "a"));
+    ctxB = driverContext(new NetnsRunner(nsB.name), join(dir.root, "b"));
   }, 30_000);
 
   afterAll(async () => {

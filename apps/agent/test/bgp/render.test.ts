@@ -12,7 +12,7 @@ import {
 } from "../../src/drivers/bgp/render.ts";
 import { bgpState, neighborState } from "../../src/drivers/bgp/state.ts";
 import { validateBgp } from "../../src/drivers/bgp/validate.ts";
-import { fullConfig } from "../support/daemons/configs.ts";
+import { fullConfig } from "../support/configs.ts";
 
 const bgp = fullConfig().bgp as ConfigBgp;
 

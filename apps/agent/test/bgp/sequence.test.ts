@@ -4,12 +4,11 @@ import { join } from "node:path";
 import type { ConfigBgp, DeviceConfig } from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BgpDriver } from "../../src/drivers/bgp/index.ts";
-import { configWith, fullConfig } from "../support/daemons/configs.ts";
-import { type TestContext, testContext } from "../support/daemons/context.ts";
-import { FakeRunner } from "../support/daemons/fake-runner.ts";
+import { configWith, fullConfig } from "../support/configs.ts";
+import { driverContext, type TempDirs, type TestContext, tempDirs } from "../support/context.ts";
 import { argAfter, FakeProcesses } from "../support/fake-processes.ts";
+import { FakeRunner } from "../support/fake-runner.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { tempDir } from "../support/tmp.ts";
 
 const bgp = fullConfig().bgp as ConfigBgp;
 const A = configWith({ bgp });
@@ -20,17 +19,17 @@ const B = configWith({
 const EMPTY = configWith({});
 
 describe("bgp config sequence (fake runner)", () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: TempDirs;
   let fake: FakeRunner;
   let procs: FakeProcesses;
   let ctx: TestContext;
   beforeEach(async () => {
-    dir = await tempDir("bgp-seq");
+    dir = await tempDirs("bgp-seq");
     fake = new FakeRunner();
     procs = new FakeProcesses(fake);
     procs.daemon(/^\/usr\/lib\/frr\/zebra /, "zebra", (a) => argAfter(a, "-i"));
     procs.daemon(/^\/usr\/lib\/frr\/bgpd /, "bgpd", (a) => argAfter(a, "-i"));
-    ctx = testContext(fake, join(dir.path, "run"));
+    ctx = driverContext(fake, join(dir.root, "run"));
   });
   afterEach(() => dir.remove());
 
@@ -39,7 +38,7 @@ describe("bgp config sequence (fake runner)", () => {
     const { changed } = await driver.apply(config, ctx);
     const commands = `${fake
       .lines()
-      .map((l) => l.replaceAll(dir.path, "<tmp>"))
+      .map((l) => l.replaceAll(dir.root, "<tmp>"))
       .join("\n")}\n`;
     return { changed, commands, mutating: mutatingCommands(fake.calls) };
   };
@@ -97,9 +96,29 @@ describe("bgp config sequence (fake runner)", () => {
   });
 });
 
+describe("bgp daemons that cannot reach their directory", () => {
+  it("says which directory FRR's user cannot search when zebra does not come up", async () => {
+    const dir = await tempDirs("bgp-closed");
+    try {
+      // A state dir like mkdtemp's (0700): frr, which zebra drops to, cannot get through it.
+      const closed = join(dir.root, "private");
+      await mkdir(closed, { mode: 0o700 });
+      const fake = new FakeRunner();
+      new FakeProcesses(fake); // ps answers "no such process": zebra never appears
+      const driver = new BgpDriver({ readyTimeoutMs: 200 });
+      await expect(driver.apply(A, driverContext(fake, join(closed, "run")))).rejects.toMatchObject({
+        code: "DAEMON_FAILED",
+        message: expect.stringContaining(`cannot reach ${join(closed, "run", "bgp")}: ${closed} is not searchable by others`),
+      });
+    } finally {
+      await dir.remove();
+    }
+  });
+});
+
 describe("bgp in system mode (fake runner)", () => {
   it("enables bgpd, starts or reloads frr.service, stops it on teardown", async () => {
-    const dir = await tempDir("bgp-sys");
+    const dir = await tempDirs("bgp-sys");
     try {
       const fake = new FakeRunner();
       let active = true;
@@ -108,10 +127,10 @@ describe("bgp in system mode (fake runner)", () => {
         active = false;
         return {};
       });
-      const root = join(dir.path, "root");
+      const root = join(dir.root, "root");
       await mkdir(join(root, "etc/frr"), { recursive: true });
       await writeFile(join(root, "etc/frr/daemons"), "zebra=yes\nbgpd=no\n");
-      const ctx = testContext(fake, join(dir.path, "run"), "system");
+      const ctx = driverContext(fake, join(dir.root, "run"), { mode: "system" });
       const driver = new BgpDriver({ sysRoot: root });
       const run = async (c: DeviceConfig) => {
         fake.clear();

@@ -7,7 +7,6 @@ import { execFileSync, spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRunning, processInfo, readPidFile } from "../../src/daemons/process.ts";
 import {
   type DaemonSpec,
   daemonPid,
@@ -18,10 +17,11 @@ import {
   stopDaemon,
 } from "../../src/daemons/supervisor.ts";
 import { pollUntil } from "../../src/daemons/wait.ts";
+import { isRunning, processInfo, readPidFile } from "../../src/process.ts";
 import { ExecRunner } from "../../src/runner.ts";
-import { FakeRunner } from "../support/daemons/fake-runner.ts";
+import { type TempDirs, tempDirs } from "../support/context.ts";
 import { FakeProcesses } from "../support/fake-processes.ts";
-import { tempDir } from "../support/tmp.ts";
+import { FakeRunner } from "../support/fake-runner.ts";
 
 const runner = new ExecRunner();
 const hasSsd = (() => {
@@ -33,9 +33,9 @@ const hasSsd = (() => {
 })();
 
 describe.runIf(hasSsd)("daemon supervisor with real processes", () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: TempDirs;
   beforeAll(async () => {
-    dir = await tempDir("sup");
+    dir = await tempDirs("sup");
   });
   afterAll(async () => {
     await dir.remove();
@@ -45,9 +45,9 @@ describe.runIf(hasSsd)("daemon supervisor with real processes", () => {
     name,
     comm: "sleep",
     argv: ["/bin/sh", "-c", script],
-    pidFile: join(dir.path, `${name}.pid`),
+    pidFile: join(dir.root, `${name}.pid`),
     launch: "foreground",
-    outputFile: join(dir.path, `${name}.out`),
+    outputFile: join(dir.root, `${name}.out`),
     readyTimeoutMs: 3_000,
     stopTimeoutMs: 300,
   });
@@ -83,7 +83,7 @@ describe.runIf(hasSsd)("daemon supervisor with real processes", () => {
   });
 
   it("waits for the readiness socket", async () => {
-    const sock = join(dir.path, "ready.sock");
+    const sock = join(dir.root, "ready.sock");
     const spec: DaemonSpec = {
       ...sleeper(
         "sock",
@@ -99,7 +99,7 @@ describe.runIf(hasSsd)("daemon supervisor with real processes", () => {
   });
 
   it("counts an unreaped zombie as dead", async () => {
-    const pidFile = join(dir.path, "zombie.pid");
+    const pidFile = join(dir.root, "zombie.pid");
     // sh forks a short sleep and execs a long one, which never reaps the first: a zombie for as long as sleep runs.
     const parent = spawn("sh", ["-c", `sleep 0.1 & echo $! > ${pidFile}; exec sleep 5`], { stdio: "ignore" });
     try {
@@ -140,7 +140,7 @@ describe("daemon supervisor argv (fake runner)", () => {
   });
 
   it("sends TERM, then KILL after the grace time, through the runner", async () => {
-    const dir = await tempDir("sup-fake");
+    const dir = await tempDirs("sup-fake");
     try {
       const fake = new FakeRunner();
       const procs = new FakeProcesses(fake);
@@ -148,7 +148,7 @@ describe("daemon supervisor argv (fake runner)", () => {
         name: "d",
         comm: "d",
         argv: ["/bin/d"],
-        pidFile: join(dir.path, "d.pid"),
+        pidFile: join(dir.root, "d.pid"),
         launch: "forks",
         stopTimeoutMs: 100,
       };

@@ -10,11 +10,10 @@ import { type Netns, NetnsScope, privilegedTestsEnabled, run } from "@tern/netla
 import type { ConfigDhcpServer, ConfigInterface, DeviceConfig } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DhcpDriver } from "../../src/drivers/dhcp/index.ts";
-import { configWith } from "../support/daemons/configs.ts";
-import { testContext } from "../support/daemons/context.ts";
-import { NetnsRunner } from "../support/daemons/netns-runner.ts";
+import { configWith } from "../support/configs.ts";
+import { driverContext, type TempDirs, type TestContext, tempDirs } from "../support/context.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { tempDir } from "../support/tmp.ts";
+import { NetnsRunner } from "../support/netns-runner.ts";
 
 const enabled = privilegedTestsEnabled("dhcp driver (kea)", ["kea-dhcp4", "dhclient", "start-stop-daemon"]);
 
@@ -54,18 +53,18 @@ type Lease = Record<string, string>;
 
 describe.runIf(enabled)("dhcp driver with real kea-dhcp4 and dhclient in namespaces", () => {
   const scope = new NetnsScope("dhcp");
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: TempDirs;
   let edge: Netns;
   let client: Netns;
   let printer: Netns;
-  let ctx: ReturnType<typeof testContext>;
+  let ctx: TestContext;
   const driver = new DhcpDriver();
   let n = 0;
 
   /** Runs dhclient once in `ns` (fresh lease file), returns what the script saw at BOUND, then releases. */
   async function lease(ns: Netns, extra = ""): Promise<Lease & { ms: string }> {
     n += 1;
-    const base = join(dir.path, `c${n}`);
+    const base = join(dir.root, `c${n}`);
     const events = `${base}.events`;
     await writeFile(
       `${base}.sh`,
@@ -94,7 +93,7 @@ describe.runIf(enabled)("dhcp driver with real kea-dhcp4 and dhclient in namespa
   }
 
   beforeAll(async () => {
-    dir = await tempDir("dhcp");
+    dir = await tempDirs("dhcp");
     edge = await scope.netns("edge");
     client = await scope.netns("client");
     printer = await scope.netns("printer");
@@ -108,7 +107,7 @@ describe.runIf(enabled)("dhcp driver with real kea-dhcp4 and dhclient in namespa
     await printer.exec(["ip", "link", "set", "eth0", "address", "02:00:00:00:0b:01"]);
     for (const port of ["hc", "hp"]) await edge.exec(["ip", "link", "set", port, "master", "br-lan"]);
     await edge.addAddress("lan0", "192.168.50.1/24");
-    ctx = testContext(new NetnsRunner(edge.name), join(dir.path, "edge"));
+    ctx = driverContext(new NetnsRunner(edge.name), join(dir.root, "edge"));
   }, 30_000);
 
   afterAll(async () => {

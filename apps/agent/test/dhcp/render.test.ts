@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { configuredAddresses, DhcpDriver } from "../../src/drivers/dhcp/driver.ts";
 import { dhcpPaths } from "../../src/drivers/dhcp/paths.ts";
 import { minLeaseTime, renderKeaConf, subnetId, validateDhcp } from "../../src/drivers/dhcp/render.ts";
-import { fullConfig } from "../support/daemons/configs.ts";
+import { fullConfig } from "../support/configs.ts";
 
 const full = fullConfig();
 const paths = dhcpPaths("standalone", "/run/tern");

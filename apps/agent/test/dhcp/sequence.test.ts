@@ -4,12 +4,11 @@ import { join } from "node:path";
 import type { DeviceConfig } from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DhcpDriver } from "../../src/drivers/dhcp/index.ts";
-import { configWith, fullConfig } from "../support/daemons/configs.ts";
-import { type TestContext, testContext } from "../support/daemons/context.ts";
-import { FakeRunner } from "../support/daemons/fake-runner.ts";
+import { configWith, fullConfig } from "../support/configs.ts";
+import { driverContext, type TempDirs, type TestContext, tempDirs } from "../support/context.ts";
 import { FakeProcesses } from "../support/fake-processes.ts";
+import { FakeRunner } from "../support/fake-runner.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { tempDir } from "../support/tmp.ts";
 
 const full = fullConfig();
 const A = configWith({ interfaces: full.interfaces, dhcp: full.dhcp });
@@ -21,15 +20,15 @@ const B = configWith({
 const EMPTY = configWith({});
 
 describe("dhcp config sequence (fake runner)", () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: TempDirs;
   let fake: FakeRunner;
   let procs: FakeProcesses;
   let ctx: TestContext;
   beforeEach(async () => {
-    dir = await tempDir("dhcp-seq");
+    dir = await tempDirs("dhcp-seq");
     fake = new FakeRunner();
     procs = new FakeProcesses(fake);
-    ctx = testContext(fake, join(dir.path, "run"));
+    ctx = driverContext(fake, join(dir.root, "run"));
     procs.daemon(/^start-stop-daemon --start .*kea-dhcp4/, "kea-dhcp4", () => join(ctx.runDir, "dhcp/kea-dhcp4.kea-dhcp4.pid"));
   });
   afterEach(() => dir.remove());
@@ -37,7 +36,7 @@ describe("dhcp config sequence (fake runner)", () => {
   const step = async (driver: DhcpDriver, config: DeviceConfig) => {
     fake.clear();
     const { changed } = await driver.apply(config, ctx);
-    return { changed, all: fake.lines().map((l) => l.replaceAll(dir.path, "<tmp>")), mutating: mutatingCommands(fake.calls) };
+    return { changed, all: fake.lines().map((l) => l.replaceAll(dir.root, "<tmp>")), mutating: mutatingCommands(fake.calls) };
   };
 
   it("A → B (LAN address change) → A → A → empty → empty", async () => {
@@ -49,7 +48,10 @@ describe("dhcp config sequence (fake runner)", () => {
       expect.stringMatching(/^ps -o stat=,comm= -p \d+$/),
       "test -S <tmp>/run/dhcp/kea4-ctrl.sock",
     ]);
-    expect(fake.calls[0]?.env).toEqual({ KEA_PIDFILE_DIR: join(ctx.runDir, "dhcp"), KEA_LOCKFILE_DIR: join(ctx.runDir, "dhcp") });
+    expect(fake.calls[0]?.options.env).toEqual({
+      KEA_PIDFILE_DIR: join(ctx.runDir, "dhcp"),
+      KEA_LOCKFILE_DIR: join(ctx.runDir, "dhcp"),
+    });
     const pid = procs.pids("kea-dhcp4")[0];
     const b = await step(driver, B);
     expect(b.mutating).toEqual([`kill -s HUP ${pid}`]);
@@ -95,7 +97,7 @@ describe("dhcp config sequence (fake runner)", () => {
 
 describe("dhcp in system mode (fake runner)", () => {
   it("uses kea-dhcp4-server.service: start, SIGHUP through systemctl, stop", async () => {
-    const dir = await tempDir("dhcp-sys");
+    const dir = await tempDirs("dhcp-sys");
     try {
       const fake = new FakeRunner();
       let active = false;
@@ -104,15 +106,15 @@ describe("dhcp in system mode (fake runner)", () => {
         active = a[1] === "start";
         return {};
       });
-      const ctx = testContext(fake, join(dir.path, "run"), "system");
-      const driver = new DhcpDriver({ sysRoot: join(dir.path, "root") });
+      const ctx = driverContext(fake, join(dir.root, "run"), { mode: "system" });
+      const driver = new DhcpDriver({ sysRoot: join(dir.root, "root") });
       const run = async (c: DeviceConfig) => {
         fake.clear();
         await driver.apply(c, ctx);
         return mutatingCommands(fake.calls);
       };
       expect(await run(A)).toEqual(["systemctl start kea-dhcp4-server"]);
-      expect(await readFile(join(dir.path, "root/etc/kea/kea-dhcp4.conf"), "utf8")).toMatch(
+      expect(await readFile(join(dir.root, "root/etc/kea/kea-dhcp4.conf"), "utf8")).toMatch(
         /"name": "\/var\/lib\/kea\/kea-leases4.csv"/,
       );
       expect(await run(A)).toEqual([]);

@@ -10,11 +10,10 @@ import { type Netns, NetnsScope, privilegedTestsEnabled, run } from "@tern/netla
 import type { ConfigTunnel } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ikev2Driver } from "../../src/drivers/ikev2/index.ts";
-import { configWith } from "../support/daemons/configs.ts";
-import { testContext } from "../support/daemons/context.ts";
-import { NetnsRunner } from "../support/daemons/netns-runner.ts";
+import { configWith } from "../support/configs.ts";
+import { driverContext, type TempDirs, type TestContext, tempDirs } from "../support/context.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { tempDir } from "../support/tmp.ts";
+import { NetnsRunner } from "../support/netns-runner.ts";
 
 const enabled = privilegedTestsEnabled("ikev2 driver (strongSwan)", ["charon-systemd", "swanctl", "start-stop-daemon", "ping"]);
 
@@ -77,20 +76,20 @@ async function ping(ns: Netns, target: string, count = 1): Promise<boolean> {
 
 describe.runIf(enabled)("ikev2 driver with real charon in namespaces", () => {
   const scope = new NetnsScope("ike");
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: TempDirs;
   let nsA: Netns;
   let nsB: Netns;
   let nsP: Netns;
   const runA = () => new NetnsRunner(nsA.name);
-  let ctxA: ReturnType<typeof testContext>;
-  let ctxB: ReturnType<typeof testContext>;
+  let ctxA: TestContext;
+  let ctxB: TestContext;
   const driverA = new Ikev2Driver();
   const driverB = new Ikev2Driver();
   const configA = configWith({ tunnels: [aToB, aToPeer] });
   const configB = configWith({ tunnels: [bToA] });
 
   beforeAll(async () => {
-    dir = await tempDir("ike");
+    dir = await tempDirs("ike");
     const w = await scope.netns("w");
     nsA = await scope.netns("a");
     nsB = await scope.netns("b");
@@ -114,9 +113,9 @@ describe.runIf(enabled)("ikev2 driver with real charon in namespaces", () => {
     await nsA.exec(["ip", "route", "add", "default", "via", "10.100.1.1"]);
     await nsB.exec(["ip", "route", "add", "default", "via", "10.100.2.1"]);
     await nsP.exec(["ip", "route", "add", "default", "via", "10.100.9.1"]);
-    ctxA = testContext(runA(), join(dir.path, "a"));
-    ctxB = testContext(new NetnsRunner(nsB.name), join(dir.path, "b"));
-    await startStockPeer(scope, nsP, join(dir.path, "p"));
+    ctxA = driverContext(runA(), join(dir.root, "a"));
+    ctxB = driverContext(new NetnsRunner(nsB.name), join(dir.root, "b"));
+    await startStockPeer(scope, nsP, join(dir.root, "p"));
   }, 60_000);
 
   afterAll(async () => {
@@ -126,7 +125,7 @@ describe.runIf(enabled)("ikev2 driver with real charon in namespaces", () => {
     }
     await scope.cleanup();
     if (!process.env.TERN_KEEP_TMP) await dir?.remove();
-    else console.log(`kept ${dir?.path}`);
+    else console.log(`kept ${dir?.root}`);
   }, 60_000);
 
   it("detects that this kernel has no XFRM interfaces and uses kernel-libipsec", async () => {
@@ -220,7 +219,7 @@ describe.runIf(enabled)("ikev2 driver with real charon in namespaces", () => {
     await expect
       .poll(async () => (await driverA.saStates(configA, ctxA)).find((s) => s.id === "peer-2")?.up, { timeout: 20_000 })
       .toBe(true);
-    const peerSas = await nsP.exec(["swanctl", "--list-sas", "--uri", `unix://${join(dir.path, "p/charon.vici")}`], {
+    const peerSas = await nsP.exec(["swanctl", "--list-sas", "--uri", `unix://${join(dir.root, "p/charon.vici")}`], {
       allowFailure: true,
     });
     expect(peerSas.stdout).toMatch(/remote '10\.101\.1\.2' @ 10\.101\.1\.2\[/);

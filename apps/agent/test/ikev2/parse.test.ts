@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseListConns, parseListSas, tunnelSaStates } from "../../src/drivers/ikev2/sas.ts";
 import { parseViciPretty } from "../../src/drivers/ikev2/vici-pretty.ts";
-import { fullConfig } from "../support/daemons/configs.ts";
+import { fullConfig } from "../support/configs.ts";
 
 const listSas = readFileSync(new URL("fixtures/list-sas.txt", import.meta.url), "utf8");
 

@@ -1,14 +1,14 @@
 /** Golden render of the protocol's full sample: strongSwan files per mode and dataplane, and the plan. */
 import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { DriverError } from "../../src/daemons/errors.ts";
 import { Ikev2Driver } from "../../src/drivers/ikev2/driver.ts";
 import { ikev2Paths } from "../../src/drivers/ikev2/paths.ts";
 import { desiredPlumbing, plumbingCommands } from "../../src/drivers/ikev2/plumbing.ts";
 import { espProposals } from "../../src/drivers/ikev2/proposals.ts";
 import { lifetimes, renderIkev2 } from "../../src/drivers/ikev2/render.ts";
 import { validateTunnels } from "../../src/drivers/ikev2/validate.ts";
-import { fullConfig } from "../support/daemons/configs.ts";
+import type { AgentError } from "../../src/errors.ts";
+import { fullConfig } from "../support/configs.ts";
 
 const RUN = "/run/tern";
 const tunnels = fullConfig().tunnels;
@@ -90,7 +90,7 @@ describe("PFS, lifetimes and validation", () => {
         try {
           validateTunnels(t);
         } catch (e) {
-          return e as DriverError;
+          return e as AgentError;
         }
         return null;
       })();

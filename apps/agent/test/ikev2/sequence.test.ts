@@ -8,13 +8,12 @@ import { join } from "node:path";
 import type { ConfigTunnel, DeviceConfig } from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Ikev2Driver } from "../../src/drivers/ikev2/index.ts";
-import { configWith, fullConfig } from "../support/daemons/configs.ts";
-import { type TestContext, testContext } from "../support/daemons/context.ts";
-import { FakeRunner } from "../support/daemons/fake-runner.ts";
+import { configWith, fullConfig } from "../support/configs.ts";
+import { driverContext, type TempDirs, type TestContext, tempDirs } from "../support/context.ts";
 import { FakeKernel } from "../support/fake-kernel.ts";
 import { argAfter, FakeProcesses } from "../support/fake-processes.ts";
+import { FakeRunner } from "../support/fake-runner.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { tempDir } from "../support/tmp.ts";
 
 interface World {
   fake: FakeRunner;
@@ -22,21 +21,19 @@ interface World {
   procs: FakeProcesses;
   ctx: TestContext;
   loaded: string[];
-  dir: Awaited<ReturnType<typeof tempDir>>;
+  dir: TempDirs;
 }
 
 /** A fake system with wan0/wan1 addressed, charon startable and swanctl answering. */
 async function world(mode: "standalone" | "system" = "standalone"): Promise<World> {
-  const dir = await tempDir("ike-seq");
+  const dir = await tempDirs("ike-seq");
   const fake = new FakeRunner();
-  const kernel = new FakeKernel(fake, ["lo", "wan0", "wan1", "lan0"]);
-  kernel.addrs.push(
-    { dev: "wan0", ip: "10.100.1.2", prefix: 24 },
-    { dev: "wan1", ip: "10.101.1.2", prefix: 24 },
-    { dev: "lan0", ip: "192.168.50.2", prefix: 24 },
-  );
+  const kernel = new FakeKernel(fake, ["wan0", "wan1", "lan0"]);
+  kernel.addAddress("wan0", "10.100.1.2/24");
+  kernel.addAddress("wan1", "10.101.1.2/24");
+  kernel.addAddress("lan0", "192.168.50.2/24");
   const procs = new FakeProcesses(fake);
-  const w: World = { fake, kernel, procs, ctx: testContext(fake, join(dir.path, "run"), mode), loaded: [], dir };
+  const w: World = { fake, kernel, procs, ctx: driverContext(fake, join(dir.root, "run"), { mode }), loaded: [], dir };
   procs.daemon(/^start-stop-daemon --start .*charon-systemd/, "charon-systemd", (a) => argAfter(a, "--pidfile"), {
     start: () => kernel.addLink("ipsec0"),
     exit: () => {
@@ -70,7 +67,7 @@ async function world(mode: "standalone" | "system" = "standalone"): Promise<Worl
 function lines(w: World): string {
   return `${w.fake
     .lines()
-    .map((l) => l.replaceAll(w.dir.path, "<tmp>"))
+    .map((l) => l.replaceAll(w.dir.root, "<tmp>"))
     .join("\n")}\n`;
 }
 
@@ -128,7 +125,7 @@ describe("ikev2 config sequence (fake runner)", () => {
     expect(e1.changed).toBe(true);
     expect(w.procs.pids("charon-systemd")).toEqual([]);
     expect(w.kernel.routes).toEqual([]);
-    expect(w.kernel.addrs.filter((a) => a.dev === "lo")).toEqual([]);
+    expect(w.kernel.link("lo")?.addresses).toEqual([]);
     await expect(readdir(join(w.ctx.runDir, "ikev2"))).rejects.toThrow();
     await expect(e1.commands).toMatchFileSnapshot("./golden/sequence-3-empty.txt");
 
@@ -197,7 +194,7 @@ describe("ikev2 config sequence (fake runner)", () => {
     const driver = new Ikev2Driver();
     await step(w, driver, A);
     expect(w.ctx.logs.join("\n")).toMatch(/dataplane kernel-libipsec .*Unknown device type/);
-    expect(w.kernel.links.has("ipsec0")).toBe(true);
+    expect(w.kernel.link("ipsec0")).toBeDefined();
   });
 
   it("a bad config changes nothing", async () => {
@@ -214,14 +211,14 @@ describe("ikev2 in system mode (fake runner)", () => {
   it("writes /etc files, starts strongswan.service, loads, and tears down", async () => {
     const w = await world("system");
     try {
-      const driver = new Ikev2Driver({ dataplane: "libipsec", sysRoot: join(w.dir.path, "root") });
+      const driver = new Ikev2Driver({ dataplane: "libipsec", sysRoot: join(w.dir.root, "root") });
       const a = await step(w, driver, A);
       await expect(a.commands).toMatchFileSnapshot("./golden/system-1-A.txt");
-      expect(await readdir(join(w.dir.path, "root/etc/swanctl/conf.d"))).toEqual(["tern-device-1.conf", "tern-peer-2.conf"]);
+      expect(await readdir(join(w.dir.root, "root/etc/swanctl/conf.d"))).toEqual(["tern-device-1.conf", "tern-peer-2.conf"]);
       expect(await step(w, driver, A)).toMatchObject({ changed: false, mutating: [] });
       const e = await step(w, driver, EMPTY);
       expect(e.mutating).toContain("systemctl stop strongswan");
-      expect(await readdir(join(w.dir.path, "root/etc/swanctl/conf.d"))).toEqual([]);
+      expect(await readdir(join(w.dir.root, "root/etc/swanctl/conf.d"))).toEqual([]);
     } finally {
       await w.dir.remove();
     }

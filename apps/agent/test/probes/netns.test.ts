@@ -12,7 +12,7 @@ import { Netns, NetnsScope, privilegedTestsEnabled } from "@tern/netlab";
 import type { TunnelReport } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LinkQuality } from "../../src/probes/index.ts";
-import { labConfig, tunnel, wan } from "../support/lab-configs.ts";
+import { labConfig, tunnel, wan } from "../support/configs.ts";
 import { NsAgent } from "../support/ns-agent-client.ts";
 
 const enabled = privilegedTestsEnabled("probes netns test", ["nft", "fping"]);

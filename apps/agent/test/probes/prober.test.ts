@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { probePlan, type Spawner, TunnelProber } from "../../src/probes/index.ts";
+import { probePlan, TunnelProber } from "../../src/probes/index.ts";
+import type { Spawner } from "../../src/runner.ts";
 import { fullConfig, variant } from "../support/configs.ts";
 
 /** Records spawned argv and lets the test print lines as the process would. */

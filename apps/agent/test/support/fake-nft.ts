@@ -20,6 +20,13 @@ export class FakeNft {
       if (!this.tables.delete(key)) return { exitCode: 1, stderr: "Error: No such file or directory" };
       return {};
     });
+    runner.on(["nft", "-a", "list", "table"], (argv) => {
+      const listing = this.tables.get(`${argv[4]} ${argv[5]}`);
+      return listing === undefined ? { exitCode: 1, stderr: "Error: No such file or directory" } : { stdout: listing };
+    });
+    runner.on(["nft", "list", "ruleset"], () => ({
+      stdout: [...this.tables].map(([key, body]) => `table ${key} {\n${body}}\n`).join(""),
+    }));
     runner.on(["nft", "-f"], async (argv) => {
       const script = await readFile(argv[2]!, "utf8");
       for (const m of script.matchAll(/^table (\w+) (\w+) \{\n([\s\S]*?)^\}$/gm)) this.tables.set(`${m[1]} ${m[2]}`, m[3]!);

@@ -1,60 +1,89 @@
 /**
- * A recording fake Runner: every argv is recorded, answers come from handlers
- * matched on an argv prefix (latest registered wins), unmatched commands
- * succeed with empty output. Tests assert on the recorded commands, and on
- * `mutating()` for "same config twice → nothing changed".
+ * The recording fake Runner every driver test uses: each call is recorded
+ * (argv and options), answers come from handlers (newest first) matched on an
+ * argv prefix, a regular expression over the space-joined argv, or a
+ * predicate; a handler that returns undefined passes the call on to older
+ * ones. Unmatched commands succeed with empty output, or fail with 127 when
+ * the runner is `strict` (a fake system that must model every command).
+ * Models of kernel parts (FakeKernel, FakeNft, FakeTc, FakeProcesses)
+ * register their handlers on it.
  */
-import type { Runner, RunOptions, RunResult } from "../../src/runner.ts";
-import { CommandError } from "../../src/runner.ts";
+import { CommandError, type Runner, type RunOptions, type RunResult } from "../../src/runner.ts";
+import { mutatingCommands } from "./mutating.ts";
 
-export type Handler = (argv: string[], options: RunOptions) => Partial<RunResult> | Promise<Partial<RunResult>>;
-
-/** Commands that only read state. */
-export function isReadOnly(argv: readonly string[]): boolean {
-  const [cmd, ...rest] = argv;
-  const words = rest.filter((w) => !w.startsWith("-"));
-  if (cmd === "nft") return words[0] === "list" || rest.includes("-c");
-  if (cmd === "ip") return words[1] === undefined || ["show", "list", "get"].includes(words[1]);
-  if (cmd === "tc") return ["show", "list"].includes(words[1] ?? "show");
-  if (cmd === "sysctl") return !rest.includes("-w");
-  return ["cat", "ping", "traceroute", "fping", "conntrack"].includes(cmd ?? "");
+export interface RecordedCall {
+  argv: string[];
+  options: RunOptions;
 }
 
-export class FakeRunner implements Runner {
-  readonly calls: { argv: string[]; options: RunOptions }[] = [];
-  private readonly handlers: { prefix: string[]; fn: Handler }[] = [];
+export type Reply = Partial<Omit<RunResult, "argv">>;
+export type Handler = (argv: string[], options: RunOptions) => Reply | undefined | Promise<Reply | undefined>;
+export type Match = readonly string[] | RegExp | ((argv: string[]) => boolean);
 
-  /** Answers commands starting with `prefix`. */
-  on(prefix: string[], fn: Handler): this {
-    this.handlers.unshift({ prefix, fn });
+function matcher(match: Match): (argv: string[], line: string) => boolean {
+  if (match instanceof RegExp) return (_argv, line) => match.test(line);
+  if (typeof match === "function") return (argv) => match(argv);
+  return (argv) => match.every((w, i) => argv[i] === w);
+}
+
+/** What every recording runner of the tests offers: the calls, as text, and which of them changed the system. */
+export abstract class RecordingRunner implements Runner {
+  readonly calls: RecordedCall[] = [];
+
+  abstract run(argv: string[], options?: RunOptions): Promise<RunResult>;
+
+  /** Recorded commands, space-joined. */
+  commands(): string[] {
+    return this.calls.map((c) => c.argv.join(" "));
+  }
+
+  /** The same as `commands()`. */
+  lines(): string[] {
+    return this.commands();
+  }
+
+  /** Recorded commands that change the system (see mutating.ts). */
+  mutating(): string[] {
+    return mutatingCommands(this.calls);
+  }
+
+  /** Returns the mutating commands recorded so far and forgets every call. */
+  takeMutating(): string[] {
+    const out = this.mutating();
+    this.clear();
+    return out;
+  }
+
+  clear(): void {
+    this.calls.length = 0;
+  }
+}
+
+export class FakeRunner extends RecordingRunner {
+  private readonly handlers: { match: (argv: string[], line: string) => boolean; handler: Handler }[] = [];
+
+  constructor(private readonly options: { strict?: boolean } = {}) {
+    super();
+  }
+
+  /** Answers matching commands; registered later wins. */
+  on(match: Match, reply: Reply | Handler): this {
+    this.handlers.unshift({ match: matcher(match), handler: typeof reply === "function" ? reply : () => reply });
     return this;
   }
 
   async run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
     this.calls.push({ argv: [...argv], options });
-    const h = this.handlers.find((x) => x.prefix.every((p, i) => argv[i] === p));
-    const partial = h ? await h.fn(argv, options) : {};
-    const result: RunResult = {
-      argv,
-      exitCode: partial.exitCode ?? 0,
-      stdout: partial.stdout ?? "",
-      stderr: partial.stderr ?? "",
-    };
+    const line = argv.join(" ");
+    let reply: Reply | undefined;
+    for (const h of this.handlers) {
+      if (!h.match(argv, line)) continue;
+      reply = await h.handler(argv, options);
+      if (reply) break;
+    }
+    if (!reply && this.options.strict) reply = { exitCode: 127, stderr: `fake runner: ${argv[0]}: command not modelled` };
+    const result: RunResult = { argv, exitCode: reply?.exitCode ?? 0, stdout: reply?.stdout ?? "", stderr: reply?.stderr ?? "" };
     if (result.exitCode !== 0 && !options.allowFailure) throw new CommandError(result);
     return result;
-  }
-
-  /** Recorded argv lines joined with spaces. */
-  commands(): string[] {
-    return this.calls.map((c) => c.argv.join(" "));
-  }
-
-  /** Recorded commands that change the system. */
-  mutating(): string[] {
-    return this.calls.filter((c) => !isReadOnly(c.argv)).map((c) => c.argv.join(" "));
-  }
-
-  clear(): void {
-    this.calls.length = 0;
   }
 }

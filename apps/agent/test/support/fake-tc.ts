@@ -1,4 +1,4 @@
-/** A tiny model of root qdiscs for the fake runner: `tc qdisc replace … root … htb`, `tc qdisc del … root`, `tc -j qdisc show`. */
+/** A tiny model of root qdiscs for the fake runner: `tc qdisc replace … root … htb`, `tc qdisc del … root`, `tc -j qdisc show`; classes are accepted. */
 import type { FakeRunner } from "./fake-runner.ts";
 
 export class FakeTc {
@@ -13,6 +13,8 @@ export class FakeTc {
       if (argv[5] === "root") this.roots.set(argv[4]!, { kind: argv[8]!, handle: argv[7]! });
       return {};
     });
+    runner.on(["tc", "class", "replace"], () => ({}));
+    runner.on(["tc", "-s"], () => ({ stdout: "(fake tc statistics)\n" }));
     runner.on(["tc", "qdisc", "del", "dev"], (argv) => {
       if (!this.roots.delete(argv[4]!)) return { exitCode: 2, stderr: "Error: Cannot delete qdisc with handle of zero." };
       return {};

@@ -34,7 +34,7 @@ async function handle(c: Command): Promise<unknown> {
       prober.configure(c.config!);
       return null;
     case "report":
-      return { tunnels: prober.report(), details: prober.details(), at: Math.round(performance.now() - t0) };
+      return { tunnels: prober.report(), details: prober.targetDetails(), at: Math.round(performance.now() - t0) };
     case "policy-apply":
       return policy.apply(c.config!, ctx);
     case "policy-state":

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createUiApp, parsePing, runPing } from "../../src/ui/index.ts";
+import { parsePing, ping } from "../../src/control/diagnostics.ts";
+import { createUiApp } from "../../src/ui/index.ts";
 import { FakeRunner } from "../support/fake-runner.ts";
 import { sampleUiData } from "../support/ui-data.ts";
 
@@ -92,7 +93,17 @@ describe("troubleshooting page: data", () => {
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(["bgp", "connection", "errors", "interfaces", "tunnels", "vrrp"]);
     expect(body.tunnels).toEqual([
-      { id: "t-301", name: "branch-a ↔ hq", up: true, loss: 1.667, rtt: 23.456, srttMs: 22.1, jitter: 3.21, samples: 60 },
+      {
+        id: "t-301",
+        name: "branch-a ↔ hq",
+        up: true,
+        loss: 1.667,
+        rtt: 23.456,
+        srttMs: 22.1,
+        jitter: 3.21,
+        samples: 60,
+        target: "10.100.0.5",
+      },
     ]);
   });
 });
@@ -119,8 +130,18 @@ describe("diagnostics", () => {
 
   it("runs ping through the runner with a fixed argv", async () => {
     const { runner } = setup();
-    await runPing(runner, "10.0.0.1", 3, "10.0.0.2");
-    expect(runner.commands()).toEqual(["ping -n -c 3 -i 0.2 -W 2 -I 10.0.0.2 10.0.0.1"]);
-    await expect(runPing(runner, "10.0.0.1", 50)).rejects.toMatchObject({ code: "VALIDATION_FAILED" });
+    await ping(runner, { target: "10.0.0.1", count: 3, source: "10.0.0.2" });
+    expect(runner.commands()).toEqual(["ping -q -n -c 3 -i 0.2 -W 1 -I 10.0.0.2 10.0.0.1"]);
+  });
+
+  it("refuses what the protocol refuses before anything runs: a count above 20, a name", async () => {
+    const { app, runner } = setup();
+    const r = await app.request("/api/ping", {
+      method: "POST",
+      body: JSON.stringify({ target: "localhost" }),
+      headers: { authorization: `Bearer ${SECRET}`, "x-tern-ui": "1", "content-type": "application/json" },
+    });
+    expect(r.status).toBe(400);
+    expect(runner.commands()).toEqual([]);
   });
 });

@@ -92,12 +92,12 @@ describe.runIf(enabled)("troubleshooting page in Chromium", () => {
     await page.click("#ping-btn");
     await expect
       .poll(() => text("#diag-output"), { timeout: 15_000 })
-      .toMatch(/2 packets transmitted, 2 received, 0% packet loss/);
+      .toMatch(/4 packets transmitted, 4 received, 0% packet loss/);
     expect(data.pings).toEqual(["127.0.0.1"]);
 
     await page.fill("#diag-target", "127.0.0.1; reboot");
     await page.click("#ping-btn");
-    await expect.poll(() => text("#diag-output")).toMatch(/error: target: must be an IPv4 address/);
+    await expect.poll(() => text("#diag-output")).toMatch(/error: ping: target: /);
 
     await page.fill("#diag-target", "127.0.0.1");
     await page.click("#traceroute-btn");

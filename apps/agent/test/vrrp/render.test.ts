@@ -12,8 +12,8 @@ import {
   validateVrrp,
 } from "../../src/drivers/vrrp/render.ts";
 import { groupStates, parseTransitions, type Transition, TransitionWatcher } from "../../src/drivers/vrrp/transitions.ts";
-import { fullConfig } from "../support/daemons/configs.ts";
-import { tempDir } from "../support/tmp.ts";
+import { fullConfig } from "../support/configs.ts";
+import { tempDirs } from "../support/context.ts";
 
 const sample = fullConfig().vrrp;
 const NOTIFY = "/run/tern/vrrp/notify.sh";
@@ -105,9 +105,9 @@ describe("vrrp transitions", () => {
   });
 
   it("the watcher hands over each new whole line at once, also for a file that appears later", async () => {
-    const dir = await tempDir("vrrp-watch");
+    const dir = await tempDirs("vrrp-watch");
     try {
-      const path = join(dir.path, "transitions.log");
+      const path = join(dir.root, "transitions.log");
       const seen: Transition[] = [];
       const w = new TransitionWatcher(path, (t) => seen.push(t));
       await w.start();

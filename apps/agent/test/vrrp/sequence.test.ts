@@ -4,12 +4,11 @@ import { join } from "node:path";
 import type { DeviceConfig } from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { VrrpDriver } from "../../src/drivers/vrrp/index.ts";
-import { configWith, fullConfig } from "../support/daemons/configs.ts";
-import { type TestContext, testContext } from "../support/daemons/context.ts";
-import { FakeRunner } from "../support/daemons/fake-runner.ts";
+import { configWith, fullConfig } from "../support/configs.ts";
+import { driverContext, type TempDirs, type TestContext, tempDirs } from "../support/context.ts";
 import { argAfter, FakeProcesses } from "../support/fake-processes.ts";
+import { FakeRunner } from "../support/fake-runner.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { tempDir } from "../support/tmp.ts";
 
 const sample = fullConfig().vrrp;
 const A = configWith({ vrrp: sample });
@@ -17,17 +16,17 @@ const B = configWith({ vrrp: [{ ...sample[0]!, priority: 90, trackOptional: ["wa
 const EMPTY = configWith({});
 
 describe("vrrp config sequence (fake runner)", () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: TempDirs;
   let fake: FakeRunner;
   let procs: FakeProcesses;
   let ctx: TestContext;
   let driver: VrrpDriver;
   beforeEach(async () => {
-    dir = await tempDir("vrrp-seq");
+    dir = await tempDirs("vrrp-seq");
     fake = new FakeRunner();
     procs = new FakeProcesses(fake);
     procs.daemon(/^start-stop-daemon --start .*keepalived/, "keepalived", (a) => argAfter(a, "--pidfile"));
-    ctx = testContext(fake, join(dir.path, "run"));
+    ctx = driverContext(fake, join(dir.root, "run"));
     driver = new VrrpDriver();
   });
   afterEach(async () => {
@@ -38,7 +37,7 @@ describe("vrrp config sequence (fake runner)", () => {
   const step = async (config: DeviceConfig) => {
     fake.clear();
     const { changed } = await driver.apply(config, ctx);
-    return { changed, mutating: mutatingCommands(fake.calls).map((l) => l.replaceAll(dir.path, "<tmp>")) };
+    return { changed, mutating: mutatingCommands(fake.calls).map((l) => l.replaceAll(dir.root, "<tmp>")) };
   };
 
   it("A → B → A → A → empty → empty", async () => {
@@ -81,8 +80,8 @@ describe("vrrp config sequence (fake runner)", () => {
 
 describe("vrrp in system mode (fake runner)", () => {
   it("uses keepalived.service: start, reload on change, stop on teardown", async () => {
-    const dir = await tempDir("vrrp-sys");
-    const driver = new VrrpDriver({ sysRoot: join(dir.path, "root") });
+    const dir = await tempDirs("vrrp-sys");
+    const driver = new VrrpDriver({ sysRoot: join(dir.root, "root") });
     try {
       const fake = new FakeRunner();
       let active = false;
@@ -91,20 +90,20 @@ describe("vrrp in system mode (fake runner)", () => {
         active = a[1] === "start";
         return {};
       });
-      await mkdir(join(dir.path, "root/etc/keepalived"), { recursive: true });
-      const ctx = testContext(fake, join(dir.path, "run"), "system");
+      await mkdir(join(dir.root, "root/etc/keepalived"), { recursive: true });
+      const ctx = driverContext(fake, join(dir.root, "run"), { mode: "system" });
       const run = async (c: DeviceConfig) => {
         fake.clear();
         await driver.apply(c, ctx);
         return mutatingCommands(fake.calls);
       };
       expect(await run(A)).toEqual(["systemctl start keepalived"]);
-      const conf = await readFile(join(dir.path, "root/etc/keepalived/keepalived.conf"), "utf8");
-      expect(conf).toContain(`notify "${join(dir.path, "root/etc/keepalived/tern-notify.sh")}"`);
+      const conf = await readFile(join(dir.root, "root/etc/keepalived/keepalived.conf"), "utf8");
+      expect(conf).toContain(`notify "${join(dir.root, "root/etc/keepalived/tern-notify.sh")}"`);
       expect(await run(A)).toEqual([]);
       expect(await run(B)).toEqual(["systemctl reload keepalived"]);
       expect(await run(EMPTY)).toEqual(["systemctl stop keepalived"]);
-      expect(await readdir(join(dir.path, "root/etc/keepalived"))).toEqual([]);
+      expect(await readdir(join(dir.root, "root/etc/keepalived"))).toEqual([]);
     } finally {
       driver.close();
       await dir.remove();

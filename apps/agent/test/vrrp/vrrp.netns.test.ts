@@ -9,11 +9,10 @@ import { type Netns, NetnsScope, privilegedTestsEnabled, run } from "@tern/netla
 import type { ConfigVrrp } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VrrpDriver } from "../../src/drivers/vrrp/index.ts";
-import { configWith } from "../support/daemons/configs.ts";
-import { type TestContext, testContext } from "../support/daemons/context.ts";
-import { NetnsRunner } from "../support/daemons/netns-runner.ts";
+import { configWith } from "../support/configs.ts";
+import { driverContext, type TempDirs, type TestContext, tempDirs } from "../support/context.ts";
 import { mutatingCommands } from "../support/mutating.ts";
-import { tempDir } from "../support/tmp.ts";
+import { NetnsRunner } from "../support/netns-runner.ts";
 
 const enabled = privilegedTestsEnabled("vrrp driver (keepalived)", ["keepalived", "start-stop-daemon"]);
 
@@ -45,7 +44,7 @@ async function notified(ctx: TestContext, state: string, since: number, timeoutM
 
 describe.runIf(enabled)("vrrp driver with real keepalived in namespaces", () => {
   const scope = new NetnsScope("vrrp");
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: TempDirs;
   let vr1: Netns;
   let vr2: Netns;
   let ctx1: TestContext;
@@ -58,7 +57,7 @@ describe.runIf(enabled)("vrrp driver with real keepalived in namespaces", () => 
     /192\.168\.70\.1\/24/.test((await ns.exec(["ip", "-4", "addr", "show", "dev", "lan0"])).stdout);
 
   beforeAll(async () => {
-    dir = await tempDir("vrrp");
+    dir = await tempDirs("vrrp");
     const sw = await scope.netns("sw");
     vr1 = await scope.netns("vr1");
     vr2 = await scope.netns("vr2");
@@ -73,8 +72,8 @@ describe.runIf(enabled)("vrrp driver with real keepalived in namespaces", () => 
       await scope.veth(ns, "wan0", sw, `w${n}`);
       await ns.addAddress("lan0", `192.168.70.${n + 1}/24`);
     }
-    ctx1 = testContext(new NetnsRunner(vr1.name), join(dir.path, "vr1"));
-    ctx2 = testContext(new NetnsRunner(vr2.name), join(dir.path, "vr2"));
+    ctx1 = driverContext(new NetnsRunner(vr1.name), join(dir.root, "vr1"));
+    ctx2 = driverContext(new NetnsRunner(vr2.name), join(dir.root, "vr2"));
   }, 30_000);
 
   afterAll(async () => {

@@ -6,13 +6,15 @@
  * zebra's one owned line, vtysh. System: the integrated /etc/frr/frr.conf and
  * `systemctl reload frr`. Unchanged files: no command but liveness checks.
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { BgpState, ConfigBgp, DeviceConfig } from "@tern/protocol";
-import { DriverError } from "../../daemons/errors.ts";
 import { differs, readText, removePath, writeChanged } from "../../daemons/files.ts";
 import { type DaemonSpec, daemonPid, launchArgv, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
 import { serviceActive, systemctl } from "../../daemons/systemd.ts";
-import type { ApplyOutcome, Driver, DriverContext, RenderedFile, StatusPart } from "../driver.ts";
+import { AgentError } from "../../errors.ts";
+import type { ApplyOutcome, Driver, DriverContext, DumpItem, RenderedFile, StatusPart } from "../driver.ts";
+import { commandItem, fileItem } from "../dump.ts";
 import { type BgpPaths, bgpPaths } from "./paths.ts";
 import {
   needsNhtViaDefault,
@@ -171,8 +173,17 @@ export class BgpDriver implements Driver {
       // bgpd without its zebra has no routes to install: restart both from the files.
       if (zebraPid === null && bgpdPid !== null) await stopDaemon(ctx.runner, bgpd);
       await ctx.runner.run(["install", "-d", "-o", this.user, "-g", this.user, "-m", "0775", paths.dir]);
-      if (zebraPid === null) await startDaemon(ctx.runner, zebra);
-      await startDaemon(ctx.runner, bgpd);
+      try {
+        if (zebraPid === null) await startDaemon(ctx.runner, zebra);
+        await startDaemon(ctx.runner, bgpd);
+      } catch (err) {
+        const blocked = await closedAncestor(paths.dir);
+        if (!blocked) throw err;
+        throw new AgentError(
+          "DAEMON_FAILED",
+          `${(err as Error).message}\n(the FRR daemons run as ${this.user} and cannot reach ${paths.dir}: ${blocked} is not searchable by others; chmod o+x it or use a run dir under a searchable path)`,
+        );
+      }
       ctx.log.info("bgp: FRR started", { dir: paths.dir });
       return { changed: true };
     }
@@ -186,7 +197,7 @@ export class BgpDriver implements Driver {
     if (bgpdChanged) {
       const r = await ctx.runner.run(this.reloadArgv(paths), { allowFailure: true, timeoutMs: 60_000 });
       if (r.exitCode !== 0) {
-        throw new DriverError(
+        throw new AgentError(
           "DAEMON_FAILED",
           `frr-reload.py could not apply ${paths.bgpdConf}: ${(r.stderr || r.stdout).trim().split("\n").slice(-5).join(" | ")}`,
         );
@@ -199,7 +210,7 @@ export class BgpDriver implements Driver {
 
   private async applySystem(bgp: ConfigBgp, ctx: DriverContext, paths: BgpPaths): Promise<ApplyOutcome> {
     const daemons = await readFile(paths.daemonsFile, "utf8").catch(() => {
-      throw new DriverError("DAEMON_FAILED", `${paths.daemonsFile} is missing: is FRR installed?`);
+      throw new AgentError("DAEMON_FAILED", `${paths.daemonsFile} is missing: is FRR installed?`);
     });
     const files = [...this.files(bgp, paths), { path: paths.daemonsFile, content: withBgpd(daemons, true), mode: 0o640 }];
     const before = await readText(paths.frrConf);
@@ -253,5 +264,32 @@ export class BgpDriver implements Driver {
 
   async observe(config: DeviceConfig, ctx: DriverContext): Promise<StatusPart> {
     return { bgp: await this.status(config, ctx) };
+  }
+
+  /** Rendered configs (passwords redacted), `show bgp summary`, neighbours and routes as FRR sees them. */
+  async dump(config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]> {
+    const paths = this.paths(ctx);
+    const items =
+      paths.mode === "system"
+        ? [await fileItem("frr.conf", paths.frrConf)]
+        : [await fileItem("zebra.conf", paths.zebraConf), await fileItem("bgpd.conf", paths.bgpdConf)];
+    if (!config.bgp) return items;
+    for (const [name, command] of [
+      ["show-bgp-summary.txt", "show bgp summary"],
+      ["show-bgp-neighbors.txt", "show bgp neighbors"],
+      ["show-ip-bgp.txt", "show ip bgp"],
+      ["show-ip-route.txt", "show ip route"],
+    ] as const)
+      items.push(await commandItem(ctx, name, this.vtysh(paths, ["-c", command])));
+    return items;
+  }
+}
+
+/** The first directory above `dir` that others cannot search (FRR drops to its own user before it opens its files). */
+async function closedAncestor(dir: string): Promise<string | null> {
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    const st = await stat(d).catch(() => null);
+    if (st && (st.mode & 0o001) === 0) return d;
+    if (d === dirname(d)) return null;
   }
 }

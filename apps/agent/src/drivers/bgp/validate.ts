@@ -1,6 +1,6 @@
 /** Checks the BGP section before anything changes; throws INVALID_CONFIG with the offending path. */
 import type { ConfigBgp } from "@tern/protocol";
-import { invalidConfig } from "../../daemons/errors.ts";
+import { invalidConfig } from "../../errors.ts";
 
 /** TCP-MD5 keys: up to 80 printable characters; FRR's CLI takes one word. */
 const PASSWORD = /^[\x21-\x7e]{1,80}$/;

@@ -7,14 +7,15 @@
  */
 import { mkdir, rm } from "node:fs/promises";
 import { type ConfigDhcpServer, cidrContains, type DeviceConfig, parseCidr, parseIPv4 } from "@tern/protocol";
-import { DriverError, invalidConfig } from "../../daemons/errors.ts";
 import { readText, removePath } from "../../daemons/files.ts";
 import { interfaceAddresses } from "../../daemons/interfaces.ts";
 import { type DaemonSpec, daemonPid, launchArgv, signalDaemon, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
 import { serviceActive, signalService, systemctl } from "../../daemons/systemd.ts";
+import { AgentError, invalidConfig } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs.ts";
 import type { Runner } from "../../runner.ts";
-import type { ApplyOutcome, Driver, DriverContext, RenderedFile } from "../driver.ts";
+import type { ApplyOutcome, Driver, DriverContext, DumpItem, RenderedFile } from "../driver.ts";
+import { fileItem } from "../dump.ts";
 import { type DhcpPaths, dhcpPaths } from "./paths.ts";
 import { renderKeaConf, validateDhcp } from "./render.ts";
 
@@ -135,7 +136,7 @@ export class DhcpDriver implements Driver {
       // SIGHUP is kea's config-reload: it re-reads the file, re-detects interfaces and reopens its sockets.
       if (paths.mode === "standalone") {
         if (!(await signalDaemon(ctx.runner, this.spec(paths), "HUP")))
-          throw new DriverError("DAEMON_FAILED", "kea-dhcp4 exited before it could be reconfigured");
+          throw new AgentError("DAEMON_FAILED", "kea-dhcp4 exited before it could be reconfigured");
       } else await signalService(ctx.runner, this.unit, "HUP");
       ctx.log.info("dhcp: kea-dhcp4 reconfigured", {
         servers: config.dhcp.map((s) => `${s.interface} ${addresses.get(s.interface) ?? "?"}`),
@@ -161,6 +162,12 @@ export class DhcpDriver implements Driver {
     } finally {
       await rm(paths.candidate, { force: true });
     }
+  }
+
+  /** The kea config in force and the lease database (the log is in the run directory's copy). */
+  async dump(_config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]> {
+    const paths = this.paths(ctx);
+    return [await fileItem("kea-dhcp4.conf", paths.conf), await fileItem("leases4.csv", paths.leases)];
   }
 
   private async teardown(ctx: DriverContext, paths: DhcpPaths): Promise<boolean> {

@@ -5,7 +5,7 @@
  * keeps serving with a stale address. Golden-tested.
  */
 import { type ConfigDhcpServer, cidrContains, parseCidr, parseIPv4 } from "@tern/protocol";
-import { invalidConfig } from "../../daemons/errors.ts";
+import { invalidConfig } from "../../errors.ts";
 import type { DhcpPaths } from "./paths.ts";
 
 /** Options whose value is one string: a comma in it must not split it into a list. */

@@ -1,8 +1,7 @@
 /** What the firewall render needs, derived from a DeviceConfig plus facts only the agent knows. */
 import type { ConfigFilterRule, DeviceConfig } from "@tern/protocol";
-
-/** UDP port every Tern agent answers tunnel probes on (see src/probes). */
-export const PROBE_PORT = 7655;
+import { PROBE_PORT } from "../../probes/types.ts";
+import type { DriverContext } from "../driver.ts";
 
 /**
  * Tunnel-side devices when the IKEv2 driver does not say otherwise:
@@ -10,6 +9,17 @@ export const PROBE_PORT = 7655;
  * prefix match).
  */
 export const DEFAULT_TUNNEL_DEVICES = ["ipsec0", "xfrm*"] as const;
+
+/**
+ * Who knows which devices carry tunnel traffic: the IKEv2 driver (kernel-
+ * libipsec's one TUN, or one XFRM interface per tunnel).
+ */
+export interface TunnelDeviceSource {
+  /** The devices `apply` must use for `config` (may probe the kernel once); empty without tunnels. */
+  tunnelDevices(config: DeviceConfig, ctx: DriverContext): Promise<readonly string[]>;
+  /** Best knowledge without running anything, for `plan`. */
+  plannedTunnelDevices(config: DeviceConfig): readonly string[];
+}
 
 export interface FirewallInput {
   wanInterfaces: string[];

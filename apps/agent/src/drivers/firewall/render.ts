@@ -13,7 +13,7 @@
  * control link, tunnels and routing.
  */
 import type { ConfigFilterRule } from "@tern/protocol";
-import { ConfigError } from "./config-error.ts";
+import { invalidConfig } from "../../errors.ts";
 import type { FirewallInput } from "./input.ts";
 import { address, ifnameSet, network, portSpec, prefixLength } from "./nft-syntax.ts";
 
@@ -46,7 +46,7 @@ export function filterRuleLine(
       parts.push(ports ? `${rule.protocol} dport ${ports}` : `meta l4proto ${rule.protocol}`);
       break;
     case "icmp":
-      if (ports) throw new ConfigError(`${path}.ports`, "ports make no sense with protocol icmp");
+      if (ports) throw invalidConfig(`${path}.ports`, "ports make no sense with protocol icmp");
       parts.push("meta l4proto icmp");
       break;
     case "any":
@@ -100,9 +100,9 @@ function natMaps(input: FirewallInput): { snat: string[]; dnat: string[] } {
     const source = network(n.source, `${path}.source`);
     const translated = network(n.translated, `${path}.translated`);
     if (prefixLength(source) !== prefixLength(translated))
-      throw new ConfigError(path, `1:1 NAT needs prefixes of the same size (${source} → ${translated})`);
-    if (seenSource.has(source)) throw new ConfigError(`${path}.source`, `${source} is translated twice`);
-    if (seenTranslated.has(translated)) throw new ConfigError(`${path}.translated`, `${translated} is used twice`);
+      throw invalidConfig(path, `1:1 NAT needs prefixes of the same size (${source} → ${translated})`);
+    if (seenSource.has(source)) throw invalidConfig(`${path}.source`, `${source} is translated twice`);
+    if (seenTranslated.has(translated)) throw invalidConfig(`${path}.translated`, `${translated} is used twice`);
     seenSource.add(source);
     seenTranslated.add(translated);
     snat.push(`${source} : ${translated}`);
@@ -113,7 +113,7 @@ function natMaps(input: FirewallInput): { snat: string[]; dnat: string[] } {
 
 const indent = (lines: readonly string[]) => lines.map((l) => `    ${l}\n`).join("");
 
-/** The body of `table inet tern` for `input`. Throws ConfigError on values that cannot be rendered. */
+/** The body of `table inet tern` for `input`. Throws INVALID_CONFIG (AgentError) on values that cannot be rendered. */
 export function renderFirewall(input: FirewallInput): string {
   const inbound = userRules(input.inbound, "inbound", input.wanInterfaces);
   const outbound = userRules(input.outbound, "outbound", input.wanInterfaces);
@@ -125,8 +125,9 @@ export function renderFirewall(input: FirewallInput): string {
   body += indent(["ct state established,related accept", ...inbound, ...outbound]);
   body += "  }\n";
   if (input.lanNat.length > 0) {
-    if (input.tunnelDevices.length === 0) throw new ConfigError("firewall.lanNat", "LAN NAT needs at least one tunnel device");
     const { snat, dnat } = natMaps(input);
+    // LAN NAT translates on the tunnel side: without tunnels there is nothing to translate (yet).
+    if (input.tunnelDevices.length === 0) return `${body}  # LAN 1:1 NAT waits for a tunnel device\n`;
     const tun = ifnameSet(input.tunnelDevices, "tunnelDevices");
     body += "  chain nat_post {\n    type nat hook postrouting priority srcnat; policy accept;\n";
     body += indent([`oifname ${tun} snat ip prefix to ip saddr map { ${snat.join(", ")} }`]);

@@ -5,15 +5,16 @@
  * tunnel loopbacks and routes, and reads SA state back over VICI.
  */
 import type { DeviceConfig } from "@tern/protocol";
-import { DriverError } from "../../daemons/errors.ts";
 import { differs, listNames, readText, removePath, resolvePath, writeChanged } from "../../daemons/files.ts";
 import { primaryAddresses, waitForDevice } from "../../daemons/interfaces.ts";
 import { type DaemonSpec, daemonPid, launchArgv, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
 import { serviceActive, systemctl } from "../../daemons/systemd.ts";
+import { AgentError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs.ts";
 import type { RunOptions } from "../../runner.ts";
-import type { ApplyOutcome, Driver, DriverContext, RenderedFile } from "../driver.ts";
-import { CONN_PREFIX, LIBIPSEC_DEVICE } from "./names.ts";
+import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem, RenderedFile } from "../driver.ts";
+import { commandItem, fileItem } from "../dump.ts";
+import { CONN_PREFIX, LIBIPSEC_DEVICE, xfrmIfName } from "./names.ts";
 import { type Ikev2Paths, ikev2Paths } from "./paths.ts";
 import { desiredPlumbing, observePlumbing, type Plumbing, plumbingCommands } from "./plumbing.ts";
 import { type Dataplane, renderIkev2 } from "./render.ts";
@@ -104,6 +105,27 @@ export class Ikev2Driver implements Driver {
     return dataplane;
   }
 
+  /**
+   * The devices tunnel traffic of `config` uses: kernel-libipsec's one TUN,
+   * or each tunnel's XFRM interface. Probes the dataplane once (the firewall
+   * runs before this driver and needs them for LAN NAT); empty without tunnels.
+   */
+  async tunnelDevices(config: DeviceConfig, ctx: DriverContext): Promise<string[]> {
+    if (config.tunnels.length === 0) return [];
+    return devicesOf(config, await this.detectDataplane(ctx));
+  }
+
+  /** The same without running anything (plan): the dataplane known or forced, kernel-libipsec otherwise, as `plan()` assumes. */
+  plannedTunnelDevices(config: DeviceConfig): string[] {
+    if (config.tunnels.length === 0) return [];
+    return devicesOf(config, this.plannedDataplane());
+  }
+
+  private plannedDataplane(): Dataplane {
+    const forced = this.options.dataplane;
+    return this.dataplane ?? (forced && forced !== "auto" ? forced : "libipsec");
+  }
+
   plan(
     config: DeviceConfig,
     ctx: Pick<DriverContext, "mode" | "runDir" | "stateDir">,
@@ -111,8 +133,7 @@ export class Ikev2Driver implements Driver {
     if (config.tunnels.length === 0) return { files: [], commands: [] };
     validateTunnels(config.tunnels);
     const paths = this.paths(ctx);
-    const forced = this.options.dataplane;
-    const dataplane: Dataplane = this.dataplane ?? (forced && forced !== "auto" ? forced : "libipsec");
+    const dataplane = this.plannedDataplane();
     const r = renderIkev2(config.tunnels, dataplane, paths, new Map());
     const files = [r.daemonConf, ...(r.swanctlConf ? [r.swanctlConf] : []), ...r.conns.map((c) => c.file)];
     const empty: Plumbing = { links: [], addresses: [], routes: [] };
@@ -191,7 +212,7 @@ export class Ikev2Driver implements Driver {
     else if (daemonChanged) await this.restartCharon(ctx, paths);
     if (started) changed = true;
     if (started && dataplane === "libipsec" && !(await waitForDevice(ctx.runner, LIBIPSEC_DEVICE))) {
-      throw new DriverError("DAEMON_FAILED", `charon started but kernel-libipsec created no ${LIBIPSEC_DEVICE}`);
+      throw new AgentError("DAEMON_FAILED", `charon started but kernel-libipsec created no ${LIBIPSEC_DEVICE}`);
     }
 
     if (started || changedConns.length > 0 || removed.length > 0 || !(await this.loadedMatches(ctx, paths, wanted))) {
@@ -252,6 +273,42 @@ export class Ikev2Driver implements Driver {
     return changed;
   }
 
+  /** SA state per tunnel for `tern-agent status`: IKE and CHILD SA state, DH group (PFS shows on rekeyed CHILD_SAs), time to rekey. */
+  async inspect(config: DeviceConfig, ctx: DriverContext): Promise<DriverDetails> {
+    const states = await this.saStates(config, ctx);
+    const lines = states.map((t) => {
+      const ike = t.ikeSas[0];
+      if (!ike) return `${t.conn} DOWN: no IKE SA`;
+      const child = ike.children.find((c) => c.state === "INSTALLED") ?? ike.children[0];
+      const childText = child
+        ? `CHILD ${child.state} ${child.dhGroup ?? "no DH group (first CHILD_SA)"}, rekey in ${child.rekeyIn ?? "?"} s, ${child.bytesIn}/${child.bytesOut} bytes in/out`
+        : "no CHILD_SA";
+      return `${t.conn} ${t.up ? "up" : "DOWN"}: IKE ${ike.state} ${ike.dhGroup ?? ""} ${ike.localHost ?? "?"} → ${ike.remoteHost ?? "?"}, rekey in ${ike.rekeyIn ?? "?"} s; ${childText}`;
+    });
+    return { lines, data: states };
+  }
+
+  /** Rendered files (PSKs redacted), loaded connections and SAs, the dataplane in use. */
+  async dump(config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]> {
+    const paths = this.paths(ctx);
+    const items: DumpItem[] = [
+      await fileItem("strongswan.conf", paths.strongswanConf),
+      await fileItem("dataplane.txt", paths.dataplaneFile),
+    ];
+    for (const n of (await listNames(paths.connsDir, ".conf")).filter((x) => x.startsWith(CONN_PREFIX)))
+      items.push(await fileItem(n, resolvePath(paths.connsDir, n)));
+    if (config.tunnels.length > 0 || (await this.running(ctx, paths))) {
+      const sas = this.swanctl(paths, ["--list-sas"]);
+      const conns = this.swanctl(paths, ["--list-conns"]);
+      items.push(await commandItem(ctx, "swanctl-list-sas.txt", sas.argv, sas.options));
+      items.push(await commandItem(ctx, "swanctl-list-conns.txt", conns.argv, conns.options));
+    }
+    items.push(
+      await commandItem(ctx, "ip-route-proto58.json", ["ip", "-j", "-4", "route", "show", "table", "main", "proto", "58"]),
+    );
+    return items;
+  }
+
   /** IKE/CHILD SA state of every configured tunnel (all down when charon does not run). */
   async saStates(config: DeviceConfig, ctx: DriverContext): Promise<TunnelSaState[]> {
     const paths = this.paths(ctx);
@@ -262,4 +319,8 @@ export class Ikev2Driver implements Driver {
     }
     return tunnelSaStates(config.tunnels, text);
   }
+}
+
+function devicesOf(config: DeviceConfig, dataplane: Dataplane): string[] {
+  return dataplane === "libipsec" ? [LIBIPSEC_DEVICE] : config.tunnels.map((t) => xfrmIfName(t));
 }

@@ -3,7 +3,7 @@
  * `pfs` on, a proposal without one gets the IKE proposal's group appended;
  * with `pfs` off, DH groups are removed, so the flag is what decides.
  */
-import { invalidConfig } from "../../daemons/errors.ts";
+import { invalidConfig } from "../../errors.ts";
 
 const DH = /^(modp\d+(s\d+)?|ecp\d+(bp)?|curve25519|curve448|x25519|x448)$/;
 const PROPOSAL = /^[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*$/;

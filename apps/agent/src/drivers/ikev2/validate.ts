@@ -1,6 +1,6 @@
 /** Checks the tunnels section before anything on the system changes; throws INVALID_CONFIG with the offending path. */
 import type { ConfigTunnel } from "@tern/protocol";
-import { invalidConfig } from "../../daemons/errors.ts";
+import { invalidConfig } from "../../errors.ts";
 import { connName } from "./names.ts";
 import { espProposals, parseProposals } from "./proposals.ts";
 

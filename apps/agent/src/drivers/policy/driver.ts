@@ -8,8 +8,8 @@
 import { join } from "node:path";
 import type { DeviceConfig } from "@tern/protocol";
 import type { LinkQualityLookup } from "../../probes/types.ts";
-import type { ApplyOutcome, Driver, DriverContext } from "../driver.ts";
-import { DEFAULT_TUNNEL_DEVICES } from "../firewall/input.ts";
+import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem } from "../driver.ts";
+import { commandItem } from "../dump.ts";
 import { applyOwnedTable, scriptPath, tableScript } from "../firewall/nft-table.ts";
 import { syncRules, syncTable } from "./kernel.ts";
 import { hex, MARK_MASK, POLICY_TABLE } from "./layout.ts";
@@ -19,7 +19,6 @@ import { newSelectionState, type SelectionState, selectLink } from "./select.ts"
 
 export interface PolicyDriverOptions {
   quality: LinkQualityLookup;
-  tunnelDevices?: (config: DeviceConfig) => readonly string[];
   /** Monotonic clock in ms (tests pass their own). */
   now?: () => number;
   /** Re-evaluation period; default: the probe interval. */
@@ -47,9 +46,9 @@ export class PolicyDriver implements Driver {
     this.now = options.now ?? (() => performance.now());
   }
 
+  /** Devices whose traffic is never steered: the WANs (tunnel devices, `ipsec0` and `xfrm*`, are added by the render). */
   private upstream(config: DeviceConfig): string[] {
-    const wans = config.interfaces.filter((i) => i.type === "WAN").map((i) => i.name);
-    return [...wans, ...(this.options.tunnelDevices?.(config) ?? DEFAULT_TUNNEL_DEVICES)];
+    return config.interfaces.filter((i) => i.type === "WAN").map((i) => i.name);
   }
 
   render(config: DeviceConfig): string | null {
@@ -148,6 +147,33 @@ export class PolicyDriver implements Driver {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.lock;
+  }
+
+  close(): Promise<void> {
+    return this.stop();
+  }
+
+  /** The link each rule's traffic takes now, and why. */
+  async inspect(): Promise<DriverDetails> {
+    const selections = this.selections();
+    return {
+      lines: selections.map((s) => `rule ${s.rule} → ${s.link ?? "fallback"}${s.reason ? ` (${s.reason})` : ""}`),
+      data: selections,
+    };
+  }
+
+  /** The marking table, the agent's ip rules and each rule's routing table. */
+  async dump(config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]> {
+    const items = [
+      await commandItem(ctx, "nft-table-tern_policy.txt", ["nft", "-a", "list", "table", POLICY_TABLE.family, POLICY_TABLE.name]),
+      await commandItem(ctx, "ip-rule.json", ["ip", "-j", "-4", "rule", "show"]),
+    ];
+    for (const s of ruleSlots(config))
+      items.push(
+        await commandItem(ctx, `ip-route-table-${s.table}.json`, ["ip", "-j", "-4", "route", "show", "table", String(s.table)]),
+      );
+    items.push({ name: "selections.json", content: `${JSON.stringify(this.selections(), null, 2)}\n` });
+    return items;
   }
 
   plan(config: DeviceConfig, ctx: Pick<DriverContext, "mode" | "runDir" | "stateDir">) {

@@ -1,6 +1,6 @@
 /** Pure render of the policy section: the marking table and the kernel rules/routes it implies. */
 import type { ConfigPolicyRule, DeviceConfig } from "@tern/protocol";
-import { ConfigError } from "../firewall/config-error.ts";
+import { invalidConfig } from "../../errors.ts";
 import { DEFAULT_TUNNEL_DEVICES } from "../firewall/input.ts";
 import { ifnameSet, network, portSpec } from "../firewall/nft-syntax.ts";
 import { hex, MARK_MASK, MAX_RULES, slotMark, slotTable } from "./layout.ts";
@@ -16,10 +16,10 @@ export interface RuleSlot {
 /** Rules by priority (then config order), each with its slot, mark and table. */
 export function ruleSlots(config: DeviceConfig): RuleSlot[] {
   const rules = config.policy?.rules ?? [];
-  if (rules.length > MAX_RULES) throw new ConfigError("policy.rules", `at most ${MAX_RULES} rules, got ${rules.length}`);
+  if (rules.length > MAX_RULES) throw invalidConfig("policy.rules", `at most ${MAX_RULES} rules, got ${rules.length}`);
   const names = new Set<string>();
   rules.forEach((r, i) => {
-    if (names.has(r.name)) throw new ConfigError(`policy.rules.${i}.name`, `rule name ${JSON.stringify(r.name)} is used twice`);
+    if (names.has(r.name)) throw invalidConfig(`policy.rules.${i}.name`, `rule name ${JSON.stringify(r.name)} is used twice`);
     names.add(r.name);
   });
   return rules
@@ -37,7 +37,7 @@ function matchExpr(rule: ConfigPolicyRule, path: string): string {
   if (m.protocol === "tcp" || m.protocol === "udp")
     parts.push(ports ? `${m.protocol} dport ${ports}` : `meta l4proto ${m.protocol}`);
   else if (m.protocol === "icmp") {
-    if (ports) throw new ConfigError(`${path}.match.ports`, "ports make no sense with protocol icmp");
+    if (ports) throw invalidConfig(`${path}.match.ports`, "ports make no sense with protocol icmp");
     parts.push("meta l4proto icmp");
   } else if (ports) parts.push(`meta l4proto { tcp, udp } th dport ${ports}`);
   if (m.dscp !== null) parts.push(`ip dscp ${m.dscp}`);

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import type { DeviceConfig } from "@tern/protocol";
 import { writeFileAtomic } from "../../fs.ts";
 import type { Runner } from "../../runner.ts";
-import type { ApplyOutcome, Driver, DriverContext } from "../driver.ts";
+import type { ApplyOutcome, Driver, DriverContext, DumpItem } from "../driver.ts";
+import { commandItem } from "../dump.ts";
 import { applyOwnedTable, scriptPath, tableScript } from "../firewall/nft-table.ts";
 import { QOS_TABLE, qosInput, renderQosTable, tcCommands } from "./render.ts";
 
@@ -80,6 +81,18 @@ export class QosDriver implements Driver {
     if (Object.keys(next).length > 0) await writeFileAtomic(ownedPath, `${JSON.stringify(next)}\n`);
     else await rm(ownedPath, { force: true });
     return { changed };
+  }
+
+  /** The marking table and, per WAN, the qdiscs and classes with their counters. */
+  async dump(config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]> {
+    const items = [
+      await commandItem(ctx, "nft-table-tern_qos.txt", ["nft", "-a", "list", "table", QOS_TABLE.family, QOS_TABLE.name]),
+    ];
+    for (const wan of config.interfaces.filter((i) => i.type === "WAN")) {
+      items.push(await commandItem(ctx, `tc-qdisc-${wan.name}.txt`, ["tc", "-s", "qdisc", "show", "dev", wan.name]));
+      items.push(await commandItem(ctx, `tc-class-${wan.name}.txt`, ["tc", "-s", "class", "show", "dev", wan.name]));
+    }
+    return items;
   }
 
   plan(config: DeviceConfig, ctx: Pick<DriverContext, "mode" | "runDir" | "stateDir">) {

@@ -17,8 +17,8 @@
  * the NIC itself.
  */
 import type { DeviceConfig } from "@tern/protocol";
-import { ConfigError } from "../firewall/config-error.ts";
-import { PROBE_PORT } from "../firewall/input.ts";
+import { invalidConfig } from "../../errors.ts";
+import { PROBE_PORT } from "../../probes/types.ts";
 import { address as checkAddress, ifnameSet } from "../firewall/nft-syntax.ts";
 
 export const QOS_TABLE = { family: "inet", name: "tern_qos" } as const;
@@ -53,7 +53,7 @@ export function renderQosTable(input: QosInput): string {
   const lines = ["type filter hook postrouting priority mangle; policy accept;"];
   if (input.controlServer) {
     const { address, port } = input.controlServer;
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError("controlServer.port", `bad port ${port}`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw invalidConfig("controlServer.port", `bad port ${port}`);
     lines.push(`ip daddr ${checkAddress(address, "controlServer.address")} tcp dport ${port} ${mark} comment "control link"`);
   }
   lines.push(

@@ -10,7 +10,8 @@ import { differs, readText, removePath, writeChanged } from "../../daemons/files
 import { type DaemonSpec, daemonPid, launchArgv, signalDaemon, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
 import { serviceActive, systemctl } from "../../daemons/systemd.ts";
 import { writeFileAtomic } from "../../fs.ts";
-import type { ApplyOutcome, Driver, DriverContext, RenderedFile, StatusPart } from "../driver.ts";
+import type { ApplyOutcome, Driver, DriverContext, DumpItem, RenderedFile, StatusPart } from "../driver.ts";
+import { commandItem, fileItem } from "../dump.ts";
 import { type VrrpPaths, vrrpPaths } from "./paths.ts";
 import { renderKeepalivedConf, renderNotifyScript, validateVrrp } from "./render.ts";
 import { type GroupState, groupStates, parseTransitions, TransitionWatcher } from "./transitions.ts";
@@ -154,6 +155,16 @@ export class VrrpDriver implements Driver {
 
   async observe(config: DeviceConfig, ctx: DriverContext): Promise<StatusPart> {
     return { vrrp: await this.states(config, ctx) };
+  }
+
+  /** keepalived.conf, the transitions keepalived reported, the state per group, and the virtual IPs' interfaces. */
+  async dump(config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]> {
+    const paths = this.paths(ctx);
+    const items = [await fileItem("keepalived.conf", paths.conf), await fileItem("transitions.log", paths.transitions)];
+    items.push({ name: "states.json", content: `${JSON.stringify(await this.states(config, ctx), null, 2)}\n` });
+    for (const dev of new Set(config.vrrp.map((g) => g.interface)))
+      items.push(await commandItem(ctx, `ip-addr-${dev}.json`, ["ip", "-j", "addr", "show", "dev", dev]));
+    return items;
   }
 
   /** Stops watching the transitions file (agent shutdown). keepalived keeps running. */

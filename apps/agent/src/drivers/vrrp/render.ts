@@ -3,7 +3,7 @@
  * script from the VRRP section. Golden-tested.
  */
 import type { ConfigVrrp } from "@tern/protocol";
-import { invalidConfig } from "../../daemons/errors.ts";
+import { invalidConfig } from "../../errors.ts";
 
 /** keepalived instance name of a group; the notify script reports it back. */
 export const INSTANCE_PREFIX = "tern-";

@@ -13,7 +13,7 @@ import { type Netns, NetnsScope, privilegedTestsEnabled } from "@tern/netlab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FirewallDriver } from "../../../src/drivers/firewall/index.ts";
 import { emptyConfig, fullConfig, variant } from "../../support/configs.ts";
-import { type TestContext, testContext } from "../../support/context.ts";
+import { type DisposableContext, testContext } from "../../support/context.ts";
 import { NetnsRunner } from "../../support/netns-runner.ts";
 
 const enabled = privilegedTestsEnabled("firewall netns test", ["nft", "conntrack", "ping"]);
@@ -25,7 +25,7 @@ describe.runIf(enabled)("firewall driver in namespaces", () => {
   let remote: Netns;
   let isp: Netns;
   let runner: NetnsRunner;
-  let ctx: TestContext;
+  let ctx: DisposableContext;
   const driver = new FirewallDriver();
   const config = fullConfig();
 
@@ -66,7 +66,7 @@ describe.runIf(enabled)("firewall driver in namespaces", () => {
     expect(listed.stdout).toContain("snat ip prefix to ip saddr map { 192.168.50.0/24 : 10.50.0.0/24 }");
     runner.calls.length = 0;
     expect(await driver.apply(config, ctx)).toEqual({ changed: false });
-    expect(runner.calls.every((argv) => argv[0] === "nft" && argv[1] === "list")).toBe(true);
+    expect(runner.calls.every(({ argv }) => argv[0] === "nft" && argv[1] === "list")).toBe(true);
   });
 
   it("translates LAN → tunnel (snat) and tunnel → LAN (dnat), seen in conntrack", async () => {

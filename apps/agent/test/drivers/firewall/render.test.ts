@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  ConfigError,
-  FirewallDriver,
-  type filterRuleLine,
-  firewallInput,
-  renderFirewall,
-} from "../../../src/drivers/firewall/index.ts";
+import { FirewallDriver, type filterRuleLine, firewallInput, renderFirewall } from "../../../src/drivers/firewall/index.ts";
+import { AgentError } from "../../../src/errors.ts";
 import { emptyConfig, fullConfig, variant } from "../../support/configs.ts";
 
 const rule = (over: Partial<Parameters<typeof filterRuleLine>[0]> = {}) => ({
@@ -30,7 +25,7 @@ describe("firewall render", () => {
   });
 
   it("uses the tunnel devices it is given on the NAT side", () => {
-    const script = new FirewallDriver({ tunnelDevices: () => ["xfrm-t1", "xfrm-t2"] }).render(fullConfig())!;
+    const script = new FirewallDriver().render(fullConfig(), ["xfrm-t1", "xfrm-t2"])!;
     expect(script).toContain(
       'oifname { "xfrm-t1", "xfrm-t2" } snat ip prefix to ip saddr map { 192.168.50.0/24 : 10.50.0.0/24 }',
     );
@@ -116,9 +111,9 @@ describe("firewall render", () => {
         return e;
       }
     })();
-    expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).code).toBe("VALIDATION_FAILED");
-    expect((err as ConfigError).path).toBe(path);
+    expect(err).toBeInstanceOf(AgentError);
+    expect((err as AgentError).code).toBe("INVALID_CONFIG");
+    expect((err as AgentError).path).toBe(path);
   });
 
   it("plans one file and one nft -f", () => {

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FirewallDriver } from "../../../src/drivers/firewall/index.ts";
 import { emptyConfig, fullConfig, variant } from "../../support/configs.ts";
-import { type TestContext, testContext } from "../../support/context.ts";
+import { type DisposableContext, testContext } from "../../support/context.ts";
 import { FakeNft } from "../../support/fake-nft.ts";
 import { FakeRunner } from "../../support/fake-runner.ts";
 
 describe("firewall driver config sequence (fake runner)", () => {
-  let ctx: TestContext;
+  let ctx: DisposableContext;
   afterEach(() => ctx?.dispose());
 
   it("A → A → B → A → empty → empty: only differences mutate, teardown removes only its table", async () => {

@@ -2,10 +2,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PolicyDriver } from "../../../src/drivers/policy/index.ts";
 import type { LinkQuality, LinkQualityLookup } from "../../../src/probes/index.ts";
 import { emptyConfig, fullConfig, variant } from "../../support/configs.ts";
-import { type TestContext, testContext } from "../../support/context.ts";
-import { FakeIp } from "../../support/fake-ip.ts";
+import { type DisposableContext, testContext } from "../../support/context.ts";
+import { FakeKernel } from "../../support/fake-kernel.ts";
 import { FakeNft } from "../../support/fake-nft.ts";
 import { FakeRunner } from "../../support/fake-runner.ts";
+
+/** The full sample's WANs, addressed as the links driver leaves them. */
+function router(runner: FakeRunner): FakeKernel {
+  const kernel = new FakeKernel(runner, ["wan0", "wan1", "lan0"]);
+  kernel.addAddress("wan0", "10.100.1.2/24");
+  kernel.addAddress("wan1", "10.101.1.2/24");
+  kernel.addAddress("lan0", "192.168.50.2/24");
+  return kernel;
+}
 
 class FakeQuality implements LinkQualityLookup {
   readonly values = new Map<string, Partial<LinkQuality>>();
@@ -60,7 +69,7 @@ describe("policy driver render", () => {
 });
 
 describe("policy driver config sequence (fake runner)", () => {
-  let ctx: TestContext;
+  let ctx: DisposableContext;
   let driver: PolicyDriver;
   afterEach(async () => {
     await driver?.stop();
@@ -69,7 +78,7 @@ describe("policy driver config sequence (fake runner)", () => {
 
   it("A → A → B → A → empty: only differences mutate; teardown removes only its own rules and tables", async () => {
     const runner = new FakeRunner();
-    const ip = new FakeIp(runner);
+    const ip = router(runner);
     const nft = new FakeNft(runner);
     ctx = await testContext(runner);
     driver = new PolicyDriver({ quality: new FakeQuality(), loopMs: 60_000 });
@@ -88,20 +97,20 @@ describe("policy driver config sequence (fake runner)", () => {
     runner.clear();
     expect(await driver.apply(withSecondRule, ctx)).toEqual({ changed: true });
     expect(ip.ownedRules()).toEqual(["30000 0x10000/0xff0000 30000", "30001 0x20000/0xff0000 30001"]);
-    expect(ip.route(30000)).toBe("via 10.101.1.1 dev wan1");
-    expect(ip.route(30001)).toBe("via 10.100.1.1 dev wan0");
+    expect(ip.defaultRoute(30000)).toBe("via 10.101.1.1 dev wan1");
+    expect(ip.defaultRoute(30001)).toBe("via 10.100.1.1 dev wan0");
 
     runner.clear();
     expect(await driver.apply(full, ctx)).toEqual({ changed: true });
     expect(ip.ownedRules()).toEqual(["30000 0x10000/0xff0000 30000"]);
-    expect(ip.route(30000)).toBe("via 10.100.1.1 dev wan0");
-    expect(ip.route(30001)).toBeNull();
+    expect(ip.defaultRoute(30000)).toBe("via 10.100.1.1 dev wan0");
+    expect(ip.defaultRoute(30001)).toBeNull();
 
     runner.clear();
     expect(await driver.apply(emptyConfig(), ctx)).toEqual({ changed: true });
     expect(ip.ownedRules()).toEqual([]);
-    expect(ip.rules.map((r) => r.priority)).toEqual([0, 220, 32766]);
-    expect(ip.tables.size).toBe(0);
+    expect(ip.rules.map((r) => r.priority)).toEqual([0, 220, 32766, 32767]);
+    expect(ip.routes.filter((r) => r.table !== "main")).toEqual([]);
     expect(nft.tables.has("inet tern_policy")).toBe(false);
     runner.clear();
     expect(await driver.apply(emptyConfig(), ctx)).toEqual({ changed: false });
@@ -110,7 +119,7 @@ describe("policy driver config sequence (fake runner)", () => {
 
   it("the loop moves traffic when quality changes, notifies, and honours the hold-down", async () => {
     const runner = new FakeRunner();
-    const ip = new FakeIp(runner);
+    const ip = router(runner);
     new FakeNft(runner);
     ctx = await testContext(runner);
     const quality = new FakeQuality();
@@ -123,26 +132,26 @@ describe("policy driver config sequence (fake runner)", () => {
     quality.values.set("tunnel:00000000-0000-4000-8000-000000000301", { up: false });
     quality.values.set("tunnel:00000000-0000-4000-8000-000000000302", { up: false });
     await driver.apply(cfg, ctx);
-    expect(ip.route(30000)).toBe("via 10.100.1.1 dev wan0");
+    expect(ip.defaultRoute(30000)).toBe("via 10.100.1.1 dev wan0");
 
     quality.values.set("wan:wan0", { lossPercent: 20 });
     clock = 1000;
-    await waitFor(() => ip.route(30000) === "via 10.101.1.1 dev wan1");
-    expect(ctx.notes.at(-1)).toBe("policy voip: wan:wan0 (loss 20% > 2%) → wan:wan1 (loss 0%, rtt 5 ms, jitter 1 ms)");
+    await waitFor(() => ip.defaultRoute(30000) === "via 10.101.1.1 dev wan1");
+    expect(ctx.notes.at(-1)?.reason).toBe("policy voip: wan:wan0 (loss 20% > 2%) → wan:wan1 (loss 0%, rtt 5 ms, jitter 1 ms)");
 
     quality.values.set("wan:wan0", {});
     clock = 2000;
     await new Promise((r) => setTimeout(r, 50));
-    expect(ip.route(30000)).toBe("via 10.101.1.1 dev wan1");
+    expect(ip.defaultRoute(30000)).toBe("via 10.101.1.1 dev wan1");
     clock = 7000;
-    await waitFor(() => ip.route(30000) === "via 10.100.1.1 dev wan0");
+    await waitFor(() => ip.defaultRoute(30000) === "via 10.100.1.1 dev wan0");
     expect(ctx.notes).toHaveLength(2);
 
     // Both links fail: by-destination fallback empties the table (lookups fall through to main).
     quality.values.set("wan:wan0", { up: false });
     quality.values.set("wan:wan1", { up: false });
     clock = 8000;
-    await waitFor(() => ip.route(30000) === null);
+    await waitFor(() => ip.defaultRoute(30000) === null);
     expect(driver.selections()).toEqual([{ rule: "voip", link: null, reason: "wan:wan0 (down) → fallback (no eligible link)" }]);
   });
 });

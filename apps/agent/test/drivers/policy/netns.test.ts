@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { Netns, NetnsScope, privilegedTestsEnabled } from "@tern/netlab";
 import type { DeviceConfig } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { labConfig, wan } from "../../support/lab-configs.ts";
+import { labConfig, wan } from "../../support/configs.ts";
 import { NsAgent } from "../../support/ns-agent-client.ts";
 
 const enabled = privilegedTestsEnabled("policy netns test", ["nft", "fping"]);

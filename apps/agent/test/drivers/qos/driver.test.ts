@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { QosDriver } from "../../../src/drivers/qos/index.ts";
 import { fullConfig, variant } from "../../support/configs.ts";
-import { type TestContext, testContext } from "../../support/context.ts";
+import { type DisposableContext, testContext } from "../../support/context.ts";
 import { FakeNft } from "../../support/fake-nft.ts";
 import { FakeRunner } from "../../support/fake-runner.ts";
 import { FakeTc } from "../../support/fake-tc.ts";
@@ -29,13 +29,13 @@ describe("qos render", () => {
 
   it("rejects a bad server address with a machine code", () => {
     expect(() => new QosDriver().render(fullConfig(), { address: "not-an-ip", port: 443 })).toThrow(
-      expect.objectContaining({ code: "VALIDATION_FAILED", path: "controlServer.address" }),
+      expect.objectContaining({ code: "INVALID_CONFIG", path: "controlServer.address" }),
     );
   });
 });
 
 describe("qos driver config sequence (fake runner)", () => {
-  let ctx: TestContext;
+  let ctx: DisposableContext;
   afterEach(() => ctx?.dispose());
 
   it("A → A → B → A → off: only differences mutate; off removes only the qdiscs it installed", async () => {

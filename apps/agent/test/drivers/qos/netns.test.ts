@@ -14,8 +14,8 @@ import { Netns, NetnsScope, privilegedTestsEnabled } from "@tern/netlab";
 import type { DeviceConfig, TunnelReport } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QosDriver } from "../../../src/drivers/qos/index.ts";
-import { type TestContext, testContext } from "../../support/context.ts";
-import { labConfig, tunnel, wan } from "../../support/lab-configs.ts";
+import { labConfig, tunnel, wan } from "../../support/configs.ts";
+import { type DisposableContext, testContext } from "../../support/context.ts";
 import { NetnsRunner } from "../../support/netns-runner.ts";
 import { NsAgent } from "../../support/ns-agent-client.ts";
 
@@ -29,7 +29,7 @@ describe.runIf(enabled)("management QoS under load in namespaces", () => {
   let srv: Netns;
   let agent: NsAgent;
   let responder: NsAgent;
-  let ctx: TestContext;
+  let ctx: DisposableContext;
   const driver = new QosDriver();
   const monitoring = { probeIntervalMs: 100, windowSize: 20, downAfterMs: 5000, statusIntervalMs: 5000 };
   const config = (qos: boolean): DeviceConfig =>

@@ -1,0 +1,18 @@
+/** Process entry of `tern-agent` (bin/tern-agent runs it through tsx): the only place that reads process.env. */
+import { main } from "./main.ts";
+
+const stop = new AbortController();
+for (const signal of ["SIGTERM", "SIGINT"] as const)
+  process.on(signal, () => {
+    if (stop.signal.aborted) process.exit(130);
+    stop.abort();
+  });
+
+const code = await main(process.argv.slice(2), {
+  env: process.env,
+  io: { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) },
+  stopSignal: stop.signal,
+});
+process.exitCode = code;
+// Drivers' watchers are unref'd; anything left (sockets closing) must not keep a finished command alive.
+setTimeout(() => process.exit(code), 2000).unref();

@@ -1,0 +1,155 @@
+/**
+ * `tern-agent dump [--dest DIR]`: one .tar.gz for troubleshooting (like the
+ * reference's fwdump) with the agent's logs, status, applied config, rendered
+ * daemon configs, each driver's daemon state and a few system facts. Secrets
+ * are redacted and private (0600) files left out unless --include-secrets.
+ * Default destination: <state-dir>/dumps.
+ */
+import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { basename, join, relative } from "node:path";
+import { emptyDeviceConfig } from "@tern/protocol";
+import { describeError } from "../errors.ts";
+import { silentLogger } from "../log.ts";
+import { StateStore } from "../reconcile/store.ts";
+import { AGENT_VERSION } from "../version.ts";
+import { type CliDeps, hostnameOf, pathsOf, redact } from "./deps.ts";
+
+const MAX_FILE_BYTES = 5 * 1024 * 1024;
+
+/** System facts worth having whatever the drivers are; each may be missing on a router. */
+const SYSTEM_COMMANDS: [string, string[]][] = [
+  ["uname.txt", ["uname", "-a"]],
+  ["processes.txt", ["ps", "-eo", "pid,ppid,stat,etime,rss,args"]],
+  ["sockets.txt", ["ss", "-tunap"]],
+  ["links.txt", ["ip", "-d", "-s", "link", "show"]],
+  ["nft-ruleset.txt", ["nft", "list", "ruleset"]],
+  ["sysctl-net.txt", ["sysctl", "net.ipv4.ip_forward", "net.ipv4.conf.all.rp_filter", "net.ipv4.conf.all.promote_secondaries"]],
+  ["disk.txt", ["df", "-h"]],
+];
+
+export async function dump({ options, runner, drivers, io }: CliDeps): Promise<number> {
+  const paths = pathsOf(options);
+  const dest = options.dest ?? paths.dumps;
+  await mkdir(dest, { recursive: true, mode: 0o700 });
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+  const base = `tern-agent-dump-${hostnameOf(options).replace(/[^\w.-]/g, "_")}-${stamp}`;
+  let name = base;
+  for (let i = 1; await exists(join(dest, `${name}.tar.gz`)); i++) name = `${base}-${i}`;
+  const staging = await mkdtemp(join(dest, ".staging-"));
+  const root = join(staging, name);
+  const notes: string[] = [];
+  const put = async (rel: string, content: string) => {
+    await mkdir(join(root, rel, ".."), { recursive: true });
+    await writeFile(join(root, rel), content, { mode: 0o600 });
+  };
+  const capture = async (argv: string[]) => {
+    const r = await runner
+      .run(argv, { allowFailure: true, timeoutMs: 15_000 })
+      .catch((err: unknown) => ({ exitCode: -1, stdout: "", stderr: describeError(err) }));
+    return r.exitCode === 0 ? r.stdout : `$ ${argv.join(" ")}\nexit ${r.exitCode}\n${r.stdout}${r.stderr}`;
+  };
+  try {
+    const applied = await new StateStore(paths, silentLogger).loadApplied();
+    await put("agent/version.txt", `tern-agent ${AGENT_VERSION}\nnode ${process.version}\n`);
+    await put(
+      "agent/options.json",
+      `${JSON.stringify({ ...options, token: options.token ? "<redacted>" : undefined }, null, 2)}\n`,
+    );
+    for (const [rel, file] of [
+      ["agent/applied.json", paths.applied],
+      ["agent/pending.json", paths.pending],
+      ["agent/device.json", paths.device],
+      ["agent/status.json", paths.status],
+    ] as const) {
+      const text = await readFile(file, "utf8").catch(() => null);
+      if (text === null) notes.push(`${rel}: ${file} does not exist`);
+      else await put(rel, `${JSON.stringify(redact(safeJson(text)), null, 2)}\n`);
+    }
+    await copyTree(paths.logDir, join(root, "logs"), true, notes);
+    if (options.mode === "system")
+      await put("logs/journal.txt", await capture(["journalctl", "-u", "tern-agent", "-n", "5000", "--no-pager"]));
+    // Driver records under the state dir (e.g. links/owned.json), but not what is handled above.
+    for (const entry of await readdir(paths.stateDir, { withFileTypes: true }).catch(() => []))
+      if (entry.isDirectory() && !["logs", "dumps", "run"].includes(entry.name) && !entry.name.startsWith("."))
+        await copyTree(join(paths.stateDir, entry.name), join(root, "state", entry.name), options.includeSecrets, notes);
+    // Rendered daemon configs, pid and lease files.
+    await copyTree(paths.runDir, join(root, "run"), options.includeSecrets, notes);
+
+    const ctx = { runner, mode: options.mode, stateDir: paths.stateDir, runDir: paths.runDir, log: silentLogger, notify() {} };
+    const config = applied?.config ?? emptyDeviceConfig("none");
+    for (const d of drivers) {
+      if (!d.dump) continue;
+      try {
+        for (const item of await d.dump(config, ctx)) await put(join("drivers", d.name, basename(item.name)), item.content);
+      } catch (err) {
+        notes.push(`drivers/${d.name}: dump failed: ${describeError(err)}`);
+      }
+    }
+    for (const [file, argv] of SYSTEM_COMMANDS) await put(join("system", file), await capture(argv));
+    await put(
+      "README.txt",
+      [
+        `tern-agent dump of ${hostnameOf(options)} at ${new Date().toISOString()} (agent ${AGENT_VERSION}, ${options.mode} mode)`,
+        `state dir ${paths.stateDir}, run dir ${paths.runDir}`,
+        options.includeSecrets ? "private files INCLUDED (--include-secrets)" : "secrets redacted; private (0600) files left out",
+        "",
+        ...notes,
+        "",
+      ].join("\n"),
+    );
+    const archive = join(dest, `${name}.tar.gz`);
+    await runner.run(["tar", "-czf", archive, "-C", staging, name], { timeoutMs: 120_000 });
+    await chmod(archive, 0o600);
+    io.out(`${archive}\n`);
+    return 0;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { unparsable: text.slice(0, 10_000) };
+  }
+}
+
+/** Copies regular files (size-capped); private files only with `includePrivate`, else a note. Sockets and links are skipped. */
+async function copyTree(from: string, to: string, includePrivate: boolean, notes: string[]): Promise<void> {
+  const entries = await readdir(from, { withFileTypes: true, recursive: true }).catch(() => null);
+  if (entries === null) {
+    notes.push(`${from}: not present`);
+    return;
+  }
+  for (const e of entries) {
+    const src = join(e.parentPath, e.name);
+    if (!e.isFile() || src.includes(`${"/"}.staging-`)) continue;
+    const st = await lstat(src);
+    const rel = relative(from, src);
+    if (/\.damaged-\d+$/.test(rel)) {
+      notes.push(`${src}: damaged config set aside, not copied`);
+      continue;
+    }
+    if ((st.mode & 0o077) === 0 && !includePrivate) {
+      notes.push(`${src}: private file (mode ${(st.mode & 0o777).toString(8)}) left out`);
+      continue;
+    }
+    if (st.size > MAX_FILE_BYTES) {
+      notes.push(`${src}: ${st.size} bytes, left out`);
+      continue;
+    }
+    await mkdir(join(to, rel, ".."), { recursive: true });
+    await copyFile(src, join(to, rel));
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * `tern-agent run`: the daemon. The tunnel prober (main.ts makes it) is the
+ * agent's TunnelQualitySource and the policy driver's measurements; the
+ * agent configures it after every successful apply and at start. Resolves
+ * after SIGTERM/SIGINT, once everything stopped.
+ */
+import { Agent } from "../daemon/index.ts";
+import { loadCredentials, machineId } from "../identity/index.ts";
+import { createLogger } from "../log.ts";
+import { SystemHealth } from "../status/index.ts";
+import { type CliDeps, hostnameOf, pathsOf } from "./deps.ts";
+
+export async function run({ options, runner, drivers, health, tunnels, stopSignal }: CliDeps): Promise<number> {
+  const paths = pathsOf(options);
+  const log = createLogger(options.logLevel, paths.logFile);
+  const credentials = await loadCredentials(paths.device);
+  const agent = new Agent({
+    paths,
+    mode: options.mode,
+    drivers,
+    runner,
+    log,
+    machineId: credentials?.machineId ?? (await machineId(options.mode, paths.machineId)),
+    hostname: hostnameOf(options),
+    credentials,
+    statusIntervalMs: options.statusIntervalMs,
+    metrics: options.metricsPort === 0 ? null : { host: options.metricsHost, port: options.metricsPort },
+    ui: options.uiPort === 0 ? null : { host: options.uiHost, port: options.uiPort },
+    health: health === undefined ? new SystemHealth() : health,
+    ...(tunnels ? { tunnels } : {}),
+  });
+  log.info("tern-agent starting", {
+    mode: options.mode,
+    stateDir: paths.stateDir,
+    runDir: paths.runDir,
+    server: credentials?.server ?? null,
+  });
+  await agent.start();
+  if (stopSignal && !stopSignal.aborted)
+    await new Promise((resolve) => stopSignal.addEventListener("abort", resolve, { once: true }));
+  await agent.stop();
+  log.flush();
+  return 0;
+}

@@ -1,0 +1,241 @@
+/**
+ * The control link: one websocket to `<server>/api/connect/ws` with the device
+ * token as a Bearer header. On open it says `hello` (protocol version, agent
+ * version, machine id, applied hash); `welcome` makes it connected. It hands
+ * `apply` to the reconcile loop and answers `apply-result`, answers `request`
+ * with `response`, and reconnects with exponential back-off and jitter when
+ * the link drops or goes silent. Nothing here changes the router: offline,
+ * the agent keeps running its last good config.
+ */
+import {
+  type ApplyResult as ApplyResultMessage,
+  CLOSE_CODES,
+  type DeviceMessage,
+  type Hello,
+  MAX_MESSAGE_BYTES,
+  PROTOCOL_VERSION,
+  Welcome,
+} from "@tern/protocol";
+import WebSocket from "ws";
+import type { Logger } from "../drivers/driver.ts";
+import { describeError } from "../errors.ts";
+import { Backoff, type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.ts";
+
+export type ConnectionState = "connecting" | "connected" | "disconnected" | "stopped";
+
+export interface ControlHandlers {
+  hello(): Omit<Hello, "type">;
+  welcome(message: Welcome): void;
+  /** `config` is unvalidated: the reconcile loop validates it and answers refusals with a code. */
+  apply(message: { id: string; hash: string | undefined; config: unknown }): Promise<Omit<ApplyResultMessage, "type" | "id">>;
+  request(method: string, params: unknown): Promise<unknown>;
+  /** Connection state changes (metrics, status file). */
+  state?(state: ConnectionState, detail: string | null): void;
+}
+
+export interface ControlClientOptions {
+  url: string;
+  token: string;
+  handlers: ControlHandlers;
+  log: Logger;
+  backoff?: BackoffOptions;
+  /** Reconnect when nothing (message or ping) came from the server for this long. */
+  silenceTimeoutMs?: number;
+  /** Give up on a connection that said no `welcome` within this time. */
+  welcomeTimeoutMs?: number;
+}
+
+/** Close codes and HTTP answers that a quick retry cannot fix: wait the longest back-off. */
+const SLOW_RETRY_CODES = new Set<number>([
+  CLOSE_CODES.unauthenticated,
+  CLOSE_CODES.notApproved,
+  CLOSE_CODES.protocolVersion,
+  CLOSE_CODES.deviceDeleted,
+]);
+
+export class ControlClient {
+  state: ConnectionState = "disconnected";
+  since: string | null = null;
+  lastError: string | null = null;
+  reconnects = 0;
+  welcome: Welcome | null = null;
+  /** Address and port of the server end of the current (or last) connection, as the TCP socket saw it. */
+  peer: { address: string; port: number } | null = null;
+  private ws: WebSocket | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private silence: NodeJS.Timeout | null = null;
+  private readonly backoff: Backoff;
+  private slowRetry = false;
+  private attempts = 0;
+
+  constructor(private readonly options: ControlClientOptions) {
+    this.backoff = new Backoff(options.backoff ?? DEFAULT_BACKOFF);
+  }
+
+  start(): void {
+    if (this.state === "stopped") this.state = "disconnected";
+    this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.setState("stopped", null);
+    if (this.timer) clearTimeout(this.timer);
+    if (this.silence) clearTimeout(this.silence);
+    const ws = this.ws;
+    this.ws = null;
+    if (ws && ws.readyState !== WebSocket.CLOSED) {
+      const closed = new Promise<void>((resolve) => ws.once("close", () => resolve()));
+      ws.close(1000, "agent stopping");
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 2000).unref())]);
+      ws.terminate();
+    }
+  }
+
+  get connected(): boolean {
+    return this.state === "connected";
+  }
+
+  /** Sends a message when connected (hello and welcome done); returns false otherwise. */
+  send(message: DeviceMessage): boolean {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN || (this.state !== "connected" && message.type !== "hello"))
+      return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  private setState(state: ConnectionState, detail: string | null): void {
+    if (this.state === state && detail === null) return;
+    this.state = state;
+    this.since = new Date().toISOString();
+    this.options.handlers.state?.(state, detail);
+  }
+
+  private connect(): void {
+    if (this.state === "stopped") return;
+    if (this.attempts++ > 0) this.reconnects++;
+    this.slowRetry = false;
+    this.setState("connecting", null);
+    const ws = new WebSocket(this.options.url, {
+      headers: { authorization: `Bearer ${this.options.token}` },
+      maxPayload: MAX_MESSAGE_BYTES,
+      handshakeTimeout: 10_000,
+    });
+    this.ws = ws;
+    let welcomed = false;
+    const welcomeTimer = setTimeout(() => {
+      if (!welcomed) {
+        this.lastError = "no welcome from the server";
+        ws.terminate();
+      }
+    }, this.options.welcomeTimeoutMs ?? 10_000);
+
+    ws.on("upgrade", (res) => {
+      const { remoteAddress, remotePort } = res.socket;
+      if (remoteAddress && remotePort) this.peer = { address: remoteAddress.replace(/^::ffff:/, ""), port: remotePort };
+    });
+    ws.on("open", () => {
+      this.armSilence(ws);
+      ws.send(JSON.stringify({ type: "hello", ...this.options.handlers.hello() } satisfies Hello));
+    });
+    ws.on("ping", () => this.armSilence(ws));
+    ws.on("message", (data, isBinary) => {
+      this.armSilence(ws);
+      if (isBinary) return this.protocolError(ws, "binary messages are not part of the protocol");
+      let message: unknown;
+      try {
+        message = JSON.parse(String(data));
+      } catch {
+        return this.protocolError(ws, "message is not JSON");
+      }
+      const type = (message as { type?: unknown })?.type;
+      if (type === "welcome") {
+        const w = Welcome.safeParse(message);
+        if (!w.success) return this.protocolError(ws, "bad welcome");
+        welcomed = true;
+        clearTimeout(welcomeTimer);
+        this.welcome = w.data;
+        this.backoff.reset();
+        this.lastError = null;
+        if (w.data.protocolVersion !== PROTOCOL_VERSION)
+          this.options.log.warn("server speaks another protocol version", {
+            server: w.data.protocolVersion,
+            agent: PROTOCOL_VERSION,
+          });
+        this.setState("connected", null);
+        this.options.log.info("connected", { deviceId: w.data.deviceId, serverVersion: w.data.serverVersion });
+        this.options.handlers.welcome(w.data);
+        return;
+      }
+      void this.dispatch(ws, message as Record<string, unknown>);
+    });
+    ws.on("error", (err) => {
+      this.lastError = describeError(err);
+      // The upgrade was answered with 401/403: the token or the approval is the problem.
+      if (/Unexpected server response: 40[13]/.test(this.lastError)) this.slowRetry = true;
+    });
+    ws.on("close", (code, reasonBuffer) => {
+      clearTimeout(welcomeTimer);
+      if (this.silence) clearTimeout(this.silence);
+      if (this.ws !== ws) return;
+      this.ws = null;
+      const reason = reasonBuffer.toString();
+      if (code !== 1006 || !this.lastError) this.lastError = `closed ${code}${reason ? `: ${reason}` : ""}`;
+      if (SLOW_RETRY_CODES.has(code)) this.slowRetry = true;
+      if (this.state === "stopped") return;
+      const delay = this.slowRetry ? this.backoff.longest() : this.backoff.next();
+      this.setState("disconnected", this.lastError);
+      this.options.log.warn("control link down; reconnecting", { error: this.lastError, inMs: delay });
+      this.timer = setTimeout(() => this.connect(), delay);
+    });
+  }
+
+  private armSilence(ws: WebSocket): void {
+    if (this.silence) clearTimeout(this.silence);
+    this.silence = setTimeout(() => {
+      this.lastError = "the server went silent";
+      ws.terminate();
+    }, this.options.silenceTimeoutMs ?? 60_000);
+  }
+
+  private protocolError(ws: WebSocket, message: string): void {
+    this.options.log.warn("bad message from the server", { message });
+    if (ws.readyState === WebSocket.OPEN)
+      ws.send(JSON.stringify({ type: "error", code: "VALIDATION_FAILED", message } satisfies DeviceMessage));
+  }
+
+  private async dispatch(ws: WebSocket, m: Record<string, unknown>): Promise<void> {
+    const reply = (msg: DeviceMessage) => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+    };
+    if (m.type === "apply" && typeof m.id === "string") {
+      const id = m.id;
+      const result = await this.options.handlers
+        .apply({ id, hash: typeof m.hash === "string" ? m.hash : undefined, config: m.config })
+        .catch((err: unknown) => ({
+          ok: false,
+          appliedHash: null,
+          rolledBack: false,
+          drivers: [],
+          error: `INTERNAL: ${describeError(err)}`,
+        }));
+      reply({ type: "apply-result", id, ...result });
+      return;
+    }
+    if (m.type === "request" && typeof m.id === "string") {
+      const id = m.id;
+      try {
+        const result = await this.options.handlers.request(String(m.method), m.params);
+        reply({ type: "response", id, ok: true, result });
+      } catch (err) {
+        reply({ type: "response", id, ok: false, error: describeError(err) });
+      }
+      return;
+    }
+    if (m.type === "error") {
+      this.options.log.warn("server reported an error", { code: m.code, message: m.message });
+      this.lastError = `server: ${String(m.code)}: ${String(m.message)}`;
+      return;
+    }
+    this.protocolError(ws, `unexpected message type ${JSON.stringify(m.type)}`);
+  }
+}

@@ -1,0 +1,5 @@
+export * from "./backoff.ts";
+export * from "./client.ts";
+export * from "./diagnostics.ts";
+export * from "./requests.ts";
+export * from "./urls.ts";

@@ -1,0 +1,69 @@
+/**
+ * On-demand reads (`request` messages from the server, and the local
+ * troubleshooting page): params and results are checked against REQUESTS of
+ * the protocol, so both sides agree on every shape.
+ */
+import { type DeviceConfig, emptyDeviceConfig, REQUESTS, type RequestMethod } from "@tern/protocol";
+import { BgpDriver } from "../drivers/bgp/index.ts";
+import type { Driver, DriverContext, DriverName } from "../drivers/driver.ts";
+import { AgentError, formatIssues } from "../errors.ts";
+import type { TunnelQualitySource } from "../status/tunnel-quality.ts";
+import { ping, traceroute } from "./diagnostics.ts";
+
+export interface RequestDeps {
+  drivers: Driver[];
+  context: DriverContext;
+  current(): DeviceConfig | null;
+  tunnels: TunnelQualitySource;
+}
+
+export class RequestHandler {
+  constructor(private readonly deps: RequestDeps) {}
+
+  /** Validates params, runs the request, validates the result. Throws AgentError with a code. */
+  async handle(method: string, params: unknown): Promise<unknown> {
+    if (!Object.hasOwn(REQUESTS, method))
+      throw new AgentError("INVALID_REQUEST", `unknown request method ${JSON.stringify(method)}`);
+    const spec = REQUESTS[method as RequestMethod];
+    const parsed = spec.params.safeParse(params ?? {});
+    if (!parsed.success) throw new AgentError("INVALID_REQUEST", `${method}: ${formatIssues(parsed.error.issues)}`);
+    const result = await this.run(method as RequestMethod, parsed.data);
+    const checked = spec.result.safeParse(result);
+    if (!checked.success)
+      throw new AgentError("INTERNAL", `${method}: result does not match the protocol: ${formatIssues(checked.error.issues)}`);
+    return checked.data;
+  }
+
+  private get config(): DeviceConfig {
+    return this.deps.current() ?? emptyDeviceConfig("none");
+  }
+
+  private driver(name: DriverName): Driver | undefined {
+    return this.deps.drivers.find((d) => d.name === name);
+  }
+
+  private async run(method: RequestMethod, params: Record<string, unknown>): Promise<unknown> {
+    const { context, tunnels } = this.deps;
+    switch (method) {
+      case "interface-status": {
+        // The links driver observes every interface of the config (all Ethernet links without one).
+        const devId = String(params.devId);
+        const part = (await this.driver("links")?.observe?.(this.config, context)) ?? {};
+        const found = (part.interfaces ?? []).find((i) => i.devId === devId || i.name === devId);
+        if (!found) throw new AgentError("NOT_FOUND", `no interface with devId ${devId}`);
+        return found;
+      }
+      case "bgp-status": {
+        const bgp = this.driver("bgp");
+        const state = bgp instanceof BgpDriver ? await bgp.status(this.config, context) : null;
+        return state ?? { running: false, routerId: "", localASN: null, neighbors: [] };
+      }
+      case "tunnel-quality":
+        return tunnels.report();
+      case "ping":
+        return ping(context.runner, params as { target: string; count: number; source?: string });
+      case "traceroute":
+        return traceroute(context.runner, params as { target: string });
+    }
+  }
+}

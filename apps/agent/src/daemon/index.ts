@@ -1,0 +1,2 @@
+export * from "./agent.ts";
+export * from "./snapshot.ts";

@@ -1,0 +1,2 @@
+export * from "./driver.ts";
+export * from "./registry.ts";

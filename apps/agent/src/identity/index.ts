@@ -1,0 +1,3 @@
+export * from "./credentials.ts";
+export * from "./discover.ts";
+export * from "./machine-id.ts";

@@ -1,0 +1,68 @@
+/**
+ * The command dispatcher, separate from the process entry (cli.ts) so tests
+ * run commands in-process with a fake runner and captured output.
+ */
+import type { CliDeps, CliIO } from "./commands/deps.ts";
+import type { Driver } from "./drivers/driver.ts";
+import { createDrivers } from "./drivers/registry.ts";
+import { AgentError, describeError } from "./errors.ts";
+import { parseCli, USAGE } from "./options.ts";
+import { TunnelProber } from "./probes/prober.ts";
+import { ExecRunner, type Runner } from "./runner.ts";
+import type { HealthSource, TunnelQualitySource } from "./status/index.ts";
+import { AGENT_VERSION } from "./version.ts";
+
+export interface MainDeps {
+  env: Record<string, string | undefined>;
+  io: CliIO;
+  runner?: Runner;
+  drivers?: Driver[];
+  health?: HealthSource | null;
+  tunnels?: TunnelQualitySource;
+  stopSignal?: AbortSignal;
+}
+
+/** Exit codes: 0 ok, 1 failed, 2 usage or invalid input, 3 not running (status). */
+export async function main(argv: string[], deps: MainDeps): Promise<number> {
+  try {
+    const options = parseCli(argv, deps.env);
+    if (options.command === "help") {
+      deps.io.out(USAGE);
+      return 0;
+    }
+    if (options.command === "version") {
+      deps.io.out(`${AGENT_VERSION}\n`);
+      return 0;
+    }
+    // The daemon measures its tunnels; the policy driver reads the same measurements.
+    const prober = options.command === "run" && !deps.tunnels && !deps.drivers ? new TunnelProber() : null;
+    const tunnels = deps.tunnels ?? prober;
+    const cli: CliDeps = {
+      options,
+      runner: deps.runner ?? new ExecRunner(),
+      drivers: deps.drivers ?? createDrivers(prober ? { quality: prober } : {}),
+      io: deps.io,
+      ...(deps.health !== undefined ? { health: deps.health } : {}),
+      ...(tunnels ? { tunnels } : {}),
+      ...(deps.stopSignal ? { stopSignal: deps.stopSignal } : {}),
+    };
+    // Each command loads only what it needs: `status` and `plan` start fast without ws, prom-client, systeminformation.
+    switch (options.command) {
+      case "register":
+        return await (await import("./commands/register.ts")).register(cli);
+      case "run":
+        return await (await import("./commands/run.ts")).run(cli);
+      case "status":
+        return await (await import("./commands/status.ts")).status(cli);
+      case "plan":
+        return await (await import("./commands/plan.ts")).plan(cli);
+      case "apply":
+        return await (await import("./commands/apply.ts")).apply(cli);
+      case "dump":
+        return await (await import("./commands/dump.ts")).dump(cli);
+    }
+  } catch (err) {
+    deps.io.err(`tern-agent: ${describeError(err)}\n`);
+    return err instanceof AgentError && ["USAGE", "INVALID_CONFIG", "HASH_MISMATCH"].includes(err.code) ? 2 : 1;
+  }
+}

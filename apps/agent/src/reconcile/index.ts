@@ -1,0 +1,2 @@
+export * from "./reconciler.ts";
+export * from "./store.ts";

@@ -1,0 +1,3 @@
+export * from "./compose.ts";
+export * from "./health.ts";
+export * from "./tunnel-quality.ts";
