@@ -185,11 +185,26 @@ export class AgentDaemon {
 }
 
 /** Pids in the router's namespace other than `except`, with their command names. */
+/** True when one of `ancestors` is a parent, grandparent … of `pid`. */
+async function descendsFrom(pid: number, ancestors: number[]): Promise<boolean> {
+  let current = pid;
+  for (let depth = 0; depth < 16 && current > 1; depth++) {
+    const stat = await readFile(`/proc/${current}/stat`, "utf8").catch(() => "");
+    // Fields after the "(comm)" part: state, ppid, …
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (!Number.isInteger(ppid) || ppid <= 1) return false;
+    if (ancestors.includes(ppid)) return true;
+    current = ppid;
+  }
+  return false;
+}
+
 export async function otherProcesses(ns: Netns, except: number[]): Promise<string[]> {
   const pids = (await run(["ip", "netns", "pids", ns.name])).stdout.split(/\s+/).filter(Boolean).map(Number);
   const out: string[] = [];
   for (const pid of pids) {
-    if (except.includes(pid)) continue;
+    // The excepted processes and their children (tsx's esbuild service under the agent) are not daemons.
+    if (except.includes(pid) || (await descendsFrom(pid, except))) continue;
     const comm = (await readFile(`/proc/${pid}/comm`, "utf8").catch(() => "")).trim();
     const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
     // A zombie is not a running daemon (the lab's pid 1 does not reap orphans).
