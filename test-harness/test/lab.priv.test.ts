@@ -99,7 +99,11 @@ describe.runIf(enabled)("lab: two-sites example", { timeout: 120_000 }, () => {
   it("changes a live link: more delay, then none, helper processes following", async () => {
     await lab.impair("inet:site-b", { delayMs: 60, jitterMs: 0 });
     const slow = await ping(siteA, B, 20, 0.02);
-    expect(Math.abs(slow.avg - 60)).toBeLessThanOrEqual(3);
+    // The fastest echo is the delay the helper applies; scheduling on a busy machine only adds to the
+    // others (a CI run once saw avg 64.5 ms with every sample above 60 ms).
+    expect(slow.min).toBeGreaterThanOrEqual(59);
+    expect(slow.min).toBeLessThanOrEqual(63);
+    expect(slow.avg).toBeLessThanOrEqual(70);
     const helper = emulated() ? lab.procs.get("nfq:inet:site-b")! : null;
     if (helper) expect(await isAlive(helper)).toBe(true);
 
