@@ -19,8 +19,10 @@ export interface NotifyWorld {
   api: AdminClient;
   smtp: SmtpReceiver;
   webhook: WebhookReceiver;
-  /** Sends one status of `sim` now and waits until the engine finished what it caused. */
+  /** Sends one status of `sim` now and waits until the engine recorded what it caused (deliveries may still run). */
   settle(sim: SimDevice): Promise<void>;
+  /** The same for a status sent by `send` on behalf of `deviceId` (a raw link). */
+  settleWith(deviceId: string, send: () => void): Promise<void>;
   /** Waits for the engine's queued raises, resolves and deliveries. */
   idle(): Promise<void>;
   notifications(filter: { eventType?: NotificationEvent; deviceId?: string; resolved?: boolean }): Promise<Notification[]>;
@@ -52,6 +54,18 @@ export async function createNotifyWorld(env: Record<string, string> = {}): Promi
   const listen = () => g.server.gateway.events.on("status", (e) => statuses.set(e.deviceId, (statuses.get(e.deviceId) ?? 0) + 1));
   listen();
   const idle = () => g.server.notifications.idle();
+  const settleWith = async (id: string, send: () => void) => {
+    const before = statuses.get(id) ?? 0;
+    send();
+    await waitUntil(
+      () => statuses.get(id) ?? 0,
+      (n) => n > before,
+      10_000,
+      "the status to arrive",
+    );
+    // The engine's own work (raises, resolves), not the deliveries it handed on.
+    await g.server.notifications.work.idle();
+  };
   return {
     g,
     api,
@@ -59,17 +73,11 @@ export async function createNotifyWorld(env: Record<string, string> = {}): Promi
     webhook,
     idle,
     async settle(sim) {
-      const id = sim.deviceId!;
-      const before = statuses.get(id) ?? 0;
-      if (!sim.sendStatus()) throw new Error(`device ${sim.position} could not send a status`);
-      await waitUntil(
-        () => statuses.get(id) ?? 0,
-        (n) => n > before,
-        10_000,
-        "the status to arrive",
-      );
-      await idle();
+      await settleWith(sim.deviceId!, () => {
+        if (!sim.sendStatus()) throw new Error(`device ${sim.position} could not send a status`);
+      });
     },
+    settleWith,
     async notifications(filter) {
       const f = Object.entries(filter).map(([key, val]) => ({ key, op: "==", val }));
       const res = await api.call<Notification[]>("GET", "/api/notifications", { query: { filter: JSON.stringify(f) } });
