@@ -81,6 +81,8 @@ export const ServerConfig = z.object({
   /** More than this many public IP/port changes of one interface within the window rate-limits it. */
   TERN_PUBLIC_ADDRESS_MAX_CHANGES: PositiveInt.default(5),
   TERN_PUBLIC_ADDRESS_WINDOW_MS: PositiveInt.default(600_000),
+  /** How long a live status read (`?live=true`) waits for the device's answer. */
+  TERN_DEVICE_READ_TIMEOUT_MS: PositiveInt.max(120_000).default(10_000),
   /** Bearer token GET /metrics requires; unset = open (bind HOST to a private address or filter it). */
   TERN_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 

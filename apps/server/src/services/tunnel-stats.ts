@@ -73,9 +73,10 @@ export async function getTunnelStats(ctx: ServiceCtx, tunnelId: string, query: T
         sql<number>`avg(jitter)::float8`.as("jitter"),
         sql<boolean>`bool_and(up)`.as("up"),
       ])
-      .groupBy([bucket, "side"])
-      .orderBy("bucket")
-      .orderBy("side")
+      // By position: the bucket expression's parameters would make a repeated expression a different one.
+      .groupBy([sql`1`, sql`2`])
+      .orderBy(sql`1`)
+      .orderBy(sql`2`)
       .execute();
     samples = rows.map((r) => ({
       at: new Date(r.bucket).toISOString(),

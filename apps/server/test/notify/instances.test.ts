@@ -23,7 +23,9 @@ describe.runIf(onPostgres)("device connection alerts across instances", () => {
 
   beforeAll(async () => {
     w = await createNotifyWorld();
-    await w.api.call("PUT", "/api/notificationsConf", { body: { rules: { "device-connection": { warningThreshold: 1, severity: "critical" } } } });
+    await w.api.call("PUT", "/api/notificationsConf", {
+      body: { rules: { "device-connection": { warningThreshold: 1, severity: "critical" } } },
+    });
     b = await w.g.startAnother();
     // Onboarded through instance B, connected to B.
     ({ fleet, devices } = await onboardFleet(await adminClient(b.url), b.url, 1, { statusIntervalMs: 3_600_000 }));

@@ -14,16 +14,18 @@ import type { DeviceStatusReader } from "../../services/device-status.ts";
 import type { DeviceAnswer, RequestParams, RequestResult } from "../device-link.ts";
 import { readDeviceLiveState } from "./readers.ts";
 
-/** How long a live read waits for the device (the API client waits as long). */
-const LIVE_TIMEOUT_MS = 10_000;
-
 async function ask<M extends RequestMethod>(
-  deps: Pick<AppDeps, "deviceLink">,
+  deps: Pick<AppDeps, "deviceLink" | "config">,
   deviceId: string,
   method: M,
   params: RequestParams<M>,
 ): Promise<RequestResult<M>> {
-  const answer: DeviceAnswer<M> = await deps.deviceLink.requestFromDevice(deviceId, method, params, LIVE_TIMEOUT_MS);
+  const answer: DeviceAnswer<M> = await deps.deviceLink.requestFromDevice(
+    deviceId,
+    method,
+    params,
+    deps.config.TERN_DEVICE_READ_TIMEOUT_MS,
+  );
   if (!answer.ok)
     throw new ApiError("CONFLICT", `the device could not answer ${method}: ${answer.error}`, [
       { path: "live", message: answer.error },
@@ -31,7 +33,7 @@ async function ask<M extends RequestMethod>(
   return answer.result;
 }
 
-export function liveStatusReader(deps: Pick<AppDeps, "deviceLink">): DeviceStatusReader {
+export function liveStatusReader(deps: Pick<AppDeps, "deviceLink" | "config">): DeviceStatusReader {
   return {
     async interfaceState(ctx, device, iface, options) {
       if (options.live) {
