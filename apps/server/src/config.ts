@@ -81,8 +81,30 @@ export const ServerConfig = z.object({
   /** More than this many public IP/port changes of one interface within the window rate-limits it. */
   TERN_PUBLIC_ADDRESS_MAX_CHANGES: PositiveInt.default(5),
   TERN_PUBLIC_ADDRESS_WINDOW_MS: PositiveInt.default(600_000),
+  /** How long a live status read (`?live=true`) waits for the device's answer. */
+  TERN_DEVICE_READ_TIMEOUT_MS: PositiveInt.max(120_000).default(10_000),
   /** Bearer token GET /metrics requires; unset = open (bind HOST to a private address or filter it). */
   TERN_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+
+  // Notifications (docs/gateway.md#notifications).
+  /** SMTP server for e-mail notifications: smtp://[user:pass@]host[:port] (STARTTLS when offered) or smtps://… (TLS). */
+  TERN_SMTP_URL: z
+    .string()
+    .refine((s) => parseSmtpUrl(s) !== null, {
+      message: "must be smtp://[user:password@]host[:port] or smtps://…, options ?requireTLS=true&rejectUnauthorized=false",
+    })
+    .optional(),
+  /** The From address of notification e-mails. */
+  TERN_SMTP_FROM: z.string().min(3).default("Tern <tern@localhost>"),
+  /** Consecutive status reports that confirm a down state (tunnel, BGP neighbor, interface) before it is raised, and any condition's all-clear before it is resolved. */
+  TERN_NOTIFY_CONFIRM_REPORTS: PositiveInt.max(100).default(3),
+  /** A tunnel pending longer than this raises "pending tunnel". */
+  TERN_PENDING_TUNNEL_ALERT_S: PositiveInt.default(300),
+  /** Attempts per delivery (the first included) and the first back-off, doubled after each failure (capped at 60 s). */
+  TERN_NOTIFY_RETRY_ATTEMPTS: PositiveInt.max(20).default(5),
+  TERN_NOTIFY_RETRY_BASE_MS: PositiveInt.default(1_000),
+  /** Days delivery attempts stay in the delivery log. */
+  TERN_DELIVERY_LOG_RETENTION_DAYS: PositiveInt.max(3650).default(30),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
@@ -94,4 +116,37 @@ export function loadConfig(env: Record<string, string | undefined>): ServerConfi
   if (result.success) return result.data;
   const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
   throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+}
+
+/** TERN_SMTP_URL as nodemailer settings (without the From address), or null when it is not a valid SMTP URL. */
+export function parseSmtpUrl(text: string): {
+  host: string;
+  port: number;
+  secure: boolean;
+  requireTLS: boolean;
+  rejectUnauthorized: boolean;
+  auth?: { user: string; pass: string };
+} | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:") return null;
+  if (!url.hostname) return null;
+  const secure = url.protocol === "smtps:";
+  const flag = (name: string, fallback: boolean) => {
+    const v = url.searchParams.get(name);
+    return v === null ? fallback : v === "true" || v === "1";
+  };
+  const user = decodeURIComponent(url.username);
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ""),
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    requireTLS: flag("requireTLS", false),
+    rejectUnauthorized: flag("rejectUnauthorized", true),
+    ...(user ? { auth: { user, pass: decodeURIComponent(url.password) } } : {}),
+  };
 }

@@ -19,12 +19,15 @@ import type { AppDeps } from "./deps.ts";
 import { offlineDeviceLink } from "./gateway/device-link.ts";
 import { GatewayEvents } from "./gateway/events.ts";
 import { createGateway, type Gateway } from "./gateway/gateway.ts";
+import { liveStatusReader } from "./gateway/live-state/status-reader.ts";
 import type { AppEnv } from "./http/env.ts";
 import { API_BASE } from "./http/openapi.ts";
 import { createServerMetrics } from "./metrics/server-metrics.ts";
+import { NotificationEngine } from "./notify/engine.ts";
 import { createKeyring } from "./secrets/keyring.ts";
 import { loadServerKey } from "./secrets/server-key.ts";
 import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
+import { sealLegacyDesiredConfigs } from "./services/desired-config-seal.ts";
 
 export interface RunningServer {
   url: string;
@@ -35,6 +38,8 @@ export interface RunningServer {
   http: ServerType;
   /** The device gateway: websocket links, job engine, live state (also deps.deviceLink). */
   gateway: Gateway;
+  /** The notification rule engine and its deliveries. */
+  notifications: NotificationEngine;
   bootstrap: BootstrapResult;
   close(): Promise<void>;
 }
@@ -94,6 +99,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
   if (!config.DATABASE_URL && ownsDatabase) lock = await lockDataDir(path.resolve(config.TERN_DATA_DIR));
   let database: DatabaseHandle | null = null;
   let gateway: Gateway | null = null;
+  let notifications: NotificationEngine | null = null;
   try {
     database = options.database ?? (await openConfiguredDatabase(config));
     const applied = await migrateToLatest(database.db as never);
@@ -104,13 +110,17 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
       passwordHashCost: config.TERN_PASSWORD_HASH_COST,
     });
 
+    const keyring = createKeyring(serverKey.key);
+    const sealed = await sealLegacyDesiredConfigs(database.db, keyring);
+    if (sealed) logger.info({ devices: sealed }, "desired configs stored in clear by an older server sealed");
+
     const events = new GatewayEvents(logger);
     const deps: AppDeps = {
       db: database.db,
       dbKind: database.kind,
       config,
       logger,
-      keyring: createKeyring(serverKey.key),
+      keyring,
       loginLimits: {
         ip: createRateLimiter(config.TERN_LOGIN_RATE_IP, config.TERN_LOGIN_RATE_WINDOW),
         user: createRateLimiter(config.TERN_LOGIN_RATE_USER, config.TERN_LOGIN_RATE_WINDOW),
@@ -119,9 +129,13 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
       metrics: createServerMetrics(),
       deviceLink: offlineDeviceLink(events),
     };
-    const gw = createGateway(deps, database, events);
+    const notify = new NotificationEngine(deps);
+    notifications = notify;
+    const gw = createGateway(deps, database, events, { duties: notify.duties() });
     gateway = gw;
     deps.deviceLink = gw;
+    deps.deviceStatus = liveStatusReader(deps);
+    notify.start(events);
     await gw.start();
     const app = createApp(deps);
     const http = await listen(app.fetch, config);
@@ -138,11 +152,13 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
       app,
       http,
       gateway: gw,
+      notifications: notify,
       bootstrap,
       close() {
         closing ??= (async () => {
           // Devices first: their links end cleanly and their bookkeeping reaches the database before it closes.
           await gw.close();
+          await notify.close();
           await closeHttp(http, config.TERN_SHUTDOWN_GRACE);
           if (ownsDatabase) await db.close();
           await lock?.release();
@@ -152,6 +168,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     };
   } catch (err) {
     await gateway?.close().catch(() => {});
+    await notifications?.close(0).catch(() => {});
     if (ownsDatabase) await database?.close().catch(() => {});
     await lock?.release();
     throw err;

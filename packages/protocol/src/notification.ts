@@ -57,6 +57,8 @@ export const Notification = z.object({
     tunnelId: Id.nullable(),
     interfaceId: z.string().nullable(),
     vrrpGroupId: Id.nullable(),
+    /** The BGP neighbor's address (bgp-neighbor-down). */
+    bgpNeighbor: z.string().nullable().default(null),
   }),
   /** How many times the same condition was seen while open. */
   count: z.number().int().min(1),

@@ -134,6 +134,17 @@ export const TunnelSample = z.object({
 });
 export type TunnelSample = z.infer<typeof TunnelSample>;
 
+/** `GET /tunnels/{id}/stats`: samples of both ends over a time range, downsampled when there are many. */
+export const TunnelStats = z.object({
+  tunnelId: Id,
+  from: Timestamp,
+  to: Timestamp,
+  /** Null: every stored sample. Otherwise each point is one end's mean over a bucket of this many seconds (`up`: up the whole bucket). */
+  bucketSeconds: z.number().int().positive().nullable(),
+  samples: z.array(TunnelSample),
+});
+export type TunnelStats = z.infer<typeof TunnelStats>;
+
 /** `POST /tunnels` answer: the queued jobs and each new tunnel's number and loopbacks (in request order). */
 export const TunnelsCreated = z.object({
   jobIds: z.array(Id),

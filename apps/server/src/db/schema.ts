@@ -5,7 +5,6 @@
 import type {
   Bgp,
   BgpState,
-  DeviceConfig,
   DeviceInterface,
   DhcpServer,
   EmailConf,
@@ -167,12 +166,17 @@ export interface DevicesTable {
   firewall: Json<Firewall>;
   device_specific_rules_enabled: Generated<boolean>;
   mlpolicy_id: string | null;
-  desired_config: NullableJson<DeviceConfig>;
+  /** The compiled desired config, sealed: keyring.encrypt(JSON, desiredConfigAad(id)) (it holds tunnel and peer PSKs). */
+  desired_config_enc: string | null;
+  /** The tunnels in the desired config (tunnel status reads this, never the sealed config). */
+  desired_tunnel_ids: Generated<string[]>;
   desired_hash: string | null;
   applied_hash: string | null;
   connection: Generated<"never" | "connected" | "disconnected">;
   last_connected_at: NullableTimestamp;
   last_seen_at: NullableTimestamp;
+  /** When the link ended (null while connected or never connected): the device-connection alert's clock. */
+  disconnected_at: NullableTimestamp;
   sync_attempts: Generated<number>;
   auto_sync_paused: Generated<boolean>;
   created_at: CreatedAt;
@@ -204,6 +208,8 @@ export interface TunnelsTable {
   description: Generated<string>;
   psk_enc: string | null;
   notifications: Json<TunnelThresholds>;
+  /** When the periodic notification check first saw the tunnel pending (null when it is not). */
+  pending_since: NullableTimestamp;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
@@ -264,7 +270,14 @@ export interface NotificationsTable {
   title: string;
   details: string;
   severity: Severity;
-  targets: Json<{ deviceId: string | null; tunnelId: string | null; interfaceId: string | null; vrrpGroupId: string | null }>;
+  targets: Json<{
+    deviceId: string | null;
+    tunnelId: string | null;
+    interfaceId: string | null;
+    vrrpGroupId: string | null;
+    /** Absent in rows written before it existed. */
+    bgpNeighbor?: string | null;
+  }>;
   dedup_key: string;
   count: Generated<number>;
   resolved: Generated<boolean>;
@@ -375,6 +388,23 @@ export interface GatewayRepliesTable {
   created_at: CreatedAt;
 }
 
+/** One notification delivery attempt (the Deliverer's log, migration 501). */
+export interface NotificationDeliveriesTable {
+  id: Generated<string>;
+  organization_id: string;
+  notification_id: string | null;
+  delivery_id: string;
+  channel: "email" | "webhook";
+  target: string;
+  event: string;
+  attempt: number;
+  status: "delivered" | "retrying" | "failed";
+  response_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  at: CreatedAt;
+}
+
 export interface Database {
   accounts: AccountsTable;
   organizations: OrganizationsTable;
@@ -403,6 +433,7 @@ export interface Database {
   tunnel_latest: TunnelLatestTable;
   gateway_duties: GatewayDutiesTable;
   gateway_replies: GatewayRepliesTable;
+  notification_deliveries: NotificationDeliveriesTable;
 }
 
 /** The database handle services take: the root Kysely or a transaction of it. */

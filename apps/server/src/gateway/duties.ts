@@ -14,7 +14,14 @@ import type { ServerMetrics } from "../metrics/server-metrics.ts";
 
 export interface Duty {
   name: string;
-  run(trx: Db): Promise<void>;
+  /** The duty's own period; default: the runner's interval. */
+  intervalMs?: number;
+  /**
+   * Runs inside the claim's transaction. Functions given to `afterCommit` run
+   * once that transaction committed (e.g. deliveries of notifications the run
+   * raised: a rolled-back run must not announce anything).
+   */
+  run(trx: Db, afterCommit: (fn: () => void) => void): Promise<void>;
 }
 
 /** A stable advisory lock key per duty name (the second argument space of two-key locks is ours). */
@@ -44,7 +51,8 @@ export class DutyRunner {
         .execute();
     }
     // Ticks several times per interval, so a duty runs close to its due time whichever instance claims it.
-    const tick = Math.min(1000, Math.max(20, Math.floor(this.intervalMs / 5)));
+    const shortest = Math.min(this.intervalMs, ...this.duties.map((d) => d.intervalMs ?? this.intervalMs));
+    const tick = Math.min(1000, Math.max(20, Math.floor(shortest / 5)));
     this.timer = setInterval(() => void this.tick(), tick);
   }
 
@@ -67,6 +75,8 @@ export class DutyRunner {
 
   private async tryRun(duty: Duty): Promise<void> {
     try {
+      const intervalMs = duty.intervalMs ?? this.intervalMs;
+      const after: (() => void)[] = [];
       const ran = await this.db.transaction().execute(async (trx) => {
         const lock = await sql<{
           locked: boolean;
@@ -76,16 +86,17 @@ export class DutyRunner {
           .updateTable("gateway_duties")
           .set({ last_run_at: sql`now()`, runs: sql`runs + 1`, last_instance: this.instanceId })
           .where("name", "=", duty.name)
-          .where("last_run_at", "<=", sql<Date>`now() - ${`${this.intervalMs} milliseconds`}::interval`)
+          .where("last_run_at", "<=", sql<Date>`now() - ${`${intervalMs} milliseconds`}::interval`)
           .returning("runs")
           .executeTakeFirst();
         if (!claimed) return false;
-        await duty.run(trx);
+        await duty.run(trx, (fn) => after.push(fn));
         return true;
       });
       if (ran) {
         this.ran.set(duty.name, (this.ran.get(duty.name) ?? 0) + 1);
         this.metrics.dutyRuns.inc({ duty: duty.name });
+        for (const fn of after) fn();
       }
     } catch (err) {
       this.logger.error({ err, duty: duty.name }, "periodic duty failed");

@@ -7,6 +7,7 @@
  */
 import type { JobError, JobState, JobType, Status, TunnelReport } from "@tern/protocol";
 import type { Logger } from "pino";
+import type { VrrpStateChange } from "../services/vrrp-status.ts";
 
 export interface DeviceRef {
   deviceId: string;
@@ -32,6 +33,8 @@ export interface GatewayEventMap {
   };
   /** Automatic re-syncs did not bring the device to its desired config: auto-sync is now paused. */
   "self-healing-failed": DeviceRef & { desiredHash: string; appliedHash: string | null; attempts: number };
+  /** Members' VRRP states changed (recorded in vrrp_members by status ingestion). */
+  "vrrp-state-changed": DeviceRef & { changes: VrrpStateChange[] };
   /** An interface's public address changes too often (limited) or calmed down (not limited). */
   "public-address-rate-limit": DeviceRef & { devId: string; limited: boolean };
 }

@@ -18,7 +18,7 @@ import { timeOutStaleRunning } from "../jobs/job-store.ts";
 import { type Bus, type BusTarget, createBus } from "./bus.ts";
 import { DeviceConnection } from "./connection.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type RequestParams } from "./device-link.ts";
-import { DutyRunner } from "./duties.ts";
+import { type Duty, DutyRunner } from "./duties.ts";
 import type { GatewayEvents } from "./events.ts";
 import { LinkHandler } from "./link-handler.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
@@ -50,7 +50,12 @@ export interface Gateway extends DeviceLink {
 /** Queued jobs of local devices are looked for this often, in case a notification was missed. */
 const SWEEP_MS = 30_000;
 
-export function createGateway(deps: AppDeps, database: BusTarget, events: GatewayEvents): Gateway {
+/** What the rest of the server adds to the gateway: periodic duties of its own (the notification engine's). */
+export interface GatewayExtras {
+  duties?: Duty[];
+}
+
+export function createGateway(deps: AppDeps, database: BusTarget, events: GatewayEvents, extras: GatewayExtras = {}): Gateway {
   const options = gatewayOptions(deps.config);
   const instanceId = randomUUID();
   const logger = deps.logger.child({ component: "gateway", instance: instanceId.slice(0, 8) });
@@ -104,6 +109,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     links,
     track,
     ingest: {
+      db,
       buffer: ingest,
       engine,
       publicAddresses,
@@ -157,6 +163,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
           if (deleted) logger.info({ deleted }, "expired tunnel samples deleted");
         },
       },
+      ...(extras.duties ?? []),
     ],
     options.dutyIntervalMs,
     deps.metrics,

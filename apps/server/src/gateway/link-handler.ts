@@ -10,6 +10,7 @@ import { CLOSE_CODES, type DeviceMessage, type Hello, PROTOCOL_VERSION, SUPPORTE
 import type { AppDeps } from "../deps.ts";
 import { type JobEngine, lockDevice } from "../jobs/job-engine.ts";
 import { requeueRunning } from "../jobs/job-store.ts";
+import { openDesiredConfig } from "../services/desired-config-seal.ts";
 import { SERVER_VERSION } from "../version.ts";
 import type { Bus } from "./bus.ts";
 import type { ConnectionHooks, DeviceConnection } from "./connection.ts";
@@ -105,7 +106,7 @@ export class LinkHandler implements ConnectionHooks {
     const found = await deps.db.transaction().execute(async (trx) => {
       const dev = await trx
         .selectFrom("devices")
-        .select(["desired_hash", "desired_config", "interfaces", "is_approved"])
+        .select(["desired_hash", "desired_config_enc", "interfaces", "is_approved"])
         .where("id", "=", conn.deviceId)
         .forNoKeyUpdate()
         .executeTakeFirst();
@@ -153,7 +154,7 @@ export class LinkHandler implements ConnectionHooks {
       deviceId: conn.deviceId,
       protocolVersion: PROTOCOL_VERSION,
       serverVersion: SERVER_VERSION,
-      statusIntervalMs: found.dev.desired_config?.monitoring.statusIntervalMs ?? this.ctx.options.statusIntervalMs,
+      statusIntervalMs: this.statusInterval(conn.deviceId, found.dev.desired_config_enc),
     });
     conn.logger.info({ agent: hello.agentVersion, applied: hello.appliedHash, remote: conn.remoteAddress }, "device connected");
     this.ctx.events.emit("device-connected", {
@@ -166,6 +167,12 @@ export class LinkHandler implements ConnectionHooks {
     engine.report(conn, found.settled);
     for (const msg of conn.early.splice(0)) this.handle(conn, msg);
     await engine.dispatch(conn);
+  }
+
+  /** The config's status period, else the server's default. */
+  private statusInterval(deviceId: string, sealed: string | null): number {
+    if (!sealed) return this.ctx.options.statusIntervalMs;
+    return openDesiredConfig(this.ctx.deps.keyring, deviceId, sealed).monitoring.statusIntervalMs;
   }
 
   onClose(conn: DeviceConnection, code: number, reason: string): void {

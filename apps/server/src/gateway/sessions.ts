@@ -36,6 +36,7 @@ export async function openSession(trx: Db, conn: DeviceConnection, instanceId: s
     .updateTable("devices")
     .set({
       connection: "connected",
+      disconnected_at: null,
       last_connected_at: sql`now()`,
       last_seen_at: sql`now()`,
       agent_version: hello.agentVersion,
@@ -75,7 +76,7 @@ export async function closeSession(trx: Db, conn: DeviceConnection): Promise<boo
   if (!gone) return false;
   await trx
     .updateTable("devices")
-    .set({ connection: "disconnected", last_seen_at: sql`now()` })
+    .set({ connection: "disconnected", last_seen_at: sql`now()`, disconnected_at: sql`now()` })
     .where("id", "=", conn.deviceId)
     .execute();
   return true;
@@ -111,7 +112,10 @@ export async function reapStaleLinks(db: Db, staleMs: number): Promise<{ id: str
   const ids = locked.rows.map((r) => r.id);
   await sql`delete from device_sessions s where s.device_id = any(${ids}::uuid[])
     and not exists (select 1 from gateway_instances i where i.id = s.instance_id)`.execute(db);
-  const rows = await sql<{ id: string; organization_id: string }>`update devices set connection = 'disconnected'
+  const rows = await sql<{
+    id: string;
+    organization_id: string;
+  }>`update devices set connection = 'disconnected', disconnected_at = now()
     where id = any(${ids}::uuid[]) and connection = 'connected'
       and not exists (select 1 from device_sessions s where s.device_id = devices.id)
     returning id, organization_id`.execute(db);

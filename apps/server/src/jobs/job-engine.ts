@@ -22,6 +22,7 @@ import type { GatewayOptions } from "../gateway/options.ts";
 import { loadTunnelSides } from "../gateway/tunnel-sides.ts";
 import { systemCtx } from "../services/context.ts";
 import { queueConfigJobs } from "../services/desired-config.ts";
+import { openDesiredConfig } from "../services/desired-config-seal.ts";
 import {
   completeByHash,
   correctTimedOut,
@@ -125,7 +126,7 @@ export class JobEngine {
   private async plan(trx: Db, conn: DeviceConnection): Promise<Plan> {
     const dev = await trx
       .selectFrom("devices")
-      .select(["desired_config", "desired_hash", "sync_attempts", "auto_sync_paused"])
+      .select(["desired_config_enc", "desired_hash", "sync_attempts", "auto_sync_paused"])
       .where("id", "=", conn.deviceId)
       .forNoKeyUpdate()
       .executeTakeFirst();
@@ -136,10 +137,14 @@ export class JobEngine {
         ? await this.settleByHash(trx, conn, conn.appliedHash, dev.desired_hash)
         : emptySettled();
 
-    if (dev.desired_config && dev.desired_hash) {
+    if (dev.desired_config_enc && dev.desired_hash) {
       const applyId = randomUUID();
       const started = await startQueuedJobs(trx, conn.deviceId, applyId, dev.desired_hash);
-      if (started.length) return { kind: "send", applyId, hash: dev.desired_hash, config: dev.desired_config, settled };
+      if (started.length) {
+        // The one place a desired config is opened: it goes to its device.
+        const config = openDesiredConfig(this.deps.keyring, conn.deviceId, dev.desired_config_enc);
+        return { kind: "send", applyId, hash: dev.desired_hash, config, settled };
+      }
     } else {
       const error: JobError = { reason: "no-config", message: "the device has no desired config to send", drivers: [] };
       settled.failed.push(...(await failQueued(trx, conn.deviceId, error)).map((j) => ({ ...j, error })));
@@ -283,10 +288,5 @@ export class JobEngine {
 }
 
 export function lockDevice(trx: Db, deviceId: string) {
-  return trx
-    .selectFrom("devices")
-    .select(["desired_hash", "desired_config"])
-    .where("id", "=", deviceId)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
+  return trx.selectFrom("devices").select(["desired_hash"]).where("id", "=", deviceId).forNoKeyUpdate().executeTakeFirst();
 }

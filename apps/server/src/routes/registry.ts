@@ -80,6 +80,7 @@ import * as tunnelsDeleteMany from "./tunnels/delete-many.ts";
 import * as tunnelsGet from "./tunnels/get.ts";
 import * as tunnelsList from "./tunnels/list.ts";
 import * as tunnelsNotifications from "./tunnels/notifications.ts";
+import * as tunnelsStats from "./tunnels/stats.ts";
 import * as usersLogin from "./users/login.ts";
 import * as usersLogout from "./users/logout.ts";
 import * as usersRefresh from "./users/refresh.ts";
@@ -122,6 +123,7 @@ export const ROUTES: readonly RouteModule[] = [
   tunnelsDeleteMany,
   tunnelsNotifications,
   tunnelsGet,
+  tunnelsStats,
   tunnelsDelete,
   peersList,
   peersCreate,

@@ -22,6 +22,7 @@ import { toJson } from "../db/json.ts";
 import type { Db, DeviceRow, TunnelRow } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
 import type { ServiceCtx } from "./context.ts";
+import { sealDesiredConfig } from "./desired-config-seal.ts";
 
 /** `= any($1)` for a uuid list: one parameter, whatever the list length. */
 export const anyUuid = (ids: readonly string[]) => sql<string>`any(${toPgArray(ids)}::uuid[])`;
@@ -266,21 +267,30 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
     ).map((d) => [d.id, d.desired_hash]),
   );
   const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
-  const jobs: { id: string; deviceId: string; hash: string; config: string }[] = [];
+  const jobs: { id: string; deviceId: string; hash: string; sealed: string; tunnelIds: string }[] = [];
   const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
   for (const [deviceId, compileInput] of inputs) {
     const { config, hash, warnings: w } = compileDeviceConfig(compileInput);
     if (w.length) warnings.set(deviceId, w);
     const changed = current.get(deviceId) !== hash;
-    if (changed) jobs.push({ id: randomUUID(), deviceId, hash, config: toJson(config) });
+    if (changed)
+      jobs.push({
+        id: randomUUID(),
+        deviceId,
+        hash,
+        // Sealed: the config holds tunnel and peer PSKs (desired-config-seal.ts).
+        sealed: sealDesiredConfig(ctx.keyring, deviceId, toJson(config)),
+        tunnelIds: `{${config.tunnels.map((t) => t.id).join(",")}}`,
+      });
     else if (input.force) unchangedForced.push({ id: randomUUID(), deviceId, hash });
   }
   // One statement per chunk, so a fan-out to thousands of devices stays a few round trips.
   for (let i = 0; i < jobs.length; i += 500) {
     const chunk = jobs.slice(i, i + 500);
-    await sql`update devices set desired_config = v.config::jsonb, desired_hash = v.hash, sync_attempts = 0,
-        auto_sync_paused = false, updated_at = now()
-      from (values ${sql.join(chunk.map((j) => sql`(${j.deviceId}::uuid, ${j.config}, ${j.hash})`))}) as v(id, config, hash)
+    await sql`update devices set desired_config_enc = v.sealed, desired_tunnel_ids = v.tunnels::uuid[],
+        desired_hash = v.hash, sync_attempts = 0, auto_sync_paused = false, updated_at = now()
+      from (values ${sql.join(chunk.map((j) => sql`(${j.deviceId}::uuid, ${j.sealed}, ${j.tunnelIds}, ${j.hash})`))})
+        as v(id, sealed, tunnels, hash)
       where devices.id = v.id`.execute(ctx.db);
   }
   const rows = [...jobs, ...unchangedForced].map((j) => ({

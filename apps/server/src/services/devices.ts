@@ -43,7 +43,13 @@ export const DEVICE_COLUMNS = [
 
 export type DeviceReadRow = Omit<
   DeviceRow,
-  "device_token_hash" | "desired_config" | "last_seen_at" | "sync_attempts" | "auto_sync_paused"
+  | "device_token_hash"
+  | "desired_config_enc"
+  | "desired_tunnel_ids"
+  | "disconnected_at"
+  | "last_seen_at"
+  | "sync_attempts"
+  | "auto_sync_paused"
 > & { pending_notifications: number };
 
 /** A stored interface with the read-only fields an older row may lack filled in. */

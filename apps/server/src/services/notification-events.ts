@@ -18,6 +18,8 @@ export interface NotificationTargets {
   tunnelId?: string | null;
   interfaceId?: string | null;
   vrrpGroupId?: string | null;
+  /** A BGP neighbor's address. */
+  bgpNeighbor?: string | null;
 }
 
 /** A condition: the event and what it is about. */
@@ -60,10 +62,14 @@ function fullTargets(t: NotificationTargets) {
     tunnelId: t.tunnelId ?? null,
     interfaceId: t.interfaceId ?? null,
     vrrpGroupId: t.vrrpGroupId ?? null,
+    bgpNeighbor: t.bgpNeighbor ?? null,
   };
 }
 
-/** The dedup key of a condition: the event plus every target, in a fixed order. */
+/**
+ * The dedup key of a condition: the event plus every target, in a fixed order
+ * (the BGP neighbor, added later, only when set: older keys stay as they were).
+ */
 export function notificationDedupKey(condition: NotificationCondition): string {
   const t = fullTargets(condition.targets);
   return [
@@ -72,6 +78,7 @@ export function notificationDedupKey(condition: NotificationCondition): string {
     `tunnel=${t.tunnelId ?? ""}`,
     `interface=${t.interfaceId ?? ""}`,
     `vrrp=${t.vrrpGroupId ?? ""}`,
+    ...(t.bgpNeighbor ? [`bgp=${t.bgpNeighbor}`] : []),
   ].join("|");
 }
 

@@ -183,7 +183,7 @@ export async function loadWebhookChannel(ctx: Pick<ServiceCtx, "db" | "org" | "k
 }
 
 /** What the notification engine reads for delivery: rules, e-mail and the webhook with its secret. */
-export async function loadNotificationChannels(ctx: Pick<ServiceCtx, "db" | "org" | "keyring">) {
+export async function loadNotificationChannels(ctx: Pick<ServiceCtx, "db" | "keyring"> & { org: { id: string } }) {
   const s = await loadSettings(ctx.db, ctx.org.id);
   const secret = s.secretEnc === null ? null : ctx.keyring.decrypt(s.secretEnc, secretAad(ctx.org.id));
   return { rules: s.rules, email: s.email, webhook: { ...s.webhook, secret } };

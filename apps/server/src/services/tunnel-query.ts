@@ -8,6 +8,7 @@ import {
   type DeviceInterface,
   parseCidr,
   type Tunnel,
+  type TunnelQuality,
   type TunnelSummary,
   type TunnelThresholds,
   tunnelLoopbacks,
@@ -34,6 +35,7 @@ export interface TunnelFactsRow {
   pathlabel_id: string | null;
   notifications: TunnelThresholds;
   created_at: Date;
+  pending_since: Date | null;
   a_name: string;
   a_hostname: string;
   a_interfaces: DeviceInterface[];
@@ -48,6 +50,17 @@ export interface TunnelFactsRow {
   b_configured: boolean | null;
   b_config: EndConfigState | null;
   b_reported: EndReport | null;
+  /** The latest figures each end reported (tunnel_latest), whatever their age; null before the first. */
+  a_at: Date | null;
+  a_up: boolean | null;
+  a_loss: number | null;
+  a_rtt: number | null;
+  a_jitter: number | null;
+  b_at: Date | null;
+  b_up: boolean | null;
+  b_loss: number | null;
+  b_rtt: number | null;
+  b_jitter: number | null;
   peer_name: string | null;
   peer_remote_ip: string | null;
 }
@@ -62,8 +75,10 @@ export interface TunnelScope {
 /**
  * The facts query as a derived table `f`. The `dev` CTE computes each
  * device's facts once (its desired config's tunnel ids, its job state), not
- * once per tunnel. Live reports (`*_reported`) are `unknown` until the device
- * gateway (issue 5) stores them: it replaces those two columns with a join.
+ * once per tunnel. An end's report (`*_reported`) is its latest figures in
+ * `tunnel_latest` when they were taken on the device's current link (a report
+ * from before the last connect says nothing about now): `up` or `down`;
+ * otherwise, and while the device is not connected, `unknown`.
  */
 export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
   const tunnelWhere = [sql`t.organization_id = ${orgId}::uuid`];
@@ -73,8 +88,8 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
   return sql<TunnelFactsRow>`(
     with scoped as (select * from tunnels t where ${where}),
     dev as materialized (
-      select d.id, d.name, d.hostname, d.interfaces, d.connection,
-        array(select (x ->> 'id') from jsonb_array_elements(coalesce(d.desired_config -> 'tunnels', '[]'::jsonb)) x) as configured_ids,
+      select d.id, d.name, d.hostname, d.interfaces, d.connection, d.last_connected_at,
+        d.desired_tunnel_ids as configured_ids,
         case
           when exists (select 1 from jobs j where j.device_id = d.id and j.state in ('queued', 'running')) then 'in-flight'
           when exists (select 1 from jobs fj where fj.device_id = d.id and fj.state = 'failed' and not exists (
@@ -86,18 +101,31 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
         and d.id in (select device_a from scoped union select device_b from scoped where device_b is not null)
     )
     select t.id, t.num, t.description, t.device_a, t.interface_a, t.device_b, t.interface_b, t.peer_id,
-      t.pathlabel_id, t.notifications, t.created_at,
+      t.pathlabel_id, t.notifications, t.created_at, t.pending_since,
       a.name as a_name, a.hostname as a_hostname, a.interfaces as a_interfaces, a.connection as a_connection,
-      (t.id::text = any(a.configured_ids)) as a_configured, a.config_state as a_config, 'unknown'::text as a_reported,
+      (t.id = any(a.configured_ids)) as a_configured, a.config_state as a_config, ${reported("a", "la")} as a_reported,
       b.name as b_name, b.hostname as b_hostname, b.interfaces as b_interfaces, b.connection as b_connection,
-      case when b.id is null then null else (t.id::text = any(b.configured_ids)) end as b_configured,
-      b.config_state as b_config, case when b.id is null then null else 'unknown'::text end as b_reported,
+      case when b.id is null then null else (t.id = any(b.configured_ids)) end as b_configured,
+      b.config_state as b_config, case when b.id is null then null else ${reported("b", "lb")} end as b_reported,
+      la.at as a_at, la.up as a_up, la.loss as a_loss, la.rtt as a_rtt, la.jitter as a_jitter,
+      lb.at as b_at, lb.up as b_up, lb.loss as b_loss, lb.rtt as b_rtt, lb.jitter as b_jitter,
       p.name as peer_name, p.config ->> 'remoteIP' as peer_remote_ip
     from scoped t
     join dev a on a.id = t.device_a
     left join dev b on b.id = t.device_b
     left join peers p on p.id = t.peer_id
+    left join tunnel_latest la on la.tunnel_id = t.id and la.side = 'a'
+    left join tunnel_latest lb on lb.tunnel_id = t.id and lb.side = 'b' and b.id is not null
   )`.as("f");
+}
+
+/** An end's live report: its latest figures, when taken on the device's current link. */
+function reported(end: "a" | "b", latest: string): RawBuilder<EndReport> {
+  const l = (c: string) => sql.ref(`${latest}.${c}`);
+  const d = (c: string) => sql.ref(`${end}.${c}`);
+  return sql<EndReport>`(case when ${l("at")} is null or ${d("connection")} <> 'connected'
+      or ${l("at")} < ${d("last_connected_at")} then 'unknown'
+    when ${l("up")} then 'up' else 'down' end)`;
 }
 
 /** The name of interface `id` in a device's interfaces jsonb (for filters and sorting). */
@@ -186,9 +214,23 @@ export function toTunnel(row: TunnelFactsRow, orgId: string, tunnelRange: string
     loopbackB,
     ...statusOf(row),
     notifications: row.notifications,
-    // Live quality arrives with the device gateway (issue 5).
-    quality: { a: null, b: null },
+    quality: { a: quality(row, "a"), b: quality(row, "b") },
     createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** Three decimals: samples are stored as `real`, whose binary noise (0.10000000149) means nothing here. */
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+function quality(row: TunnelFactsRow, end: "a" | "b"): TunnelQuality | null {
+  const at = row[`${end}_at`];
+  if (!at) return null;
+  return {
+    loss: round(row[`${end}_loss`] ?? 0),
+    rtt: round(row[`${end}_rtt`] ?? 0),
+    jitter: round(row[`${end}_jitter`] ?? 0),
+    up: row[`${end}_up`] ?? false,
+    at: at.toISOString(),
   };
 }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { toJson } from "../../src/db/json.ts";
 import { inTransaction, systemCtx } from "../../src/services/context.ts";
 import { loadCompileInputs, queueConfigJobs } from "../../src/services/desired-config.ts";
+import { readDesiredConfig } from "../../src/services/desired-config-seal.ts";
 import { insertTestDevice } from "../support/devices.ts";
 import { useTestServer } from "../support/test-server.ts";
 
@@ -39,9 +40,9 @@ describe("desired config and jobs", () => {
       queueConfigJobs(tx, { deviceIds: [a.id, b.id], type: "tunnels", tasks: [{ kind: "add-tunnel", summary: "tunnel 1" }] }),
     );
     expect(first.jobIds).toHaveLength(2);
-    const rows = await t.database.db.selectFrom("devices").select(["id", "desired_hash", "desired_config"]).execute();
+    const rows = await t.database.db.selectFrom("devices").select(["id", "desired_hash"]).execute();
     for (const row of rows) {
-      const config = DeviceConfig.parse(row.desired_config);
+      const config = DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, row.id));
       expect(configHash(config)).toBe(row.desired_hash);
       expect(config.tunnels.map((x) => x.id)).toEqual([tunnelId]);
     }

@@ -23,6 +23,7 @@ import type { JobRow } from "../../src/db/schema.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { inTransaction, systemCtx } from "../../src/services/context.ts";
 import { queueConfigJobs } from "../../src/services/desired-config.ts";
+import { type AdminClient, adminClient, TEST_ADMIN } from "./onboarding.ts";
 import { openTestDatabase } from "./test-database.ts";
 
 /** Short timers so tests see time-outs and duties in seconds, not minutes. */
@@ -65,6 +66,8 @@ export interface GatewayHarness {
   change(deviceId: string, n?: number, type?: JobType): Promise<string[]>;
   jobs(ids: readonly string[]): Promise<JobRow[]>;
   waitForJobs(ids: readonly string[], state: JobState | ((jobs: JobRow[]) => boolean), timeoutMs?: number): Promise<JobRow[]>;
+  /** An API client logged in as the first administrator (owner of `org`), against the current server. */
+  api(): Promise<AdminClient>;
   /** Stops the server and starts a new one on the same database. */
   restart(): Promise<void>;
   /** Starts another server instance on the same database (its own pool), for several-instance tests. */
@@ -98,6 +101,8 @@ export function gatewayConfig(env: Record<string, string>): ServerConfig {
     TERN_SECRET_KEY: randomBytes(32).toString("base64"),
     TERN_DATA_DIR: "/nonexistent-tests-use-no-data-dir",
     TERN_LOG_LEVEL: "silent",
+    TERN_ADMIN_EMAIL: TEST_ADMIN.email,
+    TERN_ADMIN_PASSWORD: TEST_ADMIN.password,
     ...FAST_GATEWAY_ENV,
     ...env,
   });
@@ -243,6 +248,9 @@ export async function createGatewayHarness(env: Record<string, string> = {}): Pr
           ? state
           : (jobs: JobRow[]) => jobs.length === ids.length && jobs.every((j) => j.state === state);
       return waitUntil(() => harness.jobs(ids), ok, timeoutMs, `jobs ${typeof state === "string" ? state : "condition"}`);
+    },
+    async api() {
+      return adminClient(server.url);
     },
     async restart() {
       // Same port, so the devices' reconnect attempts reach the new server.

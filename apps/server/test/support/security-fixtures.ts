@@ -53,6 +53,10 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
     if (res.status !== 201) throw new Error(`registration token fixture: ${res.status} ${res.text}`);
     return { params: { id: res.body.id } };
   },
+  "/api/tunnels/{id}/stats": async (t) => {
+    const created = await createTunnels(t, tunnelBody(await wanDevice(t), await wanDevice(t)));
+    return { params: { id: created.tunnels[0]!.id } };
+  },
   "/api/devices/{id}": async (t) => ({
     params: { id: (await insertValidDevice(t)).id },
     bodies: { put: { description: "fixture" } },

@@ -6,6 +6,7 @@
  */
 import type { Peer, PeerCreate, Tunnel, TunnelsCreated } from "@tern/protocol";
 import { expect } from "vitest";
+import { readDesiredConfig } from "../../src/services/desired-config-seal.ts";
 import { insertTestDevice, type TestDevice, type TestDeviceOptions } from "./devices.ts";
 import type { ApiResponse, TestServer } from "./test-server.ts";
 
@@ -108,10 +109,5 @@ export async function settleDevices(
 
 /** The compiled desired config of a device as stored. */
 export async function desiredConfig(t: TestServer, deviceId: string) {
-  const row = await t.database.db
-    .selectFrom("devices")
-    .select(["desired_config", "desired_hash"])
-    .where("id", "=", deviceId)
-    .executeTakeFirstOrThrow();
-  return row.desired_config;
+  return readDesiredConfig(t.database.db, t.deps.keyring, deviceId);
 }

@@ -2,18 +2,22 @@
  * One `status` from a device: keep only the device's own tunnels (another
  * device's tunnel ids are ignored and counted), buffer its state and samples
  * for the batched writer, tell listeners, and hand what needs a decision now
- * (a changed applied hash, public address changes) to the job engine and the
- * public-address tracker. Nothing here waits for the database.
+ * (a changed applied hash, public address changes, VRRP states) to the job
+ * engine, the public-address tracker and the VRRP recorder, which run in the
+ * device's serial chain. Nothing here waits for the database.
  */
 import type { Status, TunnelReport } from "@tern/protocol";
+import type { Db } from "../../db/schema.ts";
 import type { JobEngine } from "../../jobs/job-engine.ts";
 import type { ServerMetrics } from "../../metrics/server-metrics.ts";
 import type { DeviceConnection } from "../connection.ts";
 import type { GatewayEvents } from "../events.ts";
 import type { IngestBuffer, SampleRow } from "./ingest-buffer.ts";
 import type { PublicAddressTracker } from "./public-address.ts";
+import { observeVrrp } from "./vrrp-states.ts";
 
 export interface StatusIngestDeps {
+  db: Db;
   buffer: IngestBuffer;
   engine: JobEngine;
   publicAddresses: PublicAddressTracker;
@@ -82,4 +86,5 @@ export function ingestStatus(conn: DeviceConnection, status: Status, deps: Statu
     });
   }
   deps.publicAddresses.observe(conn, status.interfaces);
+  observeVrrp(conn, status.vrrp, deps.db, deps.events);
 }

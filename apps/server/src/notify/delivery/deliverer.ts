@@ -194,6 +194,7 @@ export class Deliverer {
             this.#logger.warn({ deliveryId, channel, target, attempt, error }, `notification ${channel} attempt ${status}`);
           await this.#record({
             deliveryId,
+            orgId: request.orgId ?? null,
             channel,
             target,
             event: request.event,
@@ -228,6 +229,7 @@ export class Deliverer {
     for (const [channel, target] of targets)
       await this.#record({
         deliveryId: randomUUID(),
+        orgId: request.orgId ?? null,
         channel,
         target,
         event: request.event,

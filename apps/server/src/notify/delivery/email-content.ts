@@ -31,6 +31,8 @@ export function renderEmail(
   if (context.deviceName || n.deviceId) rows.push(["Device", context.deviceName ?? n.deviceId ?? ""]);
   if (n.targets.tunnelId) rows.push(["Tunnel", n.targets.tunnelId]);
   if (n.targets.interfaceId) rows.push(["Interface", n.targets.interfaceId]);
+  if (n.targets.vrrpGroupId) rows.push(["VRRP group", n.targets.vrrpGroupId]);
+  if (n.targets.bgpNeighbor) rows.push(["BGP neighbor", n.targets.bgpNeighbor]);
   rows.push(["Seen", n.count === 1 ? "once" : `${n.count} times`], ["First seen", n.createdAt], ["Last seen", n.lastSeenAt]);
   if (n.resolvedAt) rows.push(["Resolved at", n.resolvedAt]);
   rows.push(["Event", n.eventType], ["Notification id", n.id]);

@@ -51,6 +51,8 @@ export interface DeliveryContext {
 
 export interface DeliveryRequest {
   event: DeliveryEvent;
+  /** The organization the delivery is for; carried into the delivery log. */
+  orgId?: string | null;
   /** Null only for `test`. */
   notification: Notification | null;
   channels: DeliveryChannels;
@@ -71,6 +73,8 @@ export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 1000, m
 /** One attempt, as the delivery log (a database table later) records it. */
 export interface DeliveryAttempt {
   deliveryId: string;
+  /** The request's organization (null when the request named none). */
+  orgId: string | null;
   channel: "email" | "webhook";
   /** The webhook URL, or the recipients joined with ", ". */
   target: string;

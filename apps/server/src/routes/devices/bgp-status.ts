@@ -3,7 +3,7 @@ import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
 import { getBgpStatus } from "../../services/device-status.ts";
-import { BgpStatusResponseSchema } from "./schemas.ts";
+import { BgpStatusResponseSchema, StatusQuery } from "./schemas.ts";
 
 export const route = defineRoute({
   method: "get",
@@ -12,15 +12,17 @@ export const route = defineRoute({
   tags: ["devices"],
   summary: "BGP state of a device (neighbors, their sessions and prefixes) as the device reported it",
   description:
-    '`source`: `reported` (last status message, with `reportedAt`), `live`, or `unknown` with `state: "unknown"` when the device never reported.',
+    '`source`: `reported` (last status message, with `reportedAt`), `live` (with `live=true`: asked over the device\'s link just now), or `unknown` with `state: "unknown"` when the device never reported.',
   auth: { resource: "devices" },
-  request: { params: IdParams },
+  errors: ["DEVICE_NOT_CONNECTED", "DEVICE_TIMEOUT"],
+  request: { params: IdParams, query: StatusQuery },
   responses: { 200: jsonResponse(BgpStatusResponseSchema, "The device's BGP state") },
 });
 
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
-    const status = await getBgpStatus(requestCtx(c), { deviceId: c.req.valid("param").id }, c.get("deps").deviceStatus);
+    const { live } = c.req.valid("query");
+    const status = await getBgpStatus(requestCtx(c), { deviceId: c.req.valid("param").id, live }, c.get("deps").deviceStatus);
     return c.json(status, 200);
   });
 }

@@ -7,6 +7,7 @@ import {
   type Tunnel,
   Tunnel as TunnelSchema,
 } from "@tern/protocol";
+import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { insertTestTunnel, insertValidDevice } from "../../../test/support/device-fixtures.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
@@ -18,16 +19,36 @@ type ErrorBody = { code: string; details: { path: string }[] };
 describe("GET /api/devices/{id}/tunnels", () => {
   const t = useTestServer();
 
-  it("lists the tunnels the device is an end of, in the Tunnel shape, N/A and pending while an end is not connected", async () => {
+  /** The tunnel is in both ends' desired configs, as the compiler would have put it. */
+  const configured = (deviceIds: string[], tunnelIds: string[]) =>
+    t.database.db
+      .updateTable("devices")
+      .set({ desired_tunnel_ids: sql`${`{${tunnelIds.join(",")}}`}::uuid[]` })
+      .where("id", "in", deviceIds)
+      .execute();
+  const report = (tunnelId: string, side: "a" | "b", deviceId: string, up: boolean, rtt = 20) =>
+    t.database.db
+      .insertInto("tunnel_latest")
+      .values({ tunnel_id: tunnelId, side, device_id: deviceId, at: new Date(), up, loss: 0.5, rtt, jitter: 1.25, samples: 10 })
+      .execute();
+
+  it("is the tunnels list scoped to the device: same shape, live status and quality from both ends' reports", async () => {
     const a = await insertValidDevice(t, { name: "hub" });
     const b = await insertValidDevice(t, { name: "spoke-1" });
     const c = await insertValidDevice(t, { name: "spoke-2" });
     const d = await insertValidDevice(t, { name: "elsewhere" });
     const ab = await insertTestTunnel(t, a, b, { num: 0 });
     const ca = await insertTestTunnel(t, c, a, { num: 128 });
-    await insertTestTunnel(t, b, d, { num: 5 });
-    await t.database.db.updateTable("devices").set({ connection: "connected" }).where("id", "in", [a.id, c.id]).execute();
+    const bd = await insertTestTunnel(t, b, d, { num: 5 });
+    await configured([a.id, b.id, c.id, d.id], [ab.id, ca.id, bd.id]);
+    await t.database.db
+      .updateTable("devices")
+      .set({ connection: "connected", last_connected_at: new Date(Date.now() - 60_000) })
+      .where("id", "in", [a.id, c.id])
+      .execute();
     await t.database.db.updateTable("devices").set({ connection: "disconnected" }).where("id", "=", b.id).execute();
+    await report(ca.id, "a", c.id, true, 31.4);
+    await report(ca.id, "b", a.id, true);
 
     const res = await t.api<Tunnel[]>("GET", `/api/devices/${a.id}/tunnels`, { token: t.admin.token });
     expect(res.status).toBe(200);
@@ -44,36 +65,69 @@ describe("GET /api/devices/{id}/tunnels", () => {
       // Tunnel 0 in 10.100.0.0/16: h = 2, l = 0.
       loopbackA: "10.100.0.2",
       loopbackB: "10.100.0.3",
+      // spoke-1 is not connected: not pending (it has its config), N/A.
       status: "N/A",
-      tunnelStatus: "Pending",
-      isPending: true,
-      pendingReason: "device spoke-1 is not connected",
+      tunnelStatus: "Not Connected",
+      isPending: false,
+      tunnelStatusA: "unknown",
+      tunnelStatusB: "unknown",
       quality: { a: null, b: null },
     });
-    // Both ends connected, nothing reported yet: pending, not N/A. Tunnel 128: l = 1, h = 4.
+    // Both ends connected and reporting the tunnel up. Tunnel 128: l = 1, h = 4.
     expect(res.body[1]).toMatchObject({
       num: 128,
       deviceA: { id: c.id },
       loopbackA: "10.100.1.4",
       loopbackB: "10.100.1.5",
-      status: "Pending",
-      isPending: true,
-      pendingReason: "waiting for tunnel status from the devices",
+      status: "Connected",
+      tunnelStatus: "Connected",
+      tunnelStatusA: "up",
+      tunnelStatusB: "up",
+      isPending: false,
+      pendingReason: "",
+      quality: { a: { loss: 0.5, rtt: 31.4, jitter: 1.25, up: true }, b: { rtt: 20 } },
     });
+    // The same tunnel read through GET /tunnels agrees.
+    const same = await t.api<Tunnel>("GET", `/api/tunnels/${ca.id}`, { token: t.admin.token });
+    expect(same.body).toEqual(res.body[1]);
 
     const filtered = await t.api<Tunnel[]>("GET", `/api/devices/${a.id}/tunnels`, {
       token: t.admin.token,
       query: { filter: JSON.stringify([{ key: "device.name", op: "==", val: "spoke-2" }]) },
     });
     expect(filtered.body.map((x) => x.id)).toEqual([ca.id]);
+    const connected = await t.api<Tunnel[]>("GET", `/api/devices/${a.id}/tunnels`, {
+      token: t.admin.token,
+      query: { filter: JSON.stringify([{ key: "status", op: "==", val: "Connected" }]) },
+    });
+    expect(connected.body.map((x) => x.id)).toEqual([ca.id]);
     const sorted = await t.api<Tunnel[]>("GET", `/api/devices/${a.id}/tunnels`, {
       token: t.admin.token,
-      query: { sort: "num", order: "desc", limit: 1 },
+      query: { sort: "num", order: "desc", limit: 1, response: "summary" },
     });
-    expect(sorted.body.map((x) => x.num)).toEqual([128]);
+    expect(sorted.body).toEqual([expect.objectContaining({ num: 128, status: "Connected" })]);
+    expect(Object.keys(sorted.body[0]!)).not.toContain("quality");
     expect(sorted.headers.get("records-total")).toBe("2");
     const never = await t.api<Tunnel[]>("GET", `/api/devices/${d.id}/tunnels`, { token: t.admin.token });
-    expect(never.body[0]?.pendingReason).toBe("device spoke-1 is not connected; device elsewhere has never connected");
+    expect(never.body[0]?.pendingReason).toBe("waiting for device elsewhere to connect");
+  });
+
+  it("a report from before the device's last connect says nothing about now: unknown", async () => {
+    const a = await insertValidDevice(t, { name: "old-a" });
+    const b = await insertValidDevice(t, { name: "old-b" });
+    const ab = await insertTestTunnel(t, a, b);
+    await configured([a.id, b.id], [ab.id]);
+    await report(ab.id, "a", a.id, true);
+    await report(ab.id, "b", b.id, true);
+    await t.database.db
+      .updateTable("devices")
+      .set({ connection: "connected", last_connected_at: new Date(Date.now() + 60_000) })
+      .where("id", "in", [a.id, b.id])
+      .execute();
+    const res = await t.api<Tunnel[]>("GET", `/api/devices/${a.id}/tunnels`, { token: t.admin.token });
+    expect(res.body[0]).toMatchObject({ status: "Not Connected", tunnelStatusA: "unknown", tunnelStatusB: "unknown" });
+    // The last figures are still shown, with their time.
+    expect(res.body[0]?.quality.a).toMatchObject({ up: true, rtt: 20 });
   });
 
   it("a device without tunnels has an empty list; an unknown device is 404", async () => {

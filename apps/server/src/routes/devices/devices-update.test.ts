@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { insertTestTunnel, insertTestVrrpGroup, insertValidDevice } from "../../../test/support/device-fixtures.ts";
 import type { TestDevice } from "../../../test/support/devices.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
+import { readDesiredConfig } from "../../services/desired-config-seal.ts";
 
 type ErrorBody = { code: string; error: string; details: { path: string; message: string }[] };
 type Accepted = { jobIds: string[] };
@@ -43,11 +44,11 @@ describe("PUT /api/devices/{id}", () => {
     });
     const row = await t.database.db
       .selectFrom("devices")
-      .select(["is_approved", "desired_config", "desired_hash"])
+      .select(["is_approved", "desired_hash"])
       .where("id", "=", device.id)
       .executeTakeFirstOrThrow();
     expect(row.is_approved).toBe(true);
-    const config = DeviceConfig.parse(row.desired_config);
+    const config = DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, device.id));
     expect(configHash(config)).toBe(row.desired_hash);
     expect(config.interfaces.map((i) => i.name).sort()).toEqual(["lan0", "wan0"]);
     expect(listed.body[0]!.targetHash).toBe(row.desired_hash);
@@ -260,12 +261,7 @@ describe("PUT /api/devices/{id}", () => {
     const jobs = await t.api<Job[]>("GET", res.headers.get("location")!, { token: t.admin.token });
     expect(jobs.body.map((j) => j.device.name).sort()).toEqual(["hub", "spoke"]);
     expect(jobs.body.find((j) => j.device.id === b.id)?.tasks[0]).toMatchObject({ kind: "peer-device-changed" });
-    const spoke = await t.database.db
-      .selectFrom("devices")
-      .select("desired_config")
-      .where("id", "=", b.id)
-      .executeTakeFirstOrThrow();
-    const config = DeviceConfig.parse(spoke.desired_config);
+    const config = DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, b.id));
     expect(config.tunnels.find((x) => x.id === tunnel.id)?.remoteAddress).toBe(newIp);
   });
 

@@ -9,7 +9,6 @@ import {
   Id,
   InterfaceStatusResponse,
   RemoveVrrpQuery,
-  Tunnel,
 } from "@tern/protocol";
 import { BooleanFlag, IdsParam } from "../../http/ids-query.ts";
 import { ListQuerySchema } from "../../http/list-query.ts";
@@ -31,7 +30,6 @@ export const DeviceUpdateSchema = DeviceUpdate.extend({
 }).meta({ id: "DeviceUpdate" });
 export const InterfaceStatusResponseSchema = InterfaceStatusResponse.meta({ id: "InterfaceStatusResponse" });
 export const BgpStatusResponseSchema = BgpStatusResponse.meta({ id: "BgpStatusResponse" });
-export const DeviceTunnelSchema = Tunnel.meta({ id: "Tunnel" });
 
 export const DeviceListQuery = ListQuerySchema.extend({
   response: DeviceResponseType.default("detailed").meta({
@@ -60,6 +58,13 @@ export const DeleteDevicesQuery = RemoveVrrpQuerySchema.extend({
 });
 
 export const DevicesDeletedSchema = z.object({ deviceIds: z.array(Id), jobIds: z.array(Id) }).meta({ id: "DevicesDeleted" });
+
+export const StatusQuery = z.object({
+  live: BooleanFlag.meta({
+    description:
+      "true: ask the connected device now (source live; 409 DEVICE_NOT_CONNECTED when it is not connected, 504 DEVICE_TIMEOUT when it does not answer); false (default): its last status message",
+  }),
+});
 
 export const InterfaceParams = z.object({
   id: Id.meta({ param: { name: "id", in: "path" }, description: "Device id" }),

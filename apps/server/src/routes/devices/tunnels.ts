@@ -1,28 +1,35 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/env.ts";
-import { foldListQuery, ListQuerySchema, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
+import { foldListQuery, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { DEVICE_TUNNEL_LIST, listDeviceTunnels } from "../../services/device-tunnels.ts";
-import { DeviceTunnelSchema } from "./schemas.ts";
+import { listDeviceTunnels } from "../../services/device-tunnels.ts";
+import { TUNNEL_LIST_KEYS, toTunnelSummary } from "../../services/tunnel-query.ts";
+import { TunnelListQuery, TunnelSchema, TunnelSummarySchema } from "../tunnels/schemas.ts";
 
 export const route = defineRoute({
   method: "get",
   path: "/devices/{id}/tunnels",
   operationId: "listDeviceTunnels",
   tags: ["devices"],
-  summary: "The tunnels a device is an end of",
-  description: `Filter and sort keys: ${Object.keys(DEVICE_TUNNEL_LIST.fields).join(", ")} (\`device.name\` matches either end). Default sort: num ascending. Until the devices report tunnel state, a tunnel with an end that is not connected is status N/A, pending, with the reason.`,
+  summary: "The tunnels a device is an end of, with their live status and quality",
+  description: `The same read as GET /tunnels, scoped to the device. Filter and sort keys: ${TUNNEL_LIST_KEYS}. \`device.*\` matches either end. Default sort: num ascending.`,
   auth: { resource: "devices" },
-  request: { params: IdParams, query: ListQuerySchema },
-  responses: { 200: { ...jsonResponse(z.array(DeviceTunnelSchema), "Tunnels of the device"), headers: recordsTotalHeader } },
+  request: { params: IdParams, query: TunnelListQuery },
+  responses: {
+    200: {
+      ...jsonResponse(z.union([z.array(TunnelSchema), z.array(TunnelSummarySchema)]), "Tunnels of the device"),
+      headers: recordsTotalHeader,
+    },
+  },
 });
 
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
-    const { items, total } = await listDeviceTunnels(requestCtx(c), c.req.valid("param").id, foldListQuery(c.req.valid("query")));
+    const query = c.req.valid("query");
+    const { items, total } = await listDeviceTunnels(requestCtx(c), c.req.valid("param").id, foldListQuery(query));
     withRecordsTotal(c, total);
-    return c.json(items, 200);
+    return c.json(query.response === "summary" ? items.map(toTunnelSummary) : items, 200);
   });
 }

@@ -8,6 +8,7 @@ import { DeviceConfig, type MlPolicy, type PathLabel } from "@tern/protocol";
 import { beforeAll, describe, expect, it } from "vitest";
 import { insertTestDevice, type TestDevice } from "../../../test/support/devices.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
+import { readDesiredConfig } from "../../services/desired-config-seal.ts";
 
 type ErrorBody = { code: string; details: { path: string; message: string }[] };
 type Jobs = { jobIds: string[] };
@@ -42,11 +43,7 @@ describe("multi-link policies", () => {
     ],
   });
   const create = (body: unknown) => t.api<MlPolicy>("POST", "/api/mlpolicies", { token: t.admin.token, body });
-  const desired = async (id: string) =>
-    DeviceConfig.parse(
-      (await t.database.db.selectFrom("devices").select("desired_config").where("id", "=", id).executeTakeFirstOrThrow())
-        .desired_config,
-    );
+  const desired = async (id: string) => DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, id));
 
   beforeAll(async () => {
     mpls = (await t.api<PathLabel>("POST", "/api/pathlabels", { token: t.admin.token, body: { name: "MPLS", type: "Tunnel" } }))
@@ -327,10 +324,10 @@ describe("fleet-wide install", () => {
     expect(new Set(jobs.map((j) => j.device_id)).size).toBe(count);
     const their = await t.database.db
       .selectFrom("devices")
-      .select(["mlpolicy_id", "desired_config"])
+      .select(["mlpolicy_id", "desired_config_enc"])
       .where("id", "=", theirs.id)
       .executeTakeFirstOrThrow();
-    expect(their).toEqual({ mlpolicy_id: null, desired_config: null });
+    expect(their).toEqual({ mlpolicy_id: null, desired_config_enc: null });
     expect((await t.api<MlPolicy>("GET", `/api/mlpolicies/${policy.id}`, { token: t.admin.token })).body.installedOn).toBe(count);
   });
 });

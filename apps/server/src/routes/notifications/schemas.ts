@@ -15,4 +15,4 @@ export const NotificationsUpdatedSchema = z.object({ updated: z.number().int().m
 export const NotificationsDeletedSchema = z.object({ deleted: z.number().int().min(0) }).meta({ id: "NotificationsDeleted" });
 
 export const NOTIFICATION_KEYS =
-  "Filter keys: id, deviceId, device.name, eventType, title, details, severity (info|warning|critical), resolved, status (read|unread), count, tunnelId, interfaceId, vrrpGroupId, createdAt, lastSeenAt, resolvedAt.";
+  "Filter keys: id, deviceId, device.name, eventType, title, details, severity (info|warning|critical), resolved, status (read|unread), count, tunnelId, interfaceId, vrrpGroupId, bgpNeighbor, createdAt, lastSeenAt, resolvedAt.";

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { insertTestDevice } from "../../../test/support/devices.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
 import { toJson } from "../../db/json.ts";
+import { readDesiredConfig } from "../../services/desired-config-seal.ts";
 
 type ErrorBody = { code: string; details: { path: string; message: string }[] };
 const f = (...filters: { key: string; op: string; val: unknown }[]) => JSON.stringify(filters);
@@ -159,10 +160,10 @@ describe("path labels", () => {
       .orderBy("name")
       .execute();
     expect(devices[0]?.interfaces[0]?.pathlabels).toEqual([keep.id]);
-    const configA = DeviceConfig.parse(devices[0]?.desired_config);
+    const configA = DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, devices[0]!.id));
     expect(configA.interfaces.find((i) => i.name === "wan0")?.pathLabels).toEqual([keep.id]);
     expect(configA.tunnels[0]?.pathLabel).toBeNull();
-    const configB = DeviceConfig.parse(devices[1]?.desired_config);
+    const configB = DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, devices[1]!.id));
     expect(configB.policy?.rules.map((r) => [r.name, r.pathLabels])).toEqual([["both", [keep.id]]]);
     const tunnel = await t.database.db
       .selectFrom("tunnels")

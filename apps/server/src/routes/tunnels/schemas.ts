@@ -6,6 +6,7 @@ import {
   TunnelCreate,
   TunnelNotificationsResult,
   TunnelNotificationsUpdate,
+  TunnelStats,
   TunnelSummary,
   TunnelsCreated,
   TunnelsDeleted,
@@ -20,6 +21,7 @@ export const TunnelCreateBodySchema = z
   .union([TunnelCreateSchema, z.array(TunnelCreateSchema).min(1).max(1000)])
   .meta({ id: "TunnelCreateBody" });
 export const TunnelsCreatedSchema = TunnelsCreated.meta({ id: "TunnelsCreated" });
+export const TunnelStatsSchema = TunnelStats.meta({ id: "TunnelStats" });
 export const TunnelsDeletedSchema = TunnelsDeleted.meta({ id: "TunnelsDeleted" });
 export const TunnelNotificationsUpdateSchema = TunnelNotificationsUpdate.meta({ id: "TunnelNotificationsUpdate" });
 export const TunnelNotificationsResultSchema = TunnelNotificationsResult.meta({ id: "TunnelNotificationsResult" });

@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { insertTestDevice, type TestDevice } from "../../../test/support/devices.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
 import { toJson } from "../../db/json.ts";
+import { readDesiredConfig } from "../../services/desired-config-seal.ts";
 import { recordVrrpStates } from "../../services/vrrp-status.ts";
 
 type ErrorBody = { code: string; details: { path: string; message: string }[] };
@@ -41,8 +42,7 @@ describe("VRRP groups", () => {
     ...over,
   });
   const desired = async (id: string) => {
-    const row = await t.database.db.selectFrom("devices").select("desired_config").where("id", "=", id).executeTakeFirstOrThrow();
-    return DeviceConfig.parse(row.desired_config);
+    return DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, id));
   };
 
   beforeAll(async () => {
@@ -120,12 +120,7 @@ describe("VRRP groups", () => {
     ]);
     expect(configA.dhcp[0]?.options.find((o) => o.code === 3)).toEqual({ code: 3, name: "routers", value: "192.168.90.1" });
     expect((await desired(b.id)).vrrp[0]).toMatchObject({ virtualRouterId: 51, priority: 100 });
-    const untouched = await t.database.db
-      .selectFrom("devices")
-      .select("desired_config")
-      .where("id", "=", c.id)
-      .executeTakeFirstOrThrow();
-    expect(untouched.desired_config).toBeNull();
+    expect(await readDesiredConfig(t.database.db, t.deps.keyring, c.id)).toBeNull();
   });
 
   it("refuses a used virtual router id with 409 CONFLICT", async () => {

@@ -1,0 +1,160 @@
+/**
+ * Conditions judged from the database by a periodic duty (once per interval
+ * across all server instances), because no single instance sees them whole:
+ *
+ * - **Device connection**: a device whose link ended (`disconnected_at`) more
+ *   than the grace period ago — the `device-connection` rule's
+ *   warningThreshold in seconds, 60 by default — is raised once per
+ *   disconnection. The instance that saw the link end may be gone by then;
+ *   the grace period lives in the database. Resolved when the device says
+ *   hello again (the engine, at once), or here when a connected device still
+ *   has one open (a resolve that was lost with its instance).
+ * - **Pending tunnel**: a tunnel pending (tunnel-status.ts) for longer than
+ *   TERN_PENDING_TUNNEL_ALERT_S (`tunnels.pending_since` keeps when it started)
+ *   is raised with the pending reason; resolved when it is not pending.
+ * - Notifications about tunnels or VRRP groups that were deleted are resolved.
+ *
+ * Device rows are locked `skip locked` in id order before a raise, so a hello
+ * committing at the same moment cannot leave a "disconnected" notification
+ * open for a connected device.
+ */
+import type { NotificationRule } from "@tern/protocol";
+import { sql } from "kysely";
+import type { Db } from "../db/schema.ts";
+import { notificationDedupKey } from "../services/notification-events.ts";
+import { completeRules, type FullRules } from "../services/notification-settings.ts";
+import { orgTunnelRange, type TunnelFactsRow, toTunnel, tunnelFacts } from "../services/tunnel-query.ts";
+import type { Announcement, Notifier } from "./notifier.ts";
+
+/** The reference's grace period before a disconnected device is reported. */
+export const DEFAULT_DEVICE_GRACE_S = 60;
+
+const ruleField = (event: string, field: keyof NotificationRule) => sql`(s.rules -> ${event}::text ->> ${field}::text)`;
+
+export async function checkDeviceConnections(trx: Db, notifier: Notifier): Promise<Announcement[]> {
+  const out: Announcement[] = [];
+  const grace = sql<number>`coalesce(${ruleField("device-connection", "warningThreshold")}::float8, ${DEFAULT_DEVICE_GRACE_S})`;
+  const due = await sql<{
+    id: string;
+    organization_id: string;
+    name: string;
+    disconnected_at: Date;
+    grace: number;
+    severity: string | null;
+  }>`select d.id, d.organization_id, d.name, d.disconnected_at, ${grace} as grace,
+      ${ruleField("device-connection", "severity")} as severity
+    from devices d left join notification_settings s on s.organization_id = d.organization_id
+    where d.connection = 'disconnected' and d.is_approved and d.disconnected_at is not null
+      and coalesce(${ruleField("device-connection", "enabled")}::boolean, true)
+      and d.disconnected_at <= now() - make_interval(secs => ${grace})
+      and not exists (select 1 from notifications n where n.organization_id = d.organization_id
+        and n.device_id = d.id and n.event_type = 'device-connection' and not n.resolved
+        and n.last_seen_at >= d.disconnected_at)
+    order by d.id limit 1000
+    for no key update of d skip locked`.execute(trx);
+  for (const d of due.rows) {
+    const severity = d.severity === "info" || d.severity === "warning" ? d.severity : "critical";
+    out.push(
+      ...[
+        await notifier.raise(
+          trx,
+          d.organization_id,
+          {
+            eventType: "device-connection",
+            targets: { deviceId: d.id },
+            severity,
+            details: `device ${d.name} disconnected at ${d.disconnected_at.toISOString()} and has not come back for ${Math.round(d.grace)} s`,
+          },
+          d.name,
+        ),
+      ].filter((a): a is Announcement => a !== null),
+    );
+  }
+
+  // Connected devices with a connection notification still open: the resolve at hello was lost.
+  const stale = await sql<{ organization_id: string; device_id: string; name: string }>`select n.organization_id,
+      n.device_id, d.name from notifications n join devices d on d.id = n.device_id
+    where n.event_type = 'device-connection' and not n.resolved and d.connection = 'connected' limit 1000`.execute(trx);
+  for (const n of stale.rows) {
+    const key = notificationDedupKey({ eventType: "device-connection", targets: { deviceId: n.device_id } });
+    const a = await notifier.resolve(trx, n.organization_id, key, n.name);
+    if (a) out.push(a);
+  }
+  return out;
+}
+
+export async function checkPendingTunnels(trx: Db, notifier: Notifier, graceMs: number): Promise<Announcement[]> {
+  const out: Announcement[] = [];
+  const orgs = await trx.selectFrom("tunnels").select("organization_id").distinct().execute();
+  for (const { organization_id: orgId } of orgs) {
+    const rule = (await orgRules(trx, orgId))["pending-tunnel"];
+    const range = await orgTunnelRange(trx, orgId);
+    const rows = (await trx.selectFrom(tunnelFacts(orgId)).selectAll().execute()) as TunnelFactsRow[];
+    const pending = rows.map((r) => ({ row: r, tunnel: toTunnel(r, orgId, range) })).filter((x) => x.tunnel.isPending);
+    const pendingIds = pending.map((p) => p.row.id);
+    const ids = sql`${`{${pendingIds.join(",")}}`}::uuid[]`;
+    await sql`update tunnels set pending_since = now()
+      where organization_id = ${orgId}::uuid and id = any(${ids}) and pending_since is null`.execute(trx);
+    await sql`update tunnels set pending_since = null
+      where organization_id = ${orgId}::uuid and pending_since is not null and not (id = any(${ids}))`.execute(trx);
+
+    const open = new Set(
+      (
+        await trx
+          .selectFrom("notifications")
+          .select("dedup_key")
+          .where("organization_id", "=", orgId)
+          .where("event_type", "=", "pending-tunnel")
+          .where("resolved", "=", false)
+          .execute()
+      ).map((n) => n.dedup_key),
+    );
+    const stillPending = new Set<string>();
+    for (const { row, tunnel } of pending) {
+      const key = notificationDedupKey({ eventType: "pending-tunnel", targets: { deviceId: row.device_a, tunnelId: row.id } });
+      stillPending.add(key);
+      const since = row.pending_since;
+      if (!rule.enabled || open.has(key) || !since || Date.now() - since.getTime() < graceMs) continue;
+      const far = tunnel.deviceB?.name ?? tunnel.peer?.name ?? "";
+      const a = await notifier.raise(
+        trx,
+        orgId,
+        {
+          eventType: "pending-tunnel",
+          targets: { deviceId: row.device_a, tunnelId: row.id },
+          severity: rule.severity,
+          details: `tunnel ${row.num} (${row.a_name} to ${far}) pending since ${since.toISOString()}: ${tunnel.pendingReason}`,
+        },
+        row.a_name,
+      );
+      if (a) out.push(a);
+    }
+    for (const key of open) {
+      if (stillPending.has(key)) continue;
+      const a = await notifier.resolve(trx, orgId, key);
+      if (a) out.push(a);
+    }
+  }
+  return out;
+}
+
+/** The organization's rules, read in the duty's transaction (the settings cache reads outside it). */
+async function orgRules(trx: Db, orgId: string): Promise<FullRules> {
+  const row = await trx
+    .selectFrom("notification_settings")
+    .select("rules")
+    .where("organization_id", "=", orgId)
+    .executeTakeFirst();
+  return completeRules(row?.rules);
+}
+
+/** Open notifications about tunnels or VRRP groups that no longer exist are resolved (without an announcement). */
+export async function resolveOrphans(trx: Db): Promise<number> {
+  const result = await sql`update notifications n set resolved = true, resolved_at = now()
+    where not n.resolved and (
+      (n.targets ->> 'tunnelId' is not null
+        and not exists (select 1 from tunnels t where t.id::text = n.targets ->> 'tunnelId'))
+      or (n.targets ->> 'vrrpGroupId' is not null
+        and not exists (select 1 from vrrp_groups g where g.id::text = n.targets ->> 'vrrpGroupId')))`.execute(trx);
+  return Number(result.numAffectedRows ?? 0);
+}

@@ -1,0 +1,402 @@
+/**
+ * The notification rule engine of one server instance. It listens to the
+ * gateway's events and turns them into notifications (raise, repeat, resolve)
+ * and deliveries:
+ *
+ * - `status` → evaluate-status.ts, per link, in memory: each condition's state
+ *   (conditions.ts) lives with the device's link on the instance that holds
+ *   it. At the link's first status the device's open notifications are read,
+ *   so a device that moved to this instance resolves what another raised.
+ * - `device-connected` → resolves "device connection"; the raise after the
+ *   grace period is a periodic duty (checks.ts), so it survives the instance
+ *   that saw the link end.
+ * - `jobs-finished` → "job failed" raised, or resolved (with "failed
+ *   self-healing") when a job completes; `self-healing-failed` → raised.
+ * - `vrrp-state-changed` → "VRRP state change" for transitions between known
+ *   states (a router entering FAULT is critical whatever the rule says).
+ *
+ * Listeners only touch memory; database work and deliveries go to a bounded
+ * work queue (work-queue.ts), so the gateway's path never waits for them.
+ */
+import type { NotificationEvent, Severity, Status, TunnelReport } from "@tern/protocol";
+import type { Logger } from "pino";
+import type { AppDeps } from "../deps.ts";
+import type { Duty } from "../gateway/duties.ts";
+import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
+import { type NotificationCondition, notificationDedupKey } from "../services/notification-events.ts";
+import { checkDeviceConnections, checkPendingTunnels, resolveOrphans } from "./checks.ts";
+import { type ConditionState, higher, isIdle, newCondition, observe, type Step } from "./conditions.ts";
+import { Deliverer } from "./delivery/index.ts";
+import { databaseDeliveryLog, deleteOldDeliveries } from "./delivery-log.ts";
+import { type DeviceContext, loadDeviceContext } from "./device-context.ts";
+import { evaluateStatus, STATUS_EVENTS } from "./evaluate-status.ts";
+import { type Announcement, Notifier } from "./notifier.ts";
+import { SettingsCache } from "./settings-cache.ts";
+import { smtpSettings } from "./smtp.ts";
+import { WorkQueue } from "./work-queue.ts";
+
+/** A device's context is read again after this long (and when it applies a new config). */
+const CONTEXT_TTL_MS = 30_000;
+const MAX_PENDING_WORK = 10_000;
+
+interface TrackedCondition {
+  eventType: NotificationEvent;
+  state: ConditionState;
+}
+
+/** One device whose link this instance holds. */
+interface DeviceTrack {
+  orgId: string;
+  context: DeviceContext | null;
+  loading: boolean;
+  /** The newest status that waits for the context. */
+  waiting: GatewayEventMap["status"] | null;
+  appliedHash: string | null;
+  conditions: Map<string, TrackedCondition>;
+}
+
+export interface NotificationEngineOptions {
+  confirmReports: number;
+  pendingTunnelGraceMs: number;
+  dutyIntervalMs: number;
+  deliveryLogRetentionDays: number;
+}
+
+export class NotificationEngine {
+  readonly deliverer: Deliverer;
+  readonly work: WorkQueue;
+  readonly settings: SettingsCache;
+  private readonly notifier: Notifier;
+  private readonly devices = new Map<string, DeviceTrack>();
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly logger: Logger;
+  private readonly options: NotificationEngineOptions;
+
+  constructor(private readonly deps: AppDeps) {
+    const config = deps.config;
+    this.logger = deps.logger.child({ component: "notifications" });
+    this.options = {
+      confirmReports: config.TERN_NOTIFY_CONFIRM_REPORTS,
+      pendingTunnelGraceMs: config.TERN_PENDING_TUNNEL_ALERT_S * 1000,
+      dutyIntervalMs: config.TERN_DUTY_INTERVAL_MS,
+      deliveryLogRetentionDays: config.TERN_DELIVERY_LOG_RETENTION_DAYS,
+    };
+    this.deliverer = new Deliverer({
+      smtp: smtpSettings(config),
+      log: databaseDeliveryLog(deps.db, deps.metrics, this.logger),
+      logger: this.logger,
+      retry: { maxAttempts: config.TERN_NOTIFY_RETRY_ATTEMPTS, baseDelayMs: config.TERN_NOTIFY_RETRY_BASE_MS },
+    });
+    this.work = new WorkQueue(this.logger, { concurrency: 4, maxPending: MAX_PENDING_WORK });
+    this.settings = new SettingsCache(deps.db, deps.keyring);
+    this.notifier = new Notifier(this.deliverer, this.settings, deps.metrics, this.logger);
+  }
+
+  /** Subscribes to the gateway's events. */
+  start(events: GatewayEvents): void {
+    this.unsubscribe.push(
+      events.on("status", (e) => this.onStatus(e)),
+      events.on("device-connected", (e) => this.onConnected(e)),
+      events.on("device-disconnected", (e) => this.devices.delete(e.deviceId)),
+      events.on("jobs-finished", (e) => this.onJobsFinished(e)),
+      events.on("self-healing-failed", (e) => this.onSelfHealingFailed(e)),
+      events.on("vrrp-state-changed", (e) => this.onVrrpChanged(e)),
+    );
+  }
+
+  /** The periodic duties the gateway runs once per interval across instances. */
+  duties(): Duty[] {
+    const checkMs = Math.max(this.options.dutyIntervalMs, Math.min(30_000, this.options.pendingTunnelGraceMs / 2));
+    return [
+      {
+        name: "device-connection-alerts",
+        run: async (trx, afterCommit) => {
+          const announcements = await checkDeviceConnections(trx, this.notifier);
+          afterCommit(() => this.announceLater(announcements));
+        },
+      },
+      {
+        name: "pending-tunnel-alerts",
+        intervalMs: checkMs,
+        run: async (trx, afterCommit) => {
+          await resolveOrphans(trx);
+          const announcements = await checkPendingTunnels(trx, this.notifier, this.options.pendingTunnelGraceMs);
+          afterCommit(() => this.announceLater(announcements));
+        },
+      },
+      {
+        name: "delivery-log-retention",
+        intervalMs: Math.max(this.options.dutyIntervalMs, 3_600_000),
+        run: async (trx) => {
+          await deleteOldDeliveries(trx, this.options.deliveryLogRetentionDays);
+        },
+      },
+    ];
+  }
+
+  /** Resolves when every queued raise, resolve and delivery is done (tests). */
+  async idle(): Promise<void> {
+    await this.work.idle();
+    await this.deliverer.idle();
+  }
+
+  /** Stops listening, finishes queued work for up to `graceMs`, closes the SMTP transport. */
+  async close(graceMs = 5_000): Promise<void> {
+    for (const off of this.unsubscribe.splice(0)) off();
+    const timeout = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
+    const done = await Promise.race([this.idle().then(() => "done" as const), timeout]);
+    if (done === "timeout")
+      this.logger.warn({ pending: this.work.size }, "notification work still pending at shutdown: not delivered");
+    // Deliveries still retrying are abandoned (their attempts so far are logged).
+    void this.deliverer.close();
+  }
+
+  // ---- status ----
+
+  private track(deviceId: string, orgId: string): DeviceTrack {
+    let t = this.devices.get(deviceId);
+    if (!t) {
+      t = { orgId, context: null, loading: false, waiting: null, appliedHash: null, conditions: new Map() };
+      this.devices.set(deviceId, t);
+    }
+    return t;
+  }
+
+  private onStatus(e: GatewayEventMap["status"]): void {
+    const track = this.track(e.deviceId, e.orgId);
+    const settings = this.settings.peek(e.orgId);
+    const stale =
+      !track.context || Date.now() - track.context.loadedAt > CONTEXT_TTL_MS || e.status.appliedHash !== track.appliedHash;
+    if (stale || !settings) {
+      track.appliedHash = e.status.appliedHash;
+      this.load(e.deviceId, track);
+    }
+    if (!track.context || !settings) {
+      track.waiting = e;
+      return;
+    }
+    this.evaluate(e.deviceId, track, e.tunnels, e.status);
+  }
+
+  /** Reads the device's context (and at first its open notifications) and the organization's settings. */
+  private load(deviceId: string, track: DeviceTrack): void {
+    if (track.loading) return;
+    track.loading = true;
+    const first = track.context === null;
+    this.work.push(`device:${deviceId}`, async () => {
+      try {
+        const [context] = await Promise.all([
+          loadDeviceContext(this.deps.db, track.orgId, deviceId),
+          this.settings.get(track.orgId),
+        ]);
+        if (this.devices.get(deviceId) !== track || !context) return;
+        if (first) await this.seed(deviceId, track);
+        track.context = context;
+      } finally {
+        track.loading = false;
+      }
+      const waiting = track.waiting;
+      track.waiting = null;
+      if (waiting && this.settings.peek(track.orgId)) this.evaluate(deviceId, track, waiting.tunnels, waiting.status);
+    });
+  }
+
+  /** The device's open notifications of status-driven events become open conditions here. */
+  private async seed(deviceId: string, track: DeviceTrack): Promise<void> {
+    const open = await this.deps.db
+      .selectFrom("notifications")
+      .select(["dedup_key", "event_type", "severity"])
+      .where("organization_id", "=", track.orgId)
+      .where("device_id", "=", deviceId)
+      .where("resolved", "=", false)
+      .where("event_type", "in", [...STATUS_EVENTS])
+      .execute();
+    for (const n of open) {
+      if (!track.conditions.has(n.dedup_key))
+        track.conditions.set(n.dedup_key, { eventType: n.event_type as NotificationEvent, state: newCondition(n.severity) });
+    }
+  }
+
+  private evaluate(
+    deviceId: string,
+    track: DeviceTrack,
+    tunnels: (TunnelReport & { side: "a" | "b" })[],
+    status: Pick<Status, "interfaces" | "bgp" | "health">,
+  ): void {
+    const context = track.context;
+    const settings = this.settings.peek(track.orgId);
+    if (!context || !settings) return;
+    const confirm = this.options.confirmReports;
+    const observations = evaluateStatus({
+      context,
+      rules: settings.rules,
+      tunnels,
+      status,
+      openOf: (key) => track.conditions.get(key)?.state.open ?? "ok",
+      confirmReports: confirm,
+    });
+    const seen = new Set<string>();
+    for (const o of observations) {
+      seen.add(o.key);
+      let tracked = track.conditions.get(o.key);
+      if (!tracked) {
+        if (o.observed === "ok" || o.observed === "hold") continue;
+        tracked = { eventType: o.condition.eventType, state: newCondition() };
+        track.conditions.set(o.key, tracked);
+      }
+      const step = observe(tracked.state, o.observed, o.raiseAfter, confirm);
+      this.act(deviceId, track, o.key, step, () => ({ ...o.condition, details: o.details }));
+      if (isIdle(tracked.state)) track.conditions.delete(o.key);
+    }
+    // What the status no longer mentions (a deleted tunnel, a removed neighbor) is clear.
+    for (const [key, tracked] of track.conditions) {
+      if (seen.has(key)) continue;
+      this.act(deviceId, track, key, observe(tracked.state, "ok", 1, confirm), () => null);
+      if (isIdle(tracked.state)) track.conditions.delete(key);
+    }
+  }
+
+  private act(
+    deviceId: string,
+    track: DeviceTrack,
+    key: string,
+    step: Step,
+    what: () => (NotificationCondition & { details: string }) | null,
+  ): void {
+    if (!step) return;
+    const orgId = track.orgId;
+    const deviceName = track.context?.name;
+    if (step.kind === "resolve") {
+      this.run(deviceId, async () => [await this.notifier.resolve(this.deps.db, orgId, key, deviceName)]);
+      return;
+    }
+    const input = what();
+    if (!input) return;
+    const severity = step.severity;
+    this.run(deviceId, async () => [await this.notifier.raise(this.deps.db, orgId, { ...input, severity }, deviceName)]);
+  }
+
+  /** Queues database work for a device; its announcements are delivered after it. */
+  private run(deviceId: string, work: () => Promise<(Announcement | null)[]>): void {
+    this.work.push(`device:${deviceId}`, async () => {
+      await this.notifier.announce(await work());
+    });
+  }
+
+  private announceLater(announcements: Announcement[]): void {
+    if (announcements.length === 0) return;
+    this.work.push("announce", () => this.notifier.announce(announcements));
+  }
+
+  // ---- events that are not status ----
+
+  private onConnected(e: GatewayEventMap["device-connected"]): void {
+    // A new link starts from what the database holds (seeded at its first status).
+    this.devices.delete(e.deviceId);
+    const key = notificationDedupKey({ eventType: "device-connection", targets: { deviceId: e.deviceId } });
+    this.run(e.deviceId, async () => [
+      await this.notifier.resolve(this.deps.db, e.orgId, key, await this.deviceName(e.deviceId)),
+    ]);
+  }
+
+  private onJobsFinished(e: GatewayEventMap["jobs-finished"]): void {
+    const failed = e.jobs.filter((j) => j.state === "failed");
+    const completed = e.jobs.filter((j) => j.state === "complete");
+    this.run(e.deviceId, async () => {
+      const name = await this.deviceName(e.deviceId);
+      if (failed.length > 0) {
+        const rule = await this.rule(e.orgId, "job-failed");
+        if (!rule?.enabled) return [];
+        const first = failed[0]!;
+        const drivers = (first.error?.drivers ?? []).filter((d) => !d.ok && d.error).map((d) => `${d.driver}: ${d.error}`);
+        const what = `${failed.length === 1 ? `a ${first.type} job` : `${failed.length} jobs`} failed on ${name ?? e.deviceId}`;
+        const why = first.error ? `: ${first.error.reason}: ${first.error.message}` : "";
+        return [
+          await this.notifier.raise(
+            this.deps.db,
+            e.orgId,
+            {
+              eventType: "job-failed",
+              targets: { deviceId: e.deviceId },
+              severity: rule.severity,
+              details: `${what}${why}${drivers.length ? ` (${drivers.join("; ")})` : ""}`.slice(0, 2000),
+            },
+            name,
+          ),
+        ];
+      }
+      if (completed.length === 0) return [];
+      // A completed job: the device runs a config of ours again.
+      return Promise.all(
+        (["job-failed", "failed-self-healing"] as const).map((eventType) =>
+          this.notifier.resolve(
+            this.deps.db,
+            e.orgId,
+            notificationDedupKey({ eventType, targets: { deviceId: e.deviceId } }),
+            name,
+          ),
+        ),
+      );
+    });
+  }
+
+  private onSelfHealingFailed(e: GatewayEventMap["self-healing-failed"]): void {
+    this.run(e.deviceId, async () => {
+      const rule = await this.rule(e.orgId, "failed-self-healing");
+      if (!rule?.enabled) return [];
+      const name = await this.deviceName(e.deviceId);
+      return [
+        await this.notifier.raise(
+          this.deps.db,
+          e.orgId,
+          {
+            eventType: "failed-self-healing",
+            targets: { deviceId: e.deviceId },
+            severity: rule.severity,
+            details: `${e.attempts} automatic re-syncs did not bring ${name ?? e.deviceId} to its desired configuration (applied ${e.appliedHash ?? "none"}, desired ${e.desiredHash}); auto-sync is paused until the next change`,
+          },
+          name,
+        ),
+      ];
+    });
+  }
+
+  private onVrrpChanged(e: GatewayEventMap["vrrp-state-changed"]): void {
+    const changes = e.changes.filter((c) => c.from !== "unknown" && c.to !== "unknown");
+    if (changes.length === 0) return;
+    this.run(e.deviceId, async () => {
+      const rule = await this.rule(e.orgId, "vrrp-state-change");
+      if (!rule?.enabled) return [];
+      const name = await this.deviceName(e.deviceId);
+      const out: (Announcement | null)[] = [];
+      for (const c of changes) {
+        const severity: Severity = c.to === "FAULT" ? higher("critical", rule.severity) : rule.severity;
+        out.push(
+          await this.notifier.raise(
+            this.deps.db,
+            e.orgId,
+            {
+              eventType: "vrrp-state-change",
+              targets: { deviceId: e.deviceId, vrrpGroupId: c.groupId },
+              severity,
+              details: `VRRP group ${c.groupName} on ${name ?? e.deviceId}: ${c.from} → ${c.to}`,
+            },
+            name,
+          ),
+        );
+      }
+      return out;
+    });
+  }
+
+  private async rule(orgId: string, event: NotificationEvent) {
+    return (await this.settings.get(orgId))?.rules[event] ?? null;
+  }
+
+  private async deviceName(deviceId: string): Promise<string | undefined> {
+    const known = this.devices.get(deviceId)?.context?.name;
+    if (known) return known;
+    const row = await this.deps.db.selectFrom("devices").select("name").where("id", "=", deviceId).executeTakeFirst();
+    return row?.name;
+  }
+}

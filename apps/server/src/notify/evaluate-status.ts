@@ -1,0 +1,216 @@
+/**
+ * One status message judged against the organization's rules, without I/O:
+ * an observation per condition the status says something about. The engine
+ * feeds each to its condition state (conditions.ts).
+ *
+ * | Event | Per | Bad when |
+ * |---|---|---|
+ * | tunnel-connection | tunnel end | the end reports the tunnel down (confirmed) |
+ * | tunnel-rtt, tunnel-drop-rate | tunnel end | RTT / loss of an up tunnel over the tunnel's own thresholds, else the rule's |
+ * | link-rtt, link-drop-rate | WAN interface | the best RTT / loss among the up tunnels leaving it over the rule's thresholds (every path through the link is bad, not one far end) |
+ * | interface-down | assigned interface | reported operationally down (confirmed) |
+ * | missing-interface-ip | assigned interface | up but without an IPv4 address (confirmed) |
+ * | bgp-neighbor-down | configured neighbor | not Established, or not reported (confirmed) |
+ * | device-memory-usage, hard-drive-usage | device | health figures over the rule's thresholds |
+ *
+ * A rule that is disabled turns bad observations into `hold`: nothing new is
+ * raised, and what is open still resolves when it clears.
+ */
+import type { NotificationEvent, Severity, Status, TunnelReport } from "@tern/protocol";
+import { type NotificationCondition, notificationDedupKey } from "../services/notification-events.ts";
+import type { FullRules } from "../services/notification-settings.ts";
+import { type Observed, type Thresholds, thresholdLevel } from "./conditions.ts";
+import type { DeviceContext } from "./device-context.ts";
+
+export interface Observation {
+  key: string;
+  condition: NotificationCondition;
+  observed: Observed;
+  /** Bad observations in a row before the condition is raised. */
+  raiseAfter: number;
+  details: string;
+}
+
+export interface EvaluateInput {
+  context: DeviceContext;
+  rules: FullRules;
+  tunnels: (TunnelReport & { side: "a" | "b" })[];
+  status: Pick<Status, "interfaces" | "bgp" | "health">;
+  /** The open severity of a condition (by dedup key), for hysteresis. */
+  openOf(key: string): Severity | "ok";
+  /** Confirmations of up/down states. */
+  confirmReports: number;
+}
+
+/** Events judged from status messages (their open notifications are tracked per link). */
+export const STATUS_EVENTS: readonly NotificationEvent[] = [
+  "tunnel-connection",
+  "tunnel-rtt",
+  "tunnel-drop-rate",
+  "link-rtt",
+  "link-drop-rate",
+  "interface-down",
+  "missing-interface-ip",
+  "bgp-neighbor-down",
+  "device-memory-usage",
+  "hard-drive-usage",
+];
+
+const fmt = (n: number) => String(Math.round(n * 10) / 10);
+
+function ruleThresholds(rules: FullRules, event: NotificationEvent): Thresholds {
+  return { warning: rules[event].warningThreshold, critical: rules[event].criticalThreshold };
+}
+
+function describeThresholds(t: Thresholds, unit: string): string {
+  const parts = [
+    t.warning !== null ? `warning ${fmt(t.warning)}${unit}` : "",
+    t.critical !== null ? `critical ${fmt(t.critical)}${unit}` : "",
+  ];
+  return parts.filter(Boolean).join(", ");
+}
+
+export function evaluateStatus(input: EvaluateInput): Observation[] {
+  const { context, rules, confirmReports } = input;
+  const out: Observation[] = [];
+  const deviceId = context.deviceId;
+
+  const push = (
+    eventType: NotificationEvent,
+    targets: NotificationCondition["targets"],
+    observed: Observed,
+    raiseAfter: number,
+    details: string,
+  ) => {
+    const condition = { eventType, targets: { deviceId, ...targets } };
+    const bad = observed !== "ok" && observed !== "hold";
+    out.push({
+      key: notificationDedupKey(condition),
+      condition,
+      observed: bad && !rules[eventType].enabled ? "hold" : observed,
+      raiseAfter,
+      details,
+    });
+  };
+  const threshold = (
+    eventType: NotificationEvent,
+    targets: NotificationCondition["targets"],
+    value: number | null,
+    t: Thresholds,
+    what: string,
+    unit: string,
+  ) => {
+    const key = notificationDedupKey({ eventType, targets: { deviceId, ...targets } });
+    const observed = value === null ? "hold" : thresholdLevel(value, t, input.openOf(key));
+    push(eventType, targets, observed, 1, `${what} ${value === null ? "?" : fmt(value)}${unit} (${describeThresholds(t, unit)})`);
+  };
+
+  // Tunnel ends.
+  const byInterface = new Map<string, { rtt: number[]; loss: number[]; tunnels: number }>();
+  for (const report of input.tunnels) {
+    const tunnel = context.tunnels.get(report.id);
+    if (!tunnel) continue;
+    const targets = { tunnelId: tunnel.id };
+    const name = `tunnel ${tunnel.num} to ${tunnel.farName}`;
+    push(
+      "tunnel-connection",
+      targets,
+      report.up ? "ok" : rules["tunnel-connection"].severity,
+      confirmReports,
+      `${name} is down, as reported by ${context.name}`,
+    );
+    const measured = report.up && report.samples > 0;
+    const rtt = tunnel.thresholds.rtt ?? ruleThresholds(rules, "tunnel-rtt");
+    threshold("tunnel-rtt", targets, measured ? report.rtt : null, rtt, `${name}: round-trip time`, " ms");
+    const drop = tunnel.thresholds.dropRate ?? ruleThresholds(rules, "tunnel-drop-rate");
+    threshold("tunnel-drop-rate", targets, measured ? report.loss : null, drop, `${name}: drop rate`, " %");
+
+    const link = byInterface.get(tunnel.localInterfaceId) ?? { rtt: [], loss: [], tunnels: 0 };
+    link.tunnels++;
+    if (measured) {
+      link.rtt.push(report.rtt);
+      link.loss.push(report.loss);
+    }
+    byInterface.set(tunnel.localInterfaceId, link);
+  }
+
+  // WAN links, judged by the best path through them.
+  for (const [interfaceId, link] of byInterface) {
+    const iface = context.interfaces.find((i) => i.id === interfaceId);
+    const name = `link ${iface?.name ?? interfaceId} of ${context.name}`;
+    const best = (xs: number[]) => (xs.length ? Math.min(...xs) : null);
+    threshold(
+      "link-rtt",
+      { interfaceId },
+      best(link.rtt),
+      ruleThresholds(rules, "link-rtt"),
+      `${name}: best round-trip time`,
+      " ms",
+    );
+    threshold(
+      "link-drop-rate",
+      { interfaceId },
+      best(link.loss),
+      ruleThresholds(rules, "link-drop-rate"),
+      `${name}: lowest drop rate`,
+      " %",
+    );
+  }
+
+  // Assigned interfaces.
+  for (const iface of context.interfaces) {
+    const state = input.status.interfaces.find((i) => i.devId === iface.devId);
+    if (!state) continue;
+    const targets = { interfaceId: iface.id };
+    const down = state.operState === "down";
+    push(
+      "interface-down",
+      targets,
+      state.operState === "unknown" ? "hold" : down ? rules["interface-down"].severity : "ok",
+      confirmReports,
+      `interface ${iface.name} (${iface.type}) of ${context.name} is down`,
+    );
+    push(
+      "missing-interface-ip",
+      targets,
+      down ? "hold" : state.IPv4 === "" ? rules["missing-interface-ip"].severity : "ok",
+      confirmReports,
+      `interface ${iface.name} (${iface.type}) of ${context.name} has no IPv4 address`,
+    );
+  }
+
+  // Configured BGP neighbors.
+  for (const n of context.bgpNeighbors) {
+    const reported = input.status.bgp?.neighbors.find((x) => x.ip === n.ip);
+    const state = reported?.state ?? (input.status.bgp?.running ? "not reported" : "BGP not running");
+    push(
+      "bgp-neighbor-down",
+      { bgpNeighbor: n.ip },
+      state === "Established" ? "ok" : rules["bgp-neighbor-down"].severity,
+      confirmReports,
+      `BGP neighbor ${n.ip} (AS ${n.remoteASN}) of ${context.name} is ${state}`,
+    );
+  }
+
+  // Health.
+  const health = input.status.health;
+  if (health) {
+    threshold(
+      "device-memory-usage",
+      {},
+      health.memoryPercent,
+      ruleThresholds(rules, "device-memory-usage"),
+      `memory usage of ${context.name}`,
+      " %",
+    );
+    threshold(
+      "hard-drive-usage",
+      {},
+      health.diskPercent,
+      ruleThresholds(rules, "hard-drive-usage"),
+      `disk usage of ${context.name}`,
+      " %",
+    );
+  }
+  return out;
+}

@@ -1,0 +1,74 @@
+/**
+ * Raising and resolving on behalf of the rule engine, with what follows:
+ * the `tern_notifications_raised_total` counter and the deliveries. A new
+ * notification, or one whose severity rose, is announced to the channels its
+ * rule asks for (`immediateEmail` → the organization's e-mail recipients,
+ * `sendWebHook` → its webhook; each channel's own minimum severity applies);
+ * a resolved one is announced when the rule has `resolvedAlert`. A repeat of
+ * an open condition only counts. Announcements go to the Deliverer's bounded
+ * queue: nothing here waits for SMTP or HTTP.
+ */
+import type { Notification } from "@tern/protocol";
+import type { Logger } from "pino";
+import type { Db } from "../db/schema.ts";
+import type { ServerMetrics } from "../metrics/server-metrics.ts";
+import { type RaiseNotificationInput, raiseNotification, resolveNotification } from "../services/notification-events.ts";
+import type { Deliverer, DeliveryEvent } from "./delivery/index.ts";
+import type { SettingsCache } from "./settings-cache.ts";
+
+/** A delivery to make once the change that produced it has committed. */
+export interface Announcement {
+  event: Extract<DeliveryEvent, "notification.raised" | "notification.resolved">;
+  notification: Notification;
+  orgId: string;
+  deviceName?: string;
+}
+
+export class Notifier {
+  constructor(
+    private readonly deliverer: Deliverer,
+    private readonly settings: SettingsCache,
+    private readonly metrics: ServerMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Raises (or repeats) a condition; returns the announcement to make when it is new or escalated. */
+  async raise(db: Db, orgId: string, input: RaiseNotificationInput, deviceName?: string): Promise<Announcement | null> {
+    const raised = await raiseNotification({ db, org: { id: orgId } }, input);
+    this.metrics.notificationsRaised.inc({ event: input.eventType, severity: input.severity });
+    if (!raised.created && !raised.escalated) return null;
+    return { event: "notification.raised", notification: raised.notification, orgId, deviceName };
+  }
+
+  /** Resolves a condition (by dedup key); returns the announcement when something was open. */
+  async resolve(db: Db, orgId: string, key: string, deviceName?: string): Promise<Announcement | null> {
+    const notification = await resolveNotification({ db, org: { id: orgId } }, key);
+    return notification ? { event: "notification.resolved", notification, orgId, deviceName } : null;
+  }
+
+  /** Hands announcements to the Deliverer, per the notification's rule and the organization's channels. */
+  async announce(announcements: readonly (Announcement | null)[]): Promise<void> {
+    for (const a of announcements) {
+      if (!a) continue;
+      try {
+        const settings = await this.settings.get(a.orgId);
+        if (!settings) continue;
+        const rule = settings.rules[a.notification.eventType];
+        if (a.event === "notification.resolved" && !rule.resolvedAlert) continue;
+        const email = rule.immediateEmail ? settings.email : null;
+        const webhook =
+          rule.sendWebHook && settings.webhook.secret !== null ? { ...settings.webhook, secret: settings.webhook.secret } : null;
+        if (!email?.enabled && !webhook?.enabled) continue;
+        this.deliverer.enqueue({
+          event: a.event,
+          orgId: a.orgId,
+          notification: a.notification,
+          channels: { email, webhook },
+          context: { organizationName: settings.orgName, deviceName: a.deviceName },
+        });
+      } catch (err) {
+        this.logger.error({ err, notificationId: a.notification.id }, "could not announce a notification");
+      }
+    }
+  }
+}

@@ -1,0 +1,290 @@
+/**
+ * The notification engine on the real server, driven by simulated devices
+ * onboarded through the API: notifications raised, counted, escalated and
+ * resolved from status reports, job results and disconnections, delivered by
+ * e-mail to a real SMTP server and by signed webhook, with the delivery log.
+ */
+import type { Notification, Tunnel } from "@tern/protocol";
+import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitUntil } from "../support/gateway.ts";
+import { type OnboardedDevice, onboardFleet } from "../support/onboarding.ts";
+import { createNotifyWorld, type NotifyWorld, RECIPIENT } from "./support.ts";
+
+let w: NotifyWorld;
+let fleet: Simulator;
+let devices: OnboardedDevice[];
+let tunnel: Tunnel;
+
+beforeAll(async () => {
+  w = await createNotifyWorld();
+  // Thresholds and channels as an admin sets them: RTT mailed at once, the grace period of a disconnection 1 s.
+  const rules = await w.api.call("PUT", "/api/notificationsConf", {
+    body: {
+      rules: {
+        "tunnel-rtt": { warningThreshold: 300, criticalThreshold: 600, immediateEmail: true, sendWebHook: true },
+        "device-connection": { warningThreshold: 1, severity: "critical", immediateEmail: true, sendWebHook: true },
+        "job-failed": { severity: "warning", sendWebHook: true },
+      },
+    },
+  });
+  expect(rules.status).toBe(200);
+  // No periodic status: each test sends the ones it counts.
+  ({ fleet, devices } = await onboardFleet(w.api, w.g.server.url, 2, { statusIntervalMs: 3_600_000 }));
+  await w.g.waitForJobs(
+    devices.flatMap((d) => d.jobIds),
+    "complete",
+  );
+  const created = await w.api.call<{ jobIds: string[]; tunnels: { id: string }[] }>("POST", "/api/tunnels", {
+    body: { deviceA: devices[0]!.id, interfaceA: devices[0]!.wanId, deviceB: devices[1]!.id, interfaceB: devices[1]!.wanId },
+  });
+  expect(created.status).toBe(202);
+  await w.g.waitForJobs(created.body.jobIds, "complete");
+  await waitUntil(
+    () => fleet.devices.every((d) => d.tunnels.length === 1),
+    (ok) => ok,
+  );
+  tunnel = (await w.api.call<Tunnel>("GET", `/api/tunnels/${created.body.tunnels[0]!.id}`)).body;
+  // Baseline: healthy figures, so the engine knows both devices.
+  fleet.setTunnelMetrics({ up: true, rtt: 20, loss: 0, jitter: 1 });
+  for (const d of fleet.devices) await w.settle(d);
+});
+
+afterAll(async () => {
+  await w?.close();
+});
+
+const one = async (filter: Parameters<NotifyWorld["notifications"]>[0]) => {
+  const list = await w.notifications(filter);
+  expect(list.length).toBeLessThanOrEqual(1);
+  return list[0] as Notification | undefined;
+};
+
+describe("tunnel round-trip time", () => {
+  it("is raised, escalated, counted on flaps and resolved; each new or higher alert is mailed and posted", async () => {
+    const a = fleet.device(0);
+    const deviceId = devices[0]!.id;
+    const mails = w.smtp.received.length;
+    const hooks = w.webhook.received.length;
+
+    a.setTunnelMetrics({ rtt: 350 });
+    await w.settle(a);
+    let n = await one({ eventType: "tunnel-rtt", deviceId, resolved: false });
+    expect(n).toMatchObject({
+      severity: "warning",
+      count: 1,
+      status: "unread",
+      targets: { deviceId, tunnelId: tunnel.id },
+      details: `tunnel ${tunnel.num} to ${devices[1]!.name}: round-trip time 350 ms (warning 300 ms, critical 600 ms)`,
+    });
+
+    // Hovering around the threshold: no flapping, no new alert.
+    for (const rtt of [290, 305, 280]) {
+      a.setTunnelMetrics({ rtt });
+      await w.settle(a);
+    }
+    expect((await one({ eventType: "tunnel-rtt", deviceId, resolved: false }))?.count).toBe(1);
+
+    a.setTunnelMetrics({ rtt: 700 });
+    await w.settle(a);
+    n = await one({ eventType: "tunnel-rtt", deviceId, resolved: false });
+    expect(n).toMatchObject({ severity: "critical", count: 2 });
+
+    // Good once, bad again before the all-clear: the same notification, counted.
+    a.setTunnelMetrics({ rtt: 20 });
+    await w.settle(a);
+    a.setTunnelMetrics({ rtt: 650 });
+    await w.settle(a);
+    n = await one({ eventType: "tunnel-rtt", deviceId, resolved: false });
+    expect(n).toMatchObject({ severity: "critical", count: 3 });
+
+    a.setTunnelMetrics({ rtt: 20 });
+    await w.settle(a);
+    await w.settle(a);
+    expect(await w.notifications({ eventType: "tunnel-rtt", deviceId, resolved: false })).toEqual([]);
+    const resolved = await one({ eventType: "tunnel-rtt", deviceId, resolved: true });
+    expect(resolved).toMatchObject({ id: n!.id, count: 3, resolved: true });
+    expect(resolved!.resolvedAt).not.toBeNull();
+
+    // Raised (warning), escalated (critical), resolved: three e-mails and three webhook calls; the flap sent none.
+    await waitUntil(
+      () => w.smtp.received.length - mails,
+      (k) => k >= 3,
+      10_000,
+      "three e-mails",
+    );
+    const subjects = w.smtp.received.slice(mails).map((m) => m.mail.subject);
+    expect(subjects).toEqual([
+      `[Tern] WARNING: Tunnel round trip time on ${devices[0]!.name}`,
+      `[Tern] CRITICAL: Tunnel round trip time on ${devices[0]!.name}`,
+      `[Tern] Resolved: Tunnel round trip time on ${devices[0]!.name}`,
+    ]);
+    expect(w.smtp.received[mails]!.envelopeTo).toEqual([RECIPIENT]);
+    expect(w.smtp.received[mails]!.mail.text).toContain("round-trip time 350 ms");
+    const posted = w.webhook.received.slice(hooks);
+    expect(posted.every((p) => p.verified.ok)).toBe(true);
+    expect(posted.map((p) => JSON.parse(p.body).event)).toEqual([
+      "notification.raised",
+      "notification.raised",
+      "notification.resolved",
+    ]);
+    expect(JSON.parse(posted[1]!.body).notification).toMatchObject({ id: n!.id, severity: "critical", eventType: "tunnel-rtt" });
+
+    // Every attempt is in the delivery log.
+    const log = await w.g.database.db
+      .selectFrom("notification_deliveries")
+      .selectAll()
+      .where("notification_id", "=", n!.id)
+      .orderBy("id")
+      .execute();
+    expect(log.map((r) => [r.channel, r.event, r.status])).toEqual(
+      expect.arrayContaining([
+        ["email", "notification.raised", "delivered"],
+        ["webhook", "notification.raised", "delivered"],
+        ["email", "notification.resolved", "delivered"],
+        ["webhook", "notification.resolved", "delivered"],
+      ]),
+    );
+    expect(log).toHaveLength(6);
+    expect(log.every((r) => r.organization_id === w.g.org.id && r.attempt === 1)).toBe(true);
+    expect(log.find((r) => r.channel === "webhook")?.response_code).toBe(200);
+    expect(log.find((r) => r.channel === "email")?.response_code).toBe(250);
+  });
+
+  it("a tunnel's own thresholds take precedence over the organization's rule", async () => {
+    const b = fleet.device(1);
+    const deviceId = devices[1]!.id;
+    const set = await w.api.call("PUT", "/api/tunnels/notifications", {
+      body: { ids: [tunnel.id], notifications: { rtt: { warning: 40, critical: 80 }, dropRate: null } },
+    });
+    expect(set.status).toBe(200);
+    // The engine reads thresholds with the device's context: reconnecting starts a fresh one.
+    await b.disconnect();
+    await b.connect();
+    b.setTunnelMetrics({ rtt: 50 });
+    await w.settle(b);
+    await waitUntil(
+      () => one({ eventType: "tunnel-rtt", deviceId, resolved: false }),
+      (n) => n !== undefined,
+    );
+    expect(await one({ eventType: "tunnel-rtt", deviceId, resolved: false })).toMatchObject({
+      severity: "warning",
+      details: expect.stringContaining("(warning 40 ms, critical 80 ms)"),
+    });
+    b.setTunnelMetrics({ rtt: 10 });
+    await w.settle(b);
+    await w.settle(b);
+    expect(await w.notifications({ eventType: "tunnel-rtt", deviceId, resolved: false })).toEqual([]);
+    await w.api.call("PUT", "/api/tunnels/notifications", {
+      body: { ids: [tunnel.id], notifications: { rtt: null, dropRate: null } },
+    });
+  });
+});
+
+describe("tunnel connection", () => {
+  it("is raised once the end's reports confirm it down, and resolved when it is up again", async () => {
+    const b = fleet.device(1);
+    const deviceId = devices[1]!.id;
+    b.setTunnelMetrics({ up: false }, tunnel.id);
+    await w.settle(b);
+    expect(await w.notifications({ eventType: "tunnel-connection", deviceId })).toEqual([]);
+    await w.settle(b);
+    const n = await one({ eventType: "tunnel-connection", deviceId, resolved: false });
+    expect(n).toMatchObject({
+      severity: "critical",
+      count: 1,
+      targets: { tunnelId: tunnel.id },
+      details: `tunnel ${tunnel.num} to ${devices[0]!.name} is down, as reported by ${devices[1]!.name}`,
+    });
+    // The RTT of a tunnel that is down says nothing: no RTT alert.
+    expect(await w.notifications({ eventType: "tunnel-rtt", deviceId, resolved: false })).toEqual([]);
+    b.setTunnelMetrics({ up: true, rtt: 20 }, tunnel.id);
+    await w.settle(b);
+    await w.settle(b);
+    expect(await one({ eventType: "tunnel-connection", deviceId })).toMatchObject({ id: n!.id, resolved: true });
+  });
+});
+
+describe("job failed and failed self-healing", () => {
+  it("a failed job raises; failed re-syncs count on it and end in failed self-healing; the next completed job resolves both", async () => {
+    const a = fleet.device(0);
+    const deviceId = devices[0]!.id;
+    a.setApplyBehaviour({ failDriver: "bgp" });
+    const jobs = await w.g.change(deviceId);
+    await w.g.waitForJobs(jobs, "failed");
+    const healing = await waitUntil(
+      () => w.notifications({ eventType: "failed-self-healing", deviceId, resolved: false }),
+      (l) => l.length === 1,
+      15_000,
+      "failed self-healing",
+    );
+    expect(healing[0]).toMatchObject({ severity: "critical", details: expect.stringContaining("2 automatic re-syncs") });
+    await w.idle();
+    const failed = await one({ eventType: "job-failed", deviceId, resolved: false });
+    // The change and two automatic syncs failed: one notification seen three times.
+    expect(failed).toMatchObject({ severity: "warning", count: 3 });
+    expect(failed!.details).toContain("bgp: simulated failure");
+
+    a.setApplyBehaviour(null);
+    await w.g.waitForJobs(await w.g.change(deviceId), "complete");
+    await waitUntil(
+      () => w.notifications({ deviceId, resolved: false }),
+      (l) => !l.some((n) => n.eventType === "job-failed" || n.eventType === "failed-self-healing"),
+      10_000,
+      "both resolved",
+    );
+  });
+});
+
+describe("device connection", () => {
+  it("a disconnection shorter than the grace period raises nothing", async () => {
+    const b = fleet.device(1);
+    await b.disconnect();
+    await b.connect();
+    await new Promise((r) => setTimeout(r, 1800));
+    expect(await w.notifications({ eventType: "device-connection", deviceId: devices[1]!.id })).toEqual([]);
+  });
+
+  it("is raised by the periodic duty after the grace period, once, and resolved when the device says hello again", async () => {
+    const b = fleet.device(1);
+    const deviceId = devices[1]!.id;
+    const mails = w.smtp.received.length;
+    await b.disconnect();
+    const raised = await waitUntil(
+      () => w.notifications({ eventType: "device-connection", deviceId }),
+      (l) => l.length === 1,
+      10_000,
+      "device connection raised",
+    );
+    expect(raised[0]).toMatchObject({ severity: "critical", count: 1, resolved: false });
+    expect(raised[0]!.details).toMatch(/disconnected at .* and has not come back for 1 s/);
+    // Later duty runs do not raise it again.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await one({ eventType: "device-connection", deviceId }))?.count).toBe(1);
+    const devicesList = await w.api.call<{ id: string; isConnected: boolean; connection: string }[]>("GET", "/api/devices");
+    expect(devicesList.body.find((d) => d.id === deviceId)).toMatchObject({ isConnected: false, connection: "disconnected" });
+
+    await b.connect();
+    await waitUntil(
+      () => one({ eventType: "device-connection", deviceId }),
+      (n) => n?.resolved === true,
+      10_000,
+      "device connection resolved",
+    );
+    await w.idle();
+    const subjects = w.smtp.received.slice(mails).map((m) => m.mail.subject);
+    expect(subjects).toEqual([
+      `[Tern] CRITICAL: Device connection on ${devices[1]!.name}`,
+      `[Tern] Resolved: Device connection on ${devices[1]!.name}`,
+    ]);
+  });
+});
+
+describe("metrics", () => {
+  it("counts notifications raised and delivery failures", async () => {
+    const res = await fetch(`${w.g.server.url}/metrics`);
+    const text = await res.text();
+    expect(text).toMatch(/tern_notifications_raised_total\{event="tunnel-rtt",severity="critical"\} [1-9]/);
+    expect(text).toMatch(/tern_notifications_raised_total\{event="device-connection",severity="critical"\} 1/);
+  });
+});
