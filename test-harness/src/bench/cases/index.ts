@@ -2,7 +2,10 @@
 import { CaseRegistry } from "../registry.ts";
 import { httpStatic } from "./http-static.ts";
 import { pgIngest, pgliteIngest } from "./ingest.ts";
+import { serverApi } from "./server-api.ts";
 import { serverDevices } from "./server-devices.ts";
+import { serverFanout } from "./server-fanout.ts";
+import { serverIngest } from "./server-ingest.ts";
 import { simulatorFootprint } from "./simulator-footprint.ts";
 import { wsBroadcast } from "./ws-broadcast.ts";
 import { wsEchoConnections } from "./ws-echo-connections.ts";
@@ -17,5 +20,8 @@ export function defaultRegistry(): CaseRegistry {
     .register(simulatorFootprint)
     .register(wsBroadcast)
     .register(httpStatic)
-    .register(serverDevices);
+    .register(serverDevices)
+    .register(serverIngest)
+    .register(serverFanout)
+    .register(serverApi);
 }

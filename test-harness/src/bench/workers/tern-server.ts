@@ -4,6 +4,7 @@
  * /proc; the commands here only read counters the server keeps anyway and run
  * small queries for the parent between measurements.
  */
+import { sql } from "kysely";
 import { pino } from "pino";
 import { loadConfig } from "../../../../apps/server/src/config.ts";
 import { type RunningServer, startServer } from "../../../../apps/server/src/server.ts";
@@ -73,6 +74,12 @@ serve(
         created: rows.map((r) => r.created_at.getTime()),
         finished: rows.map((r) => r.finished_at?.getTime() ?? Number.NaN),
       };
+    },
+    /** Mean size of an apply's config (the ws-broadcast baseline sends messages of this size). */
+    applyBytes: async () => {
+      const row = await sql<{ bytes: number }>`select coalesce(avg(octet_length(desired_config::text)), 0)::int as bytes
+        from devices`.execute(need().deps.db);
+      return { bytes: Number(row.rows[0]?.bytes ?? 0) + 120 };
     },
     samplesInTable: async () => {
       const row = await need()
