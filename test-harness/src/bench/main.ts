@@ -33,12 +33,13 @@ async function main(): Promise<number> {
       list: { type: "boolean", default: false },
       out: { type: "string" },
       devices: { type: "string" },
+      profile: { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
   const registry = defaultRegistry();
   if (values.help) {
-    console.log("usage: npm run bench [-- --quick] [--case NAME ...] [--devices N[,N...]] [--list] [--out DIR]");
+    console.log("usage: npm run bench [-- --quick] [--case NAME ...] [--devices N[,N...]] [--profile DIR] [--list] [--out DIR]");
     return 0;
   }
   const mode: BenchMode = values.quick ? "quick" : "full";
@@ -65,7 +66,11 @@ async function main(): Promise<number> {
       mode,
       registry,
       only,
-      env: { databaseUrl: databaseUrlFrom(process.env), tmpDir },
+      env: {
+        databaseUrl: databaseUrlFrom(process.env),
+        tmpDir,
+        ...(values.profile ? { profileDir: resolve(values.profile) } : {}),
+      },
       repoDir: REPO_DIR,
       log: (m) => console.error(`[bench] ${m}`),
     });

@@ -116,7 +116,8 @@ export interface TernServer {
 
 /** Tern's server on the fleet's database, in a child process (with --expose-gc for live-memory readings). */
 export async function startTern(fleet: Fleet, ctx: BenchContext, env: Record<string, string> = {}): Promise<TernServer> {
-  const worker = spawnWorker(workerPath("tern-server"), { nodeFlags: ["--expose-gc"] });
+  const profile = ctx.env.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${ctx.env.profileDir}`] : [];
+  const worker = spawnWorker(workerPath("tern-server"), { nodeFlags: ["--expose-gc", ...profile] });
   await worker.ready;
   const { scratch } = fleet;
   const logFile = join(ctx.env.tmpDir, `tern-server-${worker.pid}.log`);
