@@ -15,12 +15,14 @@ import * as identity from "./migrations/20251122-001-identity.ts";
 import * as network from "./migrations/20251123-001-network.ts";
 import * as vrrpMemberState from "./migrations/20251123-301-vrrp-member-state.ts";
 import * as gateway from "./migrations/20251123-401-gateway.ts";
+import * as liveStateFillfactor from "./migrations/20251124-801-live-state-fillfactor.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
   "20251123-001-network": network,
   "20251123-301-vrrp-member-state": vrrpMemberState,
   "20251123-401-gateway": gateway,
+  "20251124-801-live-state-fillfactor": liveStateFillfactor,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
