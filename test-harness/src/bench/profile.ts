@@ -69,13 +69,16 @@ export function summarizeProfile(p: Profile, filter?: string) {
     }
   }
   const rows = (m: Map<string, number>): Row[] =>
-    [...m.entries()].map(([name, us]) => ({ name, ms: us / 1000, share: total > 0 ? us / total : 0 })).sort((a, b) => b.ms - a.ms);
+    [...m.entries()]
+      .map(([name, us]) => ({ name, ms: us / 1000, share: total > 0 ? us / total : 0 }))
+      .sort((a, b) => b.ms - a.ms);
   return { totalMs: total / 1000, functions: rows(fn), files: rows(file), inclusive: rows(incl) };
 }
 
 function print(title: string, rows: Row[], top: number): void {
   console.log(`\n${title}`);
-  for (const r of rows.slice(0, top)) console.log(`${r.ms.toFixed(0).padStart(8)} ms ${(r.share * 100).toFixed(1).padStart(5)} %  ${r.name}`);
+  for (const r of rows.slice(0, top))
+    console.log(`${r.ms.toFixed(0).padStart(8)} ms ${(r.share * 100).toFixed(1).padStart(5)} %  ${r.name}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

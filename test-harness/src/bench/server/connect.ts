@@ -23,9 +23,9 @@ export function fleetSizes(mode: BenchMode): number[] {
   return sizeOverride ?? (mode === "quick" ? [1000] : [1000, 5000, 10_000]);
 }
 
-/** Raw probe links among N devices: a tenth, at least 20, at most 1,000. */
+/** Raw probe links among N devices: a tenth, at least 20, at most 1,000, and never more than half the fleet. */
 export function probeCount(devices: number): number {
-  return Math.min(1000, Math.max(20, Math.round(devices / 10)));
+  return Math.max(1, Math.min(Math.floor(devices / 2), 1000, Math.max(20, Math.round(devices / 10))));
 }
 
 export interface OnlineFleet {
@@ -99,7 +99,7 @@ export async function rampFleet(
   ctx.log(`  ${pr.ready + sim.ready} devices connected in ${(connectMs / 1000).toFixed(1)} s; waiting for their first jobs`);
   await waitFor(
     "every first job to complete",
-    async () => (await tern.worker.call<Record<string, number>>("jobCounts", { type: "modify" })).complete === n - 0,
+    async () => (await tern.worker.call<Record<string, number>>("jobCounts", { type: "modify" })).complete === n,
     1_800_000,
     500,
   ).catch(async (err) => {
