@@ -13,6 +13,7 @@ import { defaultRegistry } from "./cases/index.ts";
 import { renderMarkdown, renderTable } from "./render.ts";
 import { writeResults } from "./results.ts";
 import { runBench } from "./runner.ts";
+import { overrideFleetSizes } from "./server/connect.ts";
 import type { BenchMode } from "./types.ts";
 
 export const DEV_DATABASE_URL = "postgres://postgres@127.0.0.1:55433/postgres";
@@ -31,15 +32,25 @@ async function main(): Promise<number> {
       case: { type: "string", multiple: true },
       list: { type: "boolean", default: false },
       out: { type: "string" },
+      devices: { type: "string" },
+      profile: { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
   const registry = defaultRegistry();
   if (values.help) {
-    console.log("usage: npm run bench [-- --quick] [--case NAME ...] [--list] [--out DIR]");
+    console.log("usage: npm run bench [-- --quick] [--case NAME ...] [--devices N[,N...]] [--profile DIR] [--list] [--out DIR]");
     return 0;
   }
   const mode: BenchMode = values.quick ? "quick" : "full";
+  if (values.devices) {
+    const sizes = values.devices.split(",").map(Number);
+    if (sizes.some((n) => !Number.isInteger(n) || n < 5)) {
+      console.error("--devices takes whole numbers of at least 5, e.g. --devices 1000,5000");
+      return 2;
+    }
+    overrideFleetSizes(sizes);
+  }
   if (values.list) {
     for (const c of registry.list()) {
       console.log(`${c.name.padEnd(22)} ${c.kind.padEnd(9)} ${c.title}`);
@@ -55,7 +66,11 @@ async function main(): Promise<number> {
       mode,
       registry,
       only,
-      env: { databaseUrl: databaseUrlFrom(process.env), tmpDir },
+      env: {
+        databaseUrl: databaseUrlFrom(process.env),
+        tmpDir,
+        ...(values.profile ? { profileDir: resolve(values.profile) } : {}),
+      },
       repoDir: REPO_DIR,
       log: (m) => console.error(`[bench] ${m}`),
     });

@@ -44,6 +44,8 @@ export interface BenchEnv {
   databaseUrl: string;
   /** Scratch space for the run (PGlite data directories …). */
   tmpDir: string;
+  /** `--profile DIR`: Tern's server processes write V8 CPU profiles (--cpu-prof) here. */
+  profileDir?: string;
 }
 
 export interface BenchContext {

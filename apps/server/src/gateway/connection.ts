@@ -57,6 +57,8 @@ export class DeviceConnection {
   readonly early: DeviceMessage[] = [];
   /** A dispatch for this device waits in the chain already (wake-ups coalesce). */
   wakePending = false;
+  /** A wake-up (jobs queued, sweep) came since the last apply was sent: its result must dispatch again. */
+  wokenSinceSend = false;
   missedPongs = 0;
   /** What the device last said it has applied (hello, result or status). */
   appliedHash: string | null = null;

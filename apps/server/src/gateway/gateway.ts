@@ -91,6 +91,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   };
 
   const wake = (conn: DeviceConnection) => {
+    // Jobs may have been queued while an apply is in flight: its result must look for them.
+    conn.wokenSinceSend = true;
     if (conn.state !== "ready" || conn.wakePending) return;
     conn.wakePending = true;
     void conn.serial("dispatch", async () => {

@@ -24,13 +24,12 @@ import { systemCtx } from "../services/context.ts";
 import { queueConfigJobs } from "../services/desired-config.ts";
 import { openDesiredConfig } from "../services/desired-config-seal.ts";
 import {
-  completeByHash,
-  correctTimedOut,
   countActive,
   type FinishedJob,
   failApply,
   failQueued,
   requeueRunning,
+  settleJobsByHash,
   startQueuedJobs,
 } from "./job-store.ts";
 
@@ -73,8 +72,9 @@ export class JobEngine {
     const deviceId = conn.deviceId;
     conn.settledHash = hash;
     if (!hash) return settled;
-    settled.completed = await completeByHash(trx, deviceId, hash, desiredHash);
-    settled.corrected = await correctTimedOut(trx, deviceId, hash);
+    const { completed, corrected } = await settleJobsByHash(trx, deviceId, hash, desiredHash);
+    settled.completed = completed;
+    settled.corrected = corrected;
     return settled;
   }
 
@@ -202,6 +202,7 @@ export class JobEngine {
       ),
     };
     conn.rememberApply(applyId, plan.hash);
+    conn.wokenSinceSend = false;
     conn.sendText(text);
     conn.logger.debug({ applyId, hash: plan.hash }, "apply sent");
   }
@@ -222,9 +223,11 @@ export class JobEngine {
       conn.inFlight = null;
     }
     conn.appliedHash = msg.appliedHash;
+    let converged = false;
     const settled = await this.db.transaction().execute(async (trx) => {
       const dev = await lockDevice(trx, conn.deviceId);
       if (!dev) return emptySettled();
+      converged = msg.ok && msg.appliedHash !== null && msg.appliedHash === dev.desired_hash;
       await trx.updateTable("devices").set({ applied_hash: msg.appliedHash }).where("id", "=", conn.deviceId).execute();
       const s = await this.settleByHash(trx, conn, msg.appliedHash, dev.desired_hash);
       // Whatever of this apply is still running did not get applied: a failed result, or success with another hash.
@@ -241,6 +244,9 @@ export class JobEngine {
     });
     if (!msg.ok) conn.logger.warn({ error: msg.error, rolledBack: msg.rolledBack }, "apply failed on the device");
     this.report(conn, settled);
+    // The device runs its desired config and nothing was queued since the apply went out (a queued job
+    // wakes the link): there is nothing to send and no drift, so the dispatch transaction is skipped.
+    if (converged && !conn.wokenSinceSend && conn.inFlight === null) return;
     await this.dispatch(conn);
   }
 

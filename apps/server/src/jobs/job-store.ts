@@ -35,33 +35,46 @@ export async function startQueuedJobs(db: Db, deviceId: string, applyId: string,
 }
 
 /**
- * The device reports `hash` applied: queued and running jobs it satisfies are
- * complete. A job is satisfied when it went out with that hash or targeted it,
- * or by any report of the device's current desired hash (the newest config
- * contains every older change).
+ * The device reports `hash` applied, in one statement: queued and running
+ * jobs it satisfies are complete, and jobs that failed by time-out although
+ * the device did apply their config are corrected to complete (keeping their
+ * error and `finished_at`, with `corrected_at` set). A job is satisfied when
+ * it went out with that hash or targeted it, or by any report of the device's
+ * current desired hash (the newest config contains every older change).
  */
-export async function completeByHash(db: Db, deviceId: string, hash: string, desiredHash: string | null): Promise<FinishedJob[]> {
-  return db
+export async function settleJobsByHash(
+  db: Db,
+  deviceId: string,
+  hash: string,
+  desiredHash: string | null,
+): Promise<{ completed: FinishedJob[]; corrected: FinishedJob[] }> {
+  const rows = await db
     .updateTable("jobs")
-    .set({ state: "complete", finished_at: sql`now()`, error: null })
+    .set({
+      state: "complete",
+      finished_at: sql`case when state = 'failed' then finished_at else now() end`,
+      error: sql`case when state = 'failed' then error else null end`,
+      corrected_at: sql`case when state = 'failed' then now() else corrected_at end`,
+    })
     .where("device_id", "=", deviceId)
-    .where("state", "in", ["queued", "running"])
-    .where((eb) => (hash === desiredHash ? eb.lit(true) : eb.or([eb("sent_hash", "=", hash), eb("target_hash", "=", hash)])))
-    .returning(RETURNING)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb("state", "in", ["queued", "running"]),
+          hash === desiredHash ? eb.lit(true) : eb.or([eb("sent_hash", "=", hash), eb("target_hash", "=", hash)]),
+        ]),
+        eb.and([
+          eb("state", "=", "failed"),
+          sql<boolean>`error->>'reason' = 'timeout'`,
+          eb.or([eb("sent_hash", "=", hash), eb("target_hash", "=", hash)]),
+        ]),
+      ]),
+    )
+    // Queued and running jobs never carry corrected_at: a set one marks the row as corrected here.
+    .returning([...RETURNING, sql<boolean>`corrected_at is not null`.as("corrected")])
     .execute();
-}
-
-/** Jobs that failed by time-out although the device did apply their config: corrected to complete. */
-export async function correctTimedOut(db: Db, deviceId: string, hash: string): Promise<FinishedJob[]> {
-  return db
-    .updateTable("jobs")
-    .set({ state: "complete", corrected_at: sql`now()` })
-    .where("device_id", "=", deviceId)
-    .where("state", "=", "failed")
-    .where(sql<boolean>`error->>'reason' = 'timeout'`)
-    .where((eb) => eb.or([eb("sent_hash", "=", hash), eb("target_hash", "=", hash)]))
-    .returning(RETURNING)
-    .execute();
+  const job = ({ corrected: _, ...j }: FinishedJob & { corrected: boolean }): FinishedJob => j;
+  return { completed: rows.filter((r) => !r.corrected).map(job), corrected: rows.filter((r) => r.corrected).map(job) };
 }
 
 /** The running jobs of one apply fail (a failed result, or its time-out). */

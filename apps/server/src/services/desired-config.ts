@@ -134,12 +134,25 @@ export async function loadCompileInputs(
   );
   const pathLabels = await db.selectFrom("path_labels").select("id").where("organization_id", "=", orgId).execute();
 
+  // Maps by device id, so a fan-out to thousands of devices stays linear (no list scan per tunnel or per device).
+  const compiled = new Set(ids);
   const tunnelsOf = new Map<string, CompileTunnel[]>();
   for (const t of tunnels) {
     const input = toCompileTunnel(keyring, t, known, peers);
     if (!input) continue;
-    for (const end of [t.device_a, t.device_b]) {
-      if (end && ids.includes(end)) tunnelsOf.set(end, [...(tunnelsOf.get(end) ?? []), input]);
+    for (const end of t.device_b === t.device_a ? [t.device_a] : [t.device_a, t.device_b]) {
+      if (!end || !compiled.has(end)) continue;
+      const list = tunnelsOf.get(end);
+      if (list) list.push(input);
+      else tunnelsOf.set(end, [input]);
+    }
+  }
+  const groupsOf = new Map<string, CompileVrrpGroup[]>();
+  for (const g of groups) {
+    for (const member of new Set(g.devices.map((m) => m.device))) {
+      const list = groupsOf.get(member);
+      if (list) list.push(g);
+      else groupsOf.set(member, [g]);
     }
   }
   for (const d of devices) {
@@ -147,7 +160,7 @@ export async function loadCompileInputs(
       device: toCompileDevice(d),
       organization: { id: org.id, tunnelRange: org.tunnel_range },
       tunnels: tunnelsOf.get(d.id) ?? [],
-      vrrpGroups: groups.filter((g) => g.devices.some((m) => m.device === d.id)),
+      vrrpGroups: groupsOf.get(d.id) ?? [],
       multiLinkPolicy: d.mlpolicy_id ? (policies.get(d.mlpolicy_id) ?? null) : null,
       pathLabels,
     });

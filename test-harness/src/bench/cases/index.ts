@@ -1,7 +1,13 @@
-/** Every benchmark case, registered in one place and run in this order. Issue 8's server and agent cases go here. */
+/** Every benchmark case, registered in one place and run in this order. */
 import { CaseRegistry } from "../registry.ts";
+import { httpStatic } from "./http-static.ts";
 import { pgIngest, pgliteIngest } from "./ingest.ts";
+import { serverApi } from "./server-api.ts";
+import { serverDevices } from "./server-devices.ts";
+import { serverFanout } from "./server-fanout.ts";
+import { serverIngest } from "./server-ingest.ts";
 import { simulatorFootprint } from "./simulator-footprint.ts";
+import { wsBroadcast } from "./ws-broadcast.ts";
 import { wsEchoConnections } from "./ws-echo-connections.ts";
 import { wsEchoThroughput } from "./ws-echo-throughput.ts";
 
@@ -11,5 +17,11 @@ export function defaultRegistry(): CaseRegistry {
     .register(wsEchoThroughput)
     .register(pgIngest)
     .register(pgliteIngest)
-    .register(simulatorFootprint);
+    .register(simulatorFootprint)
+    .register(wsBroadcast)
+    .register(httpStatic)
+    .register(serverDevices)
+    .register(serverIngest)
+    .register(serverFanout)
+    .register(serverApi);
 }

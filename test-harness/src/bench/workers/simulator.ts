@@ -5,9 +5,13 @@
 import { Simulator } from "../../simulator/fleet.ts";
 import type { SimulatorInput } from "../../simulator/options.ts";
 import type { TunnelMetricsInput } from "../../simulator/types.ts";
+import { deviceId, deviceToken } from "../server/fleet-plan.ts";
 import { collect, serve } from "./ipc.ts";
 
 let fleet: Simulator | null = null;
+/** Wall-clock times (epoch ms) of the apply-results sent since `mark`. */
+let applyResults: number[] = [];
+let marked = false;
 
 function need(): Simulator {
   if (!fleet) throw new Error("no fleet: call create first");
@@ -24,6 +28,9 @@ serve(
   {
     create: (args) => {
       fleet = Simulator.create({ failFast: false, ...(args.options as SimulatorInput) });
+      fleet.on((e) => {
+        if (marked && e.type === "apply-result") applyResults.push(performance.timeOrigin + e.at);
+      });
       return { devices: fleet.size };
     },
     /** Registers and connects device 0 alone, so later memory readings exclude one-time warm-up. */
@@ -44,6 +51,23 @@ serve(
       await need().connectAll();
       return { elapsedMs: performance.now() - t0, ...need().stats() };
     },
+    /** Credentials of the benchmark fleet (server/fleet-plan.ts) instead of registering. */
+    useFleetCredentials: (args) => {
+      for (const d of need().devices)
+        d.useCredentials({
+          deviceId: deviceId(d.index),
+          deviceToken: deviceToken(String(args.secret), d.index),
+          isApproved: true,
+        });
+      return { devices: need().size };
+    },
+    /** Starts recording apply-results (fan-out). */
+    mark: () => {
+      applyResults = [];
+      marked = true;
+      return {};
+    },
+    applyResults: (args) => ({ count: applyResults.length, ...(args.times ? { times: applyResults } : {}) }),
     setMetrics: (args) => {
       need().setTunnelMetrics(args.metrics as TunnelMetricsInput);
       return {};

@@ -11,6 +11,15 @@ import { Samples } from "../stats.ts";
 import { collect, serve } from "./ipc.ts";
 
 const sockets: WebSocket[] = [];
+const APPLY = Buffer.from('{"type":"apply",');
+const ANSWER = JSON.stringify({
+  type: "apply-result",
+  id: "00000000-0000-4000-8000-000000000000",
+  ok: true,
+  appliedHash: "ab".repeat(32),
+  rolledBack: false,
+  drivers: [],
+});
 /** Per connection: send time of the message in flight (ms), 0 when none. */
 let sentAt = new Float64Array(0);
 let onEcho: (i: number) => void = () => {};
@@ -24,7 +33,11 @@ function open(url: string): Promise<WebSocket> {
     ws.once("open", () => resolve(ws));
     // Kept for the socket's life: a later error without a listener would crash the worker.
     ws.on("error", reject);
-    ws.on("message", () => onEcho(i));
+    ws.on("message", (data: Buffer) => {
+      // An apply-shaped message from the server (broadcast baseline) is answered like a device would.
+      if (data.length > APPLY.length && data.subarray(0, APPLY.length).equals(APPLY)) ws.send(ANSWER);
+      else onEcho(i);
+    });
     sockets.push(ws);
   });
 }

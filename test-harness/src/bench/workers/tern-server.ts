@@ -1,0 +1,98 @@
+/**
+ * Tern's real server (startServer: HTTP API, device gateway, job engine,
+ * ingestion) as a benchmark worker. The parent reads its memory and CPU from
+ * /proc; the commands here only read counters the server keeps anyway and run
+ * small queries for the parent between measurements.
+ */
+import { sql } from "kysely";
+import { pino } from "pino";
+import { loadConfig } from "../../../../apps/server/src/config.ts";
+import { type RunningServer, startServer } from "../../../../apps/server/src/server.ts";
+import { collect, serve } from "./ipc.ts";
+
+let server: RunningServer | null = null;
+
+function need(): RunningServer {
+  if (!server) throw new Error("server not started");
+  return server;
+}
+
+async function value(metric: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> {
+  return (await metric.get()).values.reduce((a, v) => a + v.value, 0);
+}
+
+serve(
+  {
+    start: async (args) => {
+      const config = loadConfig(args.env as Record<string, string>);
+      // The server logs as in production (info), into a file of the run instead of the bench's terminal.
+      const logger = pino({ level: config.TERN_LOG_LEVEL }, pino.destination({ dest: String(args.logFile), sync: false }));
+      server = await startServer(config, logger);
+      return { url: server.url, pid: process.pid };
+    },
+    stats: async () => {
+      const m = need().deps.metrics;
+      const ingest = need().gateway.ingest;
+      return {
+        connected: await value(m.connectedDevices),
+        statusIngested: await value(m.statusIngested),
+        tunnelSamples: await value(m.tunnelSamples),
+        dropped: await value(m.ingestDropped),
+        writeFailures: await value(m.ingestWriteFailures),
+        buffered: ingest.buffered,
+        batches: ingest.recent.slice(-50),
+      };
+    },
+    flush: async () => {
+      await need().gateway.ingest.flush();
+      return {};
+    },
+    gc: () => {
+      collect();
+      const mem = process.memoryUsage();
+      return { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed };
+    },
+    /** Jobs of one type by state. */
+    jobCounts: async (args) => {
+      const rows = await need()
+        .deps.db.selectFrom("jobs")
+        .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
+        .where("type", "=", args.type as never)
+        .groupBy("state")
+        .execute();
+      return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+    },
+    /** Epoch milliseconds at which each job of a type finished (for per-job latency). */
+    jobTimes: async (args) => {
+      const rows = await need()
+        .deps.db.selectFrom("jobs")
+        .select(["created_at", "finished_at"])
+        .where("type", "=", args.type as never)
+        .where("state", "=", "complete")
+        .execute();
+      return {
+        created: rows.map((r) => r.created_at.getTime()),
+        finished: rows.map((r) => r.finished_at?.getTime() ?? Number.NaN),
+      };
+    },
+    /** Mean size of an apply's config (the ws-broadcast baseline sends messages of this size). */
+    applyBytes: async () => {
+      const row = await sql<{ bytes: number }>`select coalesce(avg(octet_length(desired_config::text)), 0)::int as bytes
+        from devices`.execute(need().deps.db);
+      return { bytes: Number(row.rows[0]?.bytes ?? 0) + 120 };
+    },
+    samplesInTable: async () => {
+      const row = await need()
+        .deps.db.selectFrom("tunnel_samples")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
+      return { rows: Number(row.n) };
+    },
+    stop: async () => {
+      await server?.close();
+      server = null;
+      return {};
+    },
+  },
+  { pid: process.pid },
+);

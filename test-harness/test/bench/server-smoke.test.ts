@@ -1,0 +1,140 @@
+/**
+ * Tiny runs of the server cases against Tern's real server (child process,
+ * scratch PostgreSQL database, PGlite for the API case) with real simulated
+ * devices and raw device links. They check that the measurements are well
+ * formed and that the load really went through the server (devices online,
+ * jobs complete, samples in the table), never how fast anything is.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpStatic } from "../../src/bench/cases/http-static.ts";
+import { serverApi } from "../../src/bench/cases/server-api.ts";
+import { serverDevices } from "../../src/bench/cases/server-devices.ts";
+import { serverFanout } from "../../src/bench/cases/server-fanout.ts";
+import { serverIngest } from "../../src/bench/cases/server-ingest.ts";
+import { wsBroadcast } from "../../src/bench/cases/ws-broadcast.ts";
+import { DEV_DATABASE_URL } from "../../src/bench/main.ts";
+import type { BenchContext, Measurement } from "../../src/bench/types.ts";
+
+const databaseUrl = process.env.TERN_TEST_DATABASE_URL || process.env.TERN_BENCH_DATABASE_URL || DEV_DATABASE_URL;
+
+async function reachable(url: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.end();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+const pgBlocker = await reachable(databaseUrl);
+if (pgBlocker !== null) {
+  if (process.env.TERN_TEST_DATABASE_URL) throw new Error(`TERN_TEST_DATABASE_URL is set but not reachable: ${pgBlocker}`);
+  console.warn(`bench server smoke: skipped, ${databaseUrl} not reachable: ${pgBlocker}`);
+}
+
+let tmpDir: string;
+const measured: string[] = [];
+const ctx = (): BenchContext => ({
+  mode: "quick",
+  env: { databaseUrl, tmpDir },
+  log: () => {},
+  // Baselines are not run here: the cases only ask for them.
+  measure: async (name) => {
+    measured.push(name);
+    return { figures: [] };
+  },
+});
+
+beforeAll(async () => {
+  tmpDir = await mkdtemp(join(os.tmpdir(), "tern-bench-server-smoke-"));
+});
+afterAll(async () => {
+  await rm(tmpDir, { recursive: true, force: true });
+});
+
+function value(m: Measurement, key: string): number {
+  const f = m.figures.find((x) => x.key === key);
+  if (!f) throw new Error(`no figure ${key}; figures: ${m.figures.map((x) => x.key).join(", ")}`);
+  expect(f.baseline, `${key} has a same-run baseline`).toBeDefined();
+  expect(f.value, key).not.toBeNull();
+  return f.value!;
+}
+
+async function scratchDatabasesLeft(): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const r = await client.query("SELECT count(*)::int AS n FROM pg_database WHERE datname LIKE 'tern_bench_%'");
+    return r.rows[0].n as number;
+  } finally {
+    await client.end();
+  }
+}
+
+describe.runIf(pgBlocker === null)("server case smoke runs", () => {
+  it("server-devices brings every device online and times probe statuses", async () => {
+    const before = await scratchDatabasesLeft();
+    const m = await serverDevices.run({ devices: 30, intervalMs: 500, windowMs: 2000 }, ctx());
+    expect(value(m, "connections")).toBe(30);
+    expect(value(m, "online-rate")).toBeGreaterThan(0);
+    expect(value(m, "latency-p99")).toBeGreaterThanOrEqual(value(m, "latency-p50"));
+    const d = m.details as { probes: number; latency: { received: number }; simulator: { applied: number } };
+    expect(d.latency.received).toBeGreaterThan(0);
+    // The simulated devices applied their first config (the probes are raw links).
+    expect(d.simulator.applied).toBe(30 - d.probes);
+    expect(measured).toContain("ws-echo-connections");
+    expect(await scratchDatabasesLeft()).toBe(before);
+  }, 180_000);
+
+  it("server-ingest persists every status it took in", async () => {
+    const m = await serverIngest.run({ devices: 10, window: 1, durationMs: 1000 }, ctx());
+    expect(value(m, "taken-in-per-sec")).toBeGreaterThan(0);
+    const d = m.details as {
+      load: { sent: number };
+      written: number;
+      dropped: number;
+      tableRows: { before: number; after: number };
+    };
+    expect(d.dropped).toBe(0);
+    expect(d.written).toBe(d.load.sent * 4);
+    expect(d.tableRows.after - d.tableRows.before).toBe(d.written);
+  }, 180_000);
+
+  it("server-fanout completes one job per device from one API call", async () => {
+    const m = await serverFanout.run({ devices: 12 }, ctx());
+    const d = m.details as { jobs: number; perJob: { count: number }; applyBytes: number };
+    expect(d.jobs).toBe(12);
+    expect(d.perJob.count).toBe(12);
+    expect(d.applyBytes).toBeGreaterThan(1000);
+    expect(value(m, "all-complete-ms")).toBeGreaterThanOrEqual(value(m, "request-ms"));
+    expect(m.figures.find((f) => f.key === "jobs-per-sec")?.baseline?.case).toBe("ws-broadcast");
+  }, 180_000);
+
+  it("server-api answers every endpoint with 200 on PGlite", async () => {
+    const m = await serverApi.run({ devices: 12, db: "pglite", concurrency: 4, durationMs: 300 }, ctx());
+    expect(m.notes).toEqual([]);
+    const endpoints = (m.details as { endpoints: { key: string; requests: number; recordsTotal: string | null }[] }).endpoints;
+    expect(endpoints.map((e) => [e.key, e.recordsTotal])).toEqual([
+      ["devices-summary", "1"],
+      ["devices-detailed", "1"],
+      ["tunnels", "24"],
+      ["jobs", "12"],
+    ]);
+    for (const e of endpoints) expect(e.requests, e.key).toBeGreaterThan(0);
+    expect(value(m, "devices-summary-p99")).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("ws-broadcast and http-static baselines measure every answer", async () => {
+    const b = await wsBroadcast.run({ connections: 10, bytes: 8192 }, ctx());
+    expect((b.details as { answered: number }).answered).toBe(10);
+    const h = await httpStatic.run({ bytes: 8192, concurrency: 4, durationMs: 300 }, ctx());
+    expect(h.figures.find((f) => f.key === "requests-per-sec")!.value).toBeGreaterThan(0);
+    expect((h.details as { bodyBytes: number }).bodyBytes).toBe(8192);
+  }, 120_000);
+});
