@@ -55,6 +55,10 @@ async function main(argv: string[]): Promise<number> {
   const ctx: CliContext = {
     stateRoot: resolve(values["state-dir"] ?? process.env.TERN_LAB_DIR ?? DEFAULT_STATE_ROOT),
     databaseUrl: process.env.DATABASE_URL || undefined,
+    admin:
+      process.env.TERN_ADMIN_EMAIL && process.env.TERN_ADMIN_PASSWORD
+        ? { email: process.env.TERN_ADMIN_EMAIL, password: process.env.TERN_ADMIN_PASSWORD }
+        : undefined,
     shell: process.env.SHELL || "/bin/bash",
     out: (line) => console.log(line),
   };

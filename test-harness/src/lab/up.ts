@@ -36,6 +36,8 @@ export interface UpOptions {
   /** Server port on 127.0.0.1; a free one when omitted. */
   port?: number;
   databaseUrl?: string;
+  /** The first administrator (used when the server's database is empty); a random one otherwise. */
+  admin?: { email: string; password: string };
 }
 
 export interface UpResult {
@@ -45,7 +47,15 @@ export interface UpResult {
   phases: PhaseEvent[];
   totalMs: number;
   impairment: string;
-  control: { started: boolean; apiUrl: string | null; credentials: string | null; lines: string[] };
+  control: {
+    started: boolean;
+    apiUrl: string | null;
+    credentials: string | null;
+    admin: { email: string; password: string } | null;
+    /** edge → device id. */
+    devices: Record<string, string>;
+    lines: string[];
+  };
 }
 
 export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpResult> {
@@ -136,14 +146,17 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
 
     await t.phase(
       "links, bridges, addresses, routes",
-      () => buildNetwork(plan, nsOf),
+      // With a control plane, Tern configures the edges: their addresses and routes come from the agents.
+      () => buildNetwork(plan, nsOf, { managedEdges: o.control }),
       (r) => `${r.links} veth pairs`,
     );
-    await t.phase(
-      "wiring check",
-      () => verifyNetwork(plan, nsOf, s.state.impairments),
-      (n) => `${n} pings`,
-    );
+    // Edges managed by Tern have no addresses until their agents applied the configuration: checked after onboarding then.
+    if (!o.control)
+      await t.phase(
+        "wiring check",
+        () => verifyNetwork(plan, nsOf, s.state.impairments),
+        (n) => `${n} pings`,
+      );
 
     const decision = s.state.impairment ?? (await chooseBackend(o.impairBackend ?? "auto", nsOf(plan.attachments[0]!.cloud)));
     await s.update((st) => {
@@ -183,19 +196,30 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
       port,
       databaseUrl: o.databaseUrl,
       relayBin,
-      admin: await savedAdmin(lab.dir),
+      admin: (await savedAdmin(lab.dir)) ?? o.admin,
     });
     const lines = describeControl(cp);
-    let control: UpResult["control"] = { started: false, apiUrl: null, credentials: null, lines };
+    let control: UpResult["control"] = { started: false, apiUrl: null, credentials: null, admin: null, devices: {}, lines };
     if (o.control) {
-      const started = await startControl(cp, lab.procs, lab.dir, t);
-      control = { started: true, apiUrl: started.apiUrl, credentials: started.credentials, lines };
+      // Recorded first: `down` must find the port and `status` the API even when onboarding fails half way.
+      await s.update((st) => {
+        st.control = { enabled: true, port, apiUrl: cp.apiUrl, adminEmail: cp.admin.email, devices: st.control?.devices ?? {}, notes: [] };
+      });
+      const started = await startControl(cp, plan, lab.procs, lab.dir, t);
+      await t.phase(
+        "wiring check (addresses and routes from Tern)",
+        () => verifyNetwork(plan, nsOf, s.state.impairments),
+        (n) => `${n} pings`,
+      );
+      control = { started: true, apiUrl: started.apiUrl, credentials: started.credentials, admin: cp.admin, devices: started.devices, lines };
     }
     await s.update((st) => {
       st.control = {
         enabled: o.control,
         port,
         apiUrl: control.apiUrl,
+        adminEmail: control.admin?.email ?? null,
+        devices: control.devices,
         notes: control.started ? [`credentials: ${control.credentials}`] : lines,
       };
     });
