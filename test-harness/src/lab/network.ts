@@ -41,7 +41,11 @@ export interface BuildOptions {
 }
 
 /** veth pairs (created in place in both namespaces), then one batch per namespace for everything inside it. */
-export async function buildNetwork(plan: LabPlan, nsOf: NsOf, opts: BuildOptions = {}): Promise<{ links: number; commands: number }> {
+export async function buildNetwork(
+  plan: LabPlan,
+  nsOf: NsOf,
+  opts: BuildOptions = {},
+): Promise<{ links: number; commands: number }> {
   const managed = new Set(opts.managedEdges ? plan.edges : []);
   const present = new Map<string, Set<string>>();
   await eachLimited(plan.nodes, 4, async (n) => {
@@ -79,7 +83,8 @@ export async function buildNetwork(plan: LabPlan, nsOf: NsOf, opts: BuildOptions
         .map((e) => e.ifname),
     );
     const configured = !managed.has(node.name);
-    for (const a of plan.addresses.filter((x) => x.node === node.name && configured)) lines.push(`address replace ${a.cidr} dev ${a.ifname}`);
+    for (const a of plan.addresses.filter((x) => x.node === node.name && configured))
+      lines.push(`address replace ${a.cidr} dev ${a.ifname}`);
     for (const ifname of ifnames) lines.push(`link set dev ${ifname} up`);
     for (const r of plan.routes.filter((x) => x.node === node.name && configured)) {
       lines.push(`route replace ${r.dst} via ${r.via} dev ${r.dev}${r.metric ? ` metric ${r.metric}` : ""}`);

@@ -12,7 +12,7 @@ import { NetnsScope } from "@tern/netlab";
 import { LabError, LabErrorCode } from "../errors.ts";
 import { planLab } from "../plan/address-plan.ts";
 import { loadTopology } from "../topology/index.ts";
-import { describeControl, freeLoopbackPort, planControl, savedAdmin, startControl } from "./control/index.ts";
+import { describeControl, freeLoopbackPort, planControl, savedCredentials, startControl } from "./control/index.ts";
 import { labDown } from "./down.ts";
 import { chooseBackend, describeBackend, type ImpairBackendChoice } from "./impair/index.ts";
 import { Lab, TOPOLOGY_COPY } from "./lab.ts";
@@ -187,6 +187,7 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
 
     const port = o.port ?? s.state.control?.port ?? (await freeLoopbackPort());
     const relayBin = o.control ? await nativeTool("ns-relay", binDir(lab.stateRoot)) : "<ns-relay>";
+    const saved = await savedCredentials(lab.dir);
     const cp = planControl({
       plan,
       labId: s.state.id,
@@ -194,16 +195,24 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
       repoRoot: o.repoRoot ?? REPO_ROOT,
       nsOf,
       port,
-      databaseUrl: o.databaseUrl,
+      // A converging run keeps the server's database and admin of the first run.
+      databaseUrl: o.databaseUrl ?? saved?.databaseUrl,
       relayBin,
-      admin: (await savedAdmin(lab.dir)) ?? o.admin,
+      admin: saved ? { email: saved.email, password: saved.password } : o.admin,
     });
     const lines = describeControl(cp);
     let control: UpResult["control"] = { started: false, apiUrl: null, credentials: null, admin: null, devices: {}, lines };
     if (o.control) {
       // Recorded first: `down` must find the port and `status` the API even when onboarding fails half way.
       await s.update((st) => {
-        st.control = { enabled: true, port, apiUrl: cp.apiUrl, adminEmail: cp.admin.email, devices: st.control?.devices ?? {}, notes: [] };
+        st.control = {
+          enabled: true,
+          port,
+          apiUrl: cp.apiUrl,
+          adminEmail: cp.admin.email,
+          devices: st.control?.devices ?? {},
+          notes: [],
+        };
       });
       const started = await startControl(cp, plan, lab.procs, lab.dir, t);
       await t.phase(
@@ -211,7 +220,14 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
         () => verifyNetwork(plan, nsOf, s.state.impairments),
         (n) => `${n} pings`,
       );
-      control = { started: true, apiUrl: started.apiUrl, credentials: started.credentials, admin: cp.admin, devices: started.devices, lines };
+      control = {
+        started: true,
+        apiUrl: started.apiUrl,
+        credentials: started.credentials,
+        admin: cp.admin,
+        devices: started.devices,
+        lines,
+      };
     }
     await s.update((st) => {
       st.control = {

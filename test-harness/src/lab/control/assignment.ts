@@ -26,7 +26,14 @@ export function plannedInterfaces(plan: LabPlan, edge: string): PlannedInterface
     .map((a): PlannedInterface => {
       const route = plan.routes.find((r) => r.node === edge && r.dst === "default" && r.dev === a.nodeIf);
       const [ip, mask] = a.address.split("/") as [string, string];
-      return { name: a.nodeIf, type: "WAN", IPv4: ip, IPv4Mask: Number(mask), gateway: route ? a.gateway : "", metric: route?.metric ?? 0 };
+      return {
+        name: a.nodeIf,
+        type: "WAN",
+        IPv4: ip,
+        IPv4Mask: Number(mask),
+        gateway: route ? a.gateway : "",
+        metric: route?.metric ?? 0,
+      };
     });
   const lans = plan.lanAttachments
     .filter((a) => a.node === edge && a.address)

@@ -1,6 +1,7 @@
 export * from "./agents.ts";
 export * from "./api-client.ts";
 export * from "./assignment.ts";
+export * from "./handle.ts";
 export * from "./onboarding.ts";
 export * from "./plan.ts";
 export * from "./relay.ts";

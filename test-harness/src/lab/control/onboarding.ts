@@ -79,7 +79,8 @@ export async function onboard(o: OnboardInput): Promise<Record<string, string>> 
     async () => {
       const found = await devicesByMachineId(api, machineIds);
       const missing = machineIds.filter((m) => !found.some((d) => d.machineId === m));
-      if (missing.length > 0) throw new Error(`registered but not listed by the server: ${missing.map((m) => edgeOf.get(m)).join(", ")}`);
+      if (missing.length > 0)
+        throw new Error(`registered but not listed by the server: ${missing.map((m) => edgeOf.get(m)).join(", ")}`);
       for (const d of found) {
         const edge = edgeOf.get(d.machineId)!;
         if (d.isApproved) continue;
@@ -114,13 +115,21 @@ export async function onboard(o: OnboardInput): Promise<Record<string, string>> 
       const waiting = now.filter((d) => !d.isConnected).map((d) => edgeOf.get(d.machineId)!);
       return waiting.length === 0 ? true : `not connected: ${waiting.join(", ")}`;
     }).catch(async (err: Error) => {
-      throw await withTails(err, o, o.agents.map((a) => a.edge));
+      throw await withTails(
+        err,
+        o,
+        o.agents.map((a) => a.edge),
+      );
     }),
   );
 
   await timer.phase("configuration applied (jobs complete)", () =>
     waitForConfigApplied(api, Object.values(ids), timeoutMs).catch(async (err: Error) => {
-      throw await withTails(err, o, o.agents.map((a) => a.edge));
+      throw await withTails(
+        err,
+        o,
+        o.agents.map((a) => a.edge),
+      );
     }),
   );
   return ids;

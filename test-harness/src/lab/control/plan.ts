@@ -34,6 +34,7 @@ export interface ControlPlan {
   agents: AgentOptions[];
   /** The server URL as each agent sees it. */
   agentServerUrl: string;
+  databaseUrl?: string;
 }
 
 /** The machine id the lab gives an edge's agent: stable per lab and edge. */
@@ -68,6 +69,7 @@ export function planControl(c: ControlInput): ControlPlan {
       machineId: labMachineId(c.labId, edge),
     })),
     agentServerUrl,
+    ...(c.databaseUrl ? { databaseUrl: c.databaseUrl } : {}),
   };
 }
 

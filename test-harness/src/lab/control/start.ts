@@ -34,7 +34,9 @@ export async function startControl(
   const credentials = join(labDir, CREDENTIALS_FILE);
   await timer.phase("management server ready (GET /api/health)", async () => {
     await startServer(cp, procs);
-    await writeFile(credentials, `${JSON.stringify({ apiUrl: cp.apiUrl, ...cp.admin }, null, 2)}\n`, { mode: 0o600 });
+    // DATABASE_URL may hold a password: kept here (0600), not in state.json, for restarts of the server.
+    const saved = { apiUrl: cp.apiUrl, ...cp.admin, ...(cp.databaseUrl ? { databaseUrl: cp.databaseUrl } : {}) };
+    await writeFile(credentials, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   });
   await timer.phase(
     "control relays",
@@ -70,10 +72,17 @@ export async function startServer(cp: ControlPlan, procs: ProcessTable, timeoutM
 
 /** The admin account of a lab whose server already ran (a converging `up` must log in with it). */
 export async function savedAdmin(labDir: string): Promise<{ email: string; password: string } | undefined> {
+  const saved = await savedCredentials(labDir);
+  return saved ? { email: saved.email, password: saved.password } : undefined;
+}
+
+/** Everything credentials.json keeps: the admin and the DATABASE_URL the server was started with. */
+export async function savedCredentials(
+  labDir: string,
+): Promise<{ email: string; password: string; databaseUrl?: string } | undefined> {
   const text = await readFile(join(labDir, CREDENTIALS_FILE), "utf8").catch(() => null);
   if (!text) return undefined;
-  const { email, password } = JSON.parse(text) as { email: string; password: string };
-  return { email, password };
+  return JSON.parse(text) as { email: string; password: string; databaseUrl?: string };
 }
 
 export async function logTail(path: string, lines: number): Promise<string[]> {
