@@ -168,7 +168,10 @@ describe("interface assignment", () => {
     expect(staticRoutes(dual, "site-a")).toEqual([
       { destination: "100.65.0.0/16", gateway: "100.65.1.1", ifname: "wan1", metric: 200 },
     ]);
-    expect(staticRoutes(dual, "site-b")).toEqual([]);
+    // Not its default route, still its way to isp2's other members.
+    expect(staticRoutes(dual, "site-b")).toEqual([
+      { destination: "100.65.0.0/16", gateway: "100.65.2.1", ifname: "wan1", metric: 200 },
+    ]);
   });
 
   it("refuses a device that registered without a planned interface", () => {
