@@ -85,6 +85,8 @@ export async function onboard(o: OnboardInput): Promise<Record<string, string>> 
         const edge = edgeOf.get(d.machineId)!;
         if (d.isApproved) continue;
         await api.call("PUT", `/api/devices/${d.id}`, z.unknown(), {
+          // Routers sharing one LAN (a VRRP pair) have the same subnet on purpose.
+          query: sharesLan(o.plan, edge) ? { allowOverlapping: "true" } : undefined,
           body: {
             name: edge,
             isApproved: true,
@@ -133,6 +135,12 @@ export async function onboard(o: OnboardInput): Promise<Record<string, string>> 
     }),
   );
   return ids;
+}
+
+/** True when another edge is on one of this edge's LANs. */
+export function sharesLan(plan: LabPlan, edge: string): boolean {
+  const lans = new Set(plan.lanAttachments.filter((a) => a.node === edge).map((a) => a.lan));
+  return plan.lanAttachments.some((a) => a.node !== edge && lans.has(a.lan) && plan.edges.includes(a.node));
 }
 
 /**
