@@ -36,7 +36,9 @@ describe("address plan", () => {
       "lan-b:switch:false",
       "lan-a-h1:host:false",
       "lan-b-h1:host:false",
+      "lan-b-pc:host:false",
     ]);
+    expect(addressesOf(p, "lan-b-pc")).toEqual([]);
     expect(p.control).toEqual({ via: "local" });
   });
 

@@ -28,7 +28,7 @@ describe.runIf(enabled)("lab CLI quick start", { timeout: 120_000 }, () => {
     const up = await lab("up", join(TOPOLOGIES, "two-sites.yaml"), "--no-control");
     expect(up.stderr).toBe("");
     expect(up.exitCode).toBe(0);
-    expect(up.stdout).toMatch(/^ {2}namespaces \(7\) +\d+\.\d{3}s {2}\(total \d+\.\d{3}s\)$/m);
+    expect(up.stdout).toMatch(/^ {2}namespaces \(8\) +\d+\.\d{3}s {2}\(total \d+\.\d{3}s\)$/m);
     expect(up.stdout).toMatch(/^impairment: (emulated: loss = nftables numgen|netem)/m);
     expect(up.stdout).toContain("control plane not started (--no-control); it would run:");
     expect(up.stdout).toMatch(
@@ -62,7 +62,7 @@ describe.runIf(enabled)("lab CLI quick start", { timeout: 120_000 }, () => {
 
     const down = await lab("down");
     expect(down.exitCode).toBe(0);
-    expect(down.stdout).toMatch(/lab 'two-sites' removed in \d+\.\d+s \(\d+ processes, 7 namespaces\)/);
+    expect(down.stdout).toMatch(/lab 'two-sites' removed in \d+\.\d+s \(\d+ processes, 8 namespaces\)/);
     expect(await leftovers("lab", st.id)).toEqual({ namespaces: [], processes: [] });
     expect(await stat(st.dir).catch(() => null)).toBeNull();
   });

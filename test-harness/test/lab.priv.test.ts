@@ -165,10 +165,10 @@ describe.runIf(enabled)("lab: two-sites example", { timeout: 120_000 }, () => {
   it("down removes every namespace, process and file", async () => {
     const { label, id } = lab.store.state;
     const dir = lab.dir;
-    expect((await leftovers(label, id)).namespaces).toHaveLength(7);
+    expect((await leftovers(label, id)).namespaces).toHaveLength(8);
     const r = await labDown(root.root, lab.name);
     console.log(`two-sites down in ${(r.totalMs / 1000).toFixed(2)}s (${r.processes} processes, ${r.namespaces} namespaces)`);
-    expect(r.namespaces).toBe(7);
+    expect(r.namespaces).toBe(8);
     expect(await leftovers(label, id)).toEqual({ namespaces: [], processes: [] });
     expect(await stat(dir).catch(() => null)).toBeNull();
     await expect(readFile(join(dir, "state.json"))).rejects.toThrow();

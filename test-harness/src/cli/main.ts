@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { LabError, LabErrorCode } from "../errors.ts";
 import { DEFAULT_STATE_ROOT } from "../lab/paths.ts";
 import { downCommand } from "./commands/down.ts";
+import { drillCommand } from "./commands/drill.ts";
 import { execCommand } from "./commands/exec.ts";
 import { impairCommand } from "./commands/impair.ts";
 import { statusCommand } from "./commands/status.ts";
@@ -22,6 +23,9 @@ const USAGE = `usage: npm run lab -- <command> [options]
   impair [--lab L] <link> [--loss PCT] [--delay MS] [--jitter MS] [--rate MBIT|none] [--clear]
         change a live link; <link> is <cloud>, <node>, <cloud>:<node> or <node>:<ifname>
   exec [--lab L] <node> [-- command ...]   run a command (default: a shell) in a node's namespace
+  agent [--lab L] <edge> start|stop|kill   fault drills: an edge's agent (kill = kill -9, its daemons live on)
+  link [--lab L] <edge> down|up            cut or restore an edge's control link (its relay)
+  server [--lab L] restart                 restart the management server
   down [lab|topology.yaml]              remove everything the lab made
 
   --state-dir DIR   where labs keep their state (default: $TERN_LAB_DIR or <repo>/.lab)
@@ -55,6 +59,10 @@ async function main(argv: string[]): Promise<number> {
   const ctx: CliContext = {
     stateRoot: resolve(values["state-dir"] ?? process.env.TERN_LAB_DIR ?? DEFAULT_STATE_ROOT),
     databaseUrl: process.env.DATABASE_URL || undefined,
+    admin:
+      process.env.TERN_ADMIN_EMAIL && process.env.TERN_ADMIN_PASSWORD
+        ? { email: process.env.TERN_ADMIN_EMAIL, password: process.env.TERN_ADMIN_PASSWORD }
+        : undefined,
     shell: process.env.SHELL || "/bin/bash",
     out: (line) => console.log(line),
   };
@@ -78,6 +86,11 @@ async function main(argv: string[]): Promise<number> {
     case "impair":
       if (!rest[0]) throw usage("impair needs a link");
       await impairCommand(ctx, values.lab, rest[0], values);
+      return 0;
+    case "agent":
+    case "link":
+    case "server":
+      await drillCommand(ctx, values.lab, command, rest);
       return 0;
     case "exec":
       if (!rest[0]) throw usage("exec needs a node");

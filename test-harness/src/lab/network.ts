@@ -30,8 +30,23 @@ export async function eachLimited<T>(items: T[], limit: number, fn: (item: T) =>
   await Promise.all(workers);
 }
 
+export interface BuildOptions {
+  /**
+   * Tern configures the edges (a lab with a control plane): their WAN and LAN
+   * addresses and routes are not set by the lab but entered through the API
+   * and applied by each edge's agent, so the agent owns them (moves them,
+   * removes them) as on a real router. The links are made either way.
+   */
+  managedEdges?: boolean;
+}
+
 /** veth pairs (created in place in both namespaces), then one batch per namespace for everything inside it. */
-export async function buildNetwork(plan: LabPlan, nsOf: NsOf): Promise<{ links: number; commands: number }> {
+export async function buildNetwork(
+  plan: LabPlan,
+  nsOf: NsOf,
+  opts: BuildOptions = {},
+): Promise<{ links: number; commands: number }> {
+  const managed = new Set(opts.managedEdges ? plan.edges : []);
   const present = new Map<string, Set<string>>();
   await eachLimited(plan.nodes, 4, async (n) => {
     present.set(n.name, await linksIn(nsOf(n.name)));
@@ -67,9 +82,11 @@ export async function buildNetwork(plan: LabPlan, nsOf: NsOf): Promise<{ links: 
         .filter((e) => e.node === node.name)
         .map((e) => e.ifname),
     );
-    for (const a of plan.addresses.filter((x) => x.node === node.name)) lines.push(`address replace ${a.cidr} dev ${a.ifname}`);
+    const configured = !managed.has(node.name);
+    for (const a of plan.addresses.filter((x) => x.node === node.name && configured))
+      lines.push(`address replace ${a.cidr} dev ${a.ifname}`);
     for (const ifname of ifnames) lines.push(`link set dev ${ifname} up`);
-    for (const r of plan.routes.filter((x) => x.node === node.name)) {
+    for (const r of plan.routes.filter((x) => x.node === node.name && configured)) {
       lines.push(`route replace ${r.dst} via ${r.via} dev ${r.dev}${r.metric ? ` metric ${r.metric}` : ""}`);
     }
     await batch(lines, ns);

@@ -15,7 +15,34 @@ const PACKAGE_OF: Record<string, string> = {
   swanctl: "strongswan-swanctl",
   vtysh: "frr",
   "/usr/lib/frr/zebra": "frr",
+  "/usr/lib/frr/bgpd": "frr",
+  "/usr/sbin/charon-systemd": "charon-systemd",
+  "/usr/sbin/keepalived": "keepalived",
+  "/usr/sbin/kea-dhcp4": "kea-dhcp4-server",
+  "start-stop-daemon": "dpkg",
+  fping: "fping",
+  dhclient: "isc-dhcp-client",
+  conntrack: "conntrack",
 };
+
+/**
+ * What a Tern agent in standalone mode runs for a full configuration
+ * (docs/agent-drivers.md): strongSwan, FRR, keepalived, kea, the WAN DHCP
+ * client, fping for peer and WAN probes.
+ */
+const AGENT_COMMANDS = [
+  "/usr/sbin/charon-systemd",
+  "swanctl",
+  "/usr/lib/frr/zebra",
+  "/usr/lib/frr/bgpd",
+  "vtysh",
+  "/usr/sbin/keepalived",
+  "/usr/sbin/kea-dhcp4",
+  "start-stop-daemon",
+  "fping",
+  "dhclient",
+  "conntrack",
+];
 
 function missing(cmd: string): boolean {
   try {
@@ -30,7 +57,7 @@ function missing(cmd: string): boolean {
 export function requiredCommands(plan: LabPlan, opts: { emulated: boolean; control: boolean }): string[] {
   const cmds = ["ip", "tc", "nft", "ping"];
   if (opts.emulated) cmds.push("iptables", "iptables-restore", "gcc");
-  if (opts.control) cmds.push("gcc");
+  if (opts.control) cmds.push("gcc", ...AGENT_COMMANDS);
   if (plan.peers.some((p) => p.kind === "strongswan")) cmds.push("charon-systemd", "swanctl");
   if (plan.peers.some((p) => p.kind === "frr")) cmds.push("vtysh", "/usr/lib/frr/zebra");
   return [...new Set(cmds)];

@@ -48,6 +48,10 @@ export const LabState = z.object({
       /** Server port on 127.0.0.1, kept so a converging `up` reuses it. */
       port: z.number().int(),
       apiUrl: z.string().nullable(),
+      /** The admin the lab drives the API as (its password is in credentials.json, mode 0600). */
+      adminEmail: z.string().nullable().default(null),
+      /** Edge name → device id, once onboarded. */
+      devices: z.record(z.string(), z.string()).default({}),
       /** What a later step needs to know (credentials file, per-edge URLs …). */
       notes: z.array(z.string()),
     })

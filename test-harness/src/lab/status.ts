@@ -16,7 +16,13 @@ export interface LabStatus {
   nodes: { name: string; kind: string; netns: string; present: boolean; interfaces: string[] }[];
   links: { id: string; cloudIf: string; impairment: string; queue: number }[];
   processes: { key: string; role: string; pid: number; alive: boolean; netns: string | null; log: string }[];
-  control: { enabled: boolean; apiUrl: string | null; notes: string[] } | null;
+  control: {
+    enabled: boolean;
+    apiUrl: string | null;
+    adminEmail: string | null;
+    devices: Record<string, string>;
+    notes: string[];
+  } | null;
 }
 
 export async function labStatus(lab: Lab): Promise<LabStatus> {
@@ -79,7 +85,10 @@ export function formatStatus(st: LabStatus): string[] {
   if (st.processes.length === 0) out.push("  none");
   for (const p of st.processes)
     out.push(`  ${p.key.padEnd(28)} pid ${String(p.pid).padEnd(8)} ${p.alive ? "running" : "DEAD"}  log ${p.log}`);
-  out.push(`control: ${st.control?.enabled ? `API ${st.control.apiUrl}` : "not started (--no-control)"}`);
+  if (st.control?.enabled) {
+    out.push(`control: API ${st.control.apiUrl}/api, admin ${st.control.adminEmail} (password in ${st.dir}/credentials.json)`);
+    for (const [edge, id] of Object.entries(st.control.devices)) out.push(`  device ${edge.padEnd(14)} ${id}`);
+  } else out.push("control: not started (--no-control)");
   out.push("enter a node: npm run lab -- exec <node>   (or: ip netns exec <netns> <command>)");
   return out;
 }

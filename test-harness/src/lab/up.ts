@@ -12,7 +12,7 @@ import { NetnsScope } from "@tern/netlab";
 import { LabError, LabErrorCode } from "../errors.ts";
 import { planLab } from "../plan/address-plan.ts";
 import { loadTopology } from "../topology/index.ts";
-import { describeControl, freeLoopbackPort, planControl, savedAdmin, startControl } from "./control/index.ts";
+import { describeControl, freeLoopbackPort, planControl, savedCredentials, startControl } from "./control/index.ts";
 import { labDown } from "./down.ts";
 import { chooseBackend, describeBackend, type ImpairBackendChoice } from "./impair/index.ts";
 import { Lab, TOPOLOGY_COPY } from "./lab.ts";
@@ -36,6 +36,8 @@ export interface UpOptions {
   /** Server port on 127.0.0.1; a free one when omitted. */
   port?: number;
   databaseUrl?: string;
+  /** The first administrator (used when the server's database is empty); a random one otherwise. */
+  admin?: { email: string; password: string };
 }
 
 export interface UpResult {
@@ -45,7 +47,15 @@ export interface UpResult {
   phases: PhaseEvent[];
   totalMs: number;
   impairment: string;
-  control: { started: boolean; apiUrl: string | null; credentials: string | null; lines: string[] };
+  control: {
+    started: boolean;
+    apiUrl: string | null;
+    credentials: string | null;
+    admin: { email: string; password: string } | null;
+    /** edge → device id. */
+    devices: Record<string, string>;
+    lines: string[];
+  };
 }
 
 export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpResult> {
@@ -136,14 +146,17 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
 
     await t.phase(
       "links, bridges, addresses, routes",
-      () => buildNetwork(plan, nsOf),
+      // With a control plane, Tern configures the edges: their addresses and routes come from the agents.
+      () => buildNetwork(plan, nsOf, { managedEdges: o.control }),
       (r) => `${r.links} veth pairs`,
     );
-    await t.phase(
-      "wiring check",
-      () => verifyNetwork(plan, nsOf, s.state.impairments),
-      (n) => `${n} pings`,
-    );
+    // Edges managed by Tern have no addresses until their agents applied the configuration: checked after onboarding then.
+    if (!o.control)
+      await t.phase(
+        "wiring check",
+        () => verifyNetwork(plan, nsOf, s.state.impairments),
+        (n) => `${n} pings`,
+      );
 
     const decision = s.state.impairment ?? (await chooseBackend(o.impairBackend ?? "auto", nsOf(plan.attachments[0]!.cloud)));
     await s.update((st) => {
@@ -174,6 +187,7 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
 
     const port = o.port ?? s.state.control?.port ?? (await freeLoopbackPort());
     const relayBin = o.control ? await nativeTool("ns-relay", binDir(lab.stateRoot)) : "<ns-relay>";
+    const saved = await savedCredentials(lab.dir);
     const cp = planControl({
       plan,
       labId: s.state.id,
@@ -181,21 +195,47 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
       repoRoot: o.repoRoot ?? REPO_ROOT,
       nsOf,
       port,
-      databaseUrl: o.databaseUrl,
+      // A converging run keeps the server's database and admin of the first run.
+      databaseUrl: o.databaseUrl ?? saved?.databaseUrl,
       relayBin,
-      admin: await savedAdmin(lab.dir),
+      admin: saved ? { email: saved.email, password: saved.password } : o.admin,
     });
     const lines = describeControl(cp);
-    let control: UpResult["control"] = { started: false, apiUrl: null, credentials: null, lines };
+    let control: UpResult["control"] = { started: false, apiUrl: null, credentials: null, admin: null, devices: {}, lines };
     if (o.control) {
-      const started = await startControl(cp, lab.procs, lab.dir, t);
-      control = { started: true, apiUrl: started.apiUrl, credentials: started.credentials, lines };
+      // Recorded first: `down` must find the port and `status` the API even when onboarding fails half way.
+      await s.update((st) => {
+        st.control = {
+          enabled: true,
+          port,
+          apiUrl: cp.apiUrl,
+          adminEmail: cp.admin.email,
+          devices: st.control?.devices ?? {},
+          notes: [],
+        };
+      });
+      const started = await startControl(cp, plan, lab.procs, lab.dir, t);
+      await t.phase(
+        "wiring check (addresses and routes from Tern)",
+        () => verifyNetwork(plan, nsOf, s.state.impairments),
+        (n) => `${n} pings`,
+      );
+      control = {
+        started: true,
+        apiUrl: started.apiUrl,
+        credentials: started.credentials,
+        admin: cp.admin,
+        devices: started.devices,
+        lines,
+      };
     }
     await s.update((st) => {
       st.control = {
         enabled: o.control,
         port,
         apiUrl: control.apiUrl,
+        adminEmail: control.admin?.email ?? null,
+        devices: control.devices,
         notes: control.started ? [`credentials: ${control.credentials}`] : lines,
       };
     });

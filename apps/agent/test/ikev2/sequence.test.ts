@@ -158,9 +158,10 @@ describe("ikev2 config sequence (fake runner)", () => {
       });
     await step(w, driver, responder(3600));
     const changed = await step(w, driver, responder(1800));
+    // Load first, then end the SA: the initiator comes back at once and must meet the new selectors, not the old ones.
     expect(changed.mutating).toEqual([
-      expect.stringMatching(/^swanctl --terminate --ike tern-device-1 --force/),
       expect.stringMatching(/^swanctl --load-all/),
+      expect.stringMatching(/^swanctl --terminate --ike tern-device-1 --force/),
     ]);
     const initiator = await step(
       w,

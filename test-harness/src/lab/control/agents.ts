@@ -1,13 +1,20 @@
 /**
- * One Tern agent per edge, in the edge's namespace, in standalone mode (it
- * starts its own daemons with per-instance paths under its state directory).
+ * One Tern agent per edge, the real program (`apps/agent/bin/tern-agent`),
+ * inside the edge's namespace in standalone mode: it starts its own daemons
+ * (charon, FRR, keepalived, kea, dhclient) with per-instance paths under its
+ * state directory, so several agents share one host.
  *
- * Contract with apps/agent (to confirm when the agent's entry point lands):
- * env TERN_SERVER_URL, TERN_AGENT_MODE=standalone, TERN_AGENT_STATE_DIR,
- * TERN_REGISTRATION_TOKEN, TERN_MACHINE_ID, TERN_LOG_LEVEL; it registers with
- * POST /api/connect/register, waits for approval, then opens its websocket.
+ * - The machine id is written into `<state>/machine-id` before the agent first
+ *   runs (standalone agents keep theirs there): `tern-lab-<lab id>-<edge>`, so
+ *   the lab finds its devices among the server's by machine id, and a
+ *   restarted agent is the same device.
+ * - `register --server URL --token TOKEN` runs once (device.json then exists);
+ *   `run` is the supervised daemon. `--hostname` names the device after the
+ *   edge (all namespaces share the host's hostname).
  */
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { run } from "@tern/netlab";
 import type { ProcessSpec } from "../supervisor.ts";
 
 export interface AgentOptions {
@@ -15,29 +22,79 @@ export interface AgentOptions {
   labDir: string;
   edge: string;
   netns: string;
+  /** The server as the agent reaches it (through the relay). */
   serverUrl: string;
-  registrationToken: string;
-  /** Stable per lab and edge, so a restarted agent is the same device. */
   machineId: string;
   logLevel?: string;
 }
 
+/** The agent's state directory (device.json, applied.json, logs/, run/ with its daemons). */
+export function agentStateDir(labDir: string, edge: string): string {
+  return join(labDir, "nodes", edge, "agent");
+}
+
+export function agentBin(repoRoot: string): string {
+  return join(repoRoot, "apps", "agent", "bin", "tern-agent");
+}
+
+/** Options every tern-agent command of a lab edge takes. */
+export function agentCommonArgs(o: Pick<AgentOptions, "labDir" | "edge">): string[] {
+  return ["--mode", "standalone", "--state-dir", agentStateDir(o.labDir, o.edge), "--hostname", o.edge];
+}
+
+/** `tern-agent run` as a lab process (key `control:agent:<edge>`). */
 export function agentSpec(o: AgentOptions): ProcessSpec {
-  const stateDir = join(o.labDir, "nodes", o.edge, "agent");
   return {
-    key: `control:agent:${o.edge}`,
+    key: agentKey(o.edge),
     role: "agent",
-    argv: [join(o.repoRoot, "node_modules", ".bin", "tsx"), join(o.repoRoot, "apps", "agent", "src", "main.ts")],
+    // `ip netns exec` and node exec in place: the recorded pid is the agent's own.
+    argv: [process.execPath, agentBin(o.repoRoot), "run", ...agentCommonArgs(o), "--log-level", o.logLevel ?? "info"],
     netns: o.netns,
-    env: {
-      TERN_SERVER_URL: o.serverUrl,
-      TERN_AGENT_MODE: "standalone",
-      TERN_AGENT_STATE_DIR: stateDir,
-      TERN_REGISTRATION_TOKEN: o.registrationToken,
-      TERN_MACHINE_ID: o.machineId,
-      TERN_LOG_LEVEL: o.logLevel ?? "info",
-    },
     cwd: o.repoRoot,
     log: join(o.labDir, "nodes", o.edge, "agent.log"),
   };
+}
+
+export const agentKey = (edge: string) => `control:agent:${edge}`;
+
+/** `tern-agent register …` as it runs inside the edge (the token is left out of what is shown). */
+export function registerArgv(o: AgentOptions, token: string): string[] {
+  return [
+    "ip",
+    "netns",
+    "exec",
+    o.netns,
+    process.execPath,
+    agentBin(o.repoRoot),
+    "register",
+    "--server",
+    o.serverUrl,
+    "--token",
+    token,
+    ...agentCommonArgs(o),
+  ];
+}
+
+/** Writes the lab's machine id for the edge unless one is kept already (a converging `up`). */
+export async function prepareAgentState(o: AgentOptions): Promise<void> {
+  const dir = agentStateDir(o.labDir, o.edge);
+  await mkdir(dir, { recursive: true, mode: 0o755 });
+  const file = join(dir, "machine-id");
+  const kept = (await readFile(file, "utf8").catch(() => "")).trim();
+  if (kept !== o.machineId) await writeFile(file, `${o.machineId}\n`, { mode: 0o644 });
+}
+
+/** True when the agent of this edge has registered (its device.json exists). */
+export async function isRegistered(labDir: string, edge: string): Promise<boolean> {
+  return stat(join(agentStateDir(labDir, edge), "device.json")).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Runs `tern-agent register` inside the edge; throws with the agent's own words when it is refused. */
+export async function registerAgent(o: AgentOptions, token: string): Promise<void> {
+  const r = await run(registerArgv(o, token), { allowFailure: true, timeoutMs: 120_000 });
+  if (r.exitCode !== 0)
+    throw new Error(`tern-agent register in ${o.edge} failed (exit ${r.exitCode}): ${(r.stderr || r.stdout).trim()}`);
 }

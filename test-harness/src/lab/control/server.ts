@@ -1,19 +1,19 @@
 /**
- * The management server as a lab process: `apps/server/src/main.ts` run with
- * tsx in the root namespace, listening on a loopback port, on its embedded
- * database in the lab directory unless DATABASE_URL is given.
- *
- * Contract with apps/server (to confirm when issue 3 lands):
- * - env PORT, HOST, TERN_DATA_DIR, DATABASE_URL, TERN_LOG_LEVEL (apps/server/src/config.ts);
- * - env TERN_BOOTSTRAP_ADMIN_EMAIL / TERN_BOOTSTRAP_ADMIN_PASSWORD create the first
- *   owner account on an empty database (proposed; the lab needs one admin to drive the API);
- * - GET READY_PATH answers 200 once the API and the device gateway accept requests.
+ * The management server as a lab process: what `npm start` runs
+ * (`tsx apps/server/src/main.ts`), in the root namespace, listening on a
+ * loopback port, on its embedded database in the lab directory unless
+ * DATABASE_URL is given. Its environment (docs/server.md):
+ * PORT, HOST=127.0.0.1, TERN_DATA_DIR, DATABASE_URL, TERN_LOG_LEVEL, and
+ * TERN_ADMIN_EMAIL / TERN_ADMIN_PASSWORD, which create the first
+ * administrator on an empty database (the lab drives the API as that admin).
+ * Ready when `GET /api/health` answers 200 (the API and the database answer).
  */
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type { ProcessSpec } from "../supervisor.ts";
 
 export const READY_PATH = "/api/health";
+export const SERVER_KEY = "control:server";
 
 export interface ServerOptions {
   repoRoot: string;
@@ -31,22 +31,33 @@ export function serverSpec(o: ServerOptions): ProcessSpec {
     HOST: "127.0.0.1",
     TERN_DATA_DIR: join(o.labDir, "server-data"),
     TERN_LOG_LEVEL: o.logLevel ?? "info",
-    TERN_BOOTSTRAP_ADMIN_EMAIL: o.admin.email,
-    TERN_BOOTSTRAP_ADMIN_PASSWORD: o.admin.password,
+    TERN_ADMIN_EMAIL: o.admin.email,
+    TERN_ADMIN_PASSWORD: o.admin.password,
   };
   if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
   return {
-    key: "control:server",
+    key: SERVER_KEY,
     role: "server",
-    argv: [join(o.repoRoot, "node_modules", ".bin", "tsx"), join(o.repoRoot, "apps", "server", "src", "main.ts")],
+    // One process (no tsx wrapper in between): the recorded pid is the server's, and SIGTERM reaches it directly.
+    argv: [process.execPath, "--import", "tsx", join(o.repoRoot, "apps", "server", "src", "main.ts")],
     env,
     cwd: o.repoRoot,
     log: join(o.labDir, "server.log"),
   };
 }
 
-/** A free TCP port on 127.0.0.1 (asked from the kernel, then released). */
+/** Ports the agent listens on inside each edge (metrics, troubleshooting page): the relay must not take them. */
+const AGENT_PORTS = new Set([9464, 8088]);
+
+/** A free TCP port on 127.0.0.1 (asked from the kernel, then released), never one the agents use. */
 export async function freeLoopbackPort(): Promise<number> {
+  for (;;) {
+    const port = await kernelPort();
+    if (!AGENT_PORTS.has(port)) return port;
+  }
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once("error", reject);

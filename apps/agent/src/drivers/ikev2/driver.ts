@@ -192,17 +192,6 @@ export class Ikev2Driver implements Driver {
     const removed = existing.filter((n) => !wanted.has(n));
     const wasRunning = await this.running(ctx, paths);
 
-    // charon restarts SAs of replaced start_action=start connections itself; a
-    // responder's SA would keep the old settings, so end it and let the
-    // initiator (close_action = start) come back with the new ones.
-    if (wasRunning && !daemonChanged) {
-      for (const c of changedConns) {
-        if (c.tunnel.initiator || !existing.includes(c.name)) continue;
-        const t = this.swanctl(paths, ["--terminate", "--ike", c.name, "--force"]);
-        await run(t.argv, { ...t.options, allowFailure: true });
-      }
-    }
-
     const files = [r.daemonConf, ...(r.swanctlConf ? [r.swanctlConf] : []), ...r.conns.map((c) => c.file)];
     if ((await writeChanged(paths.dir, files)).length > 0) changed = true;
     for (const n of removed) if (await removePath(resolvePath(paths.connsDir, `${n}.conf`))) changed = true;
@@ -218,6 +207,21 @@ export class Ikev2Driver implements Driver {
     if (started || changedConns.length > 0 || removed.length > 0 || !(await this.loadedMatches(ctx, paths, wanted))) {
       const load = this.swanctl(paths, ["--load-all", "--noprompt", "--file", paths.swanctlConf]);
       await run(load.argv, load.options);
+    }
+
+    // charon restarts SAs of replaced start_action=start connections itself; a
+    // responder's SA would keep the old settings, so end it and let the
+    // initiator (close_action = start) come back with the new ones. Only after
+    // the load: the initiator comes back within milliseconds, and a responder
+    // still holding the old connection narrows the new CHILD_SA's traffic
+    // selectors to the old ones, where they stay (seen in the lab when a LAN
+    // NAT change moved both ends' selectors).
+    if (wasRunning && !daemonChanged) {
+      for (const c of changedConns) {
+        if (c.tunnel.initiator || !existing.includes(c.name)) continue;
+        const t = this.swanctl(paths, ["--terminate", "--ike", c.name, "--force"]);
+        await run(t.argv, { ...t.options, allowFailure: true });
+      }
     }
 
     // Routes last: the libipsec TUN exists only while charon runs.
