@@ -5,7 +5,7 @@
  * PostgreSQL database must use the same key: set TERN_SECRET_KEY on all of them.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 export const SERVER_KEY_BYTES = 32;
@@ -32,12 +32,17 @@ export async function loadServerKey(options: { secretKey?: string; dataDir: stri
   }
   await mkdir(path.dirname(file), { recursive: true });
   const key = randomBytes(SERVER_KEY_BYTES);
-  // "wx": never overwrite a key another process wrote a moment ago.
+  // Written whole to a private temporary file, then hard-linked into place: link() fails with EEXIST
+  // when another process won the race, and a reader never sees a half-written key.
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  await writeFile(tmp, `${key.toString("base64")}\n`, { mode: 0o600, flag: "wx" });
   try {
-    await writeFile(file, `${key.toString("base64")}\n`, { mode: 0o600, flag: "wx" });
+    await link(tmp, file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return loadServerKey(options);
     throw err;
+  } finally {
+    await unlink(tmp).catch(() => {});
   }
   return { key, source: "generated", file };
 }

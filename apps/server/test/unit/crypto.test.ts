@@ -1,6 +1,6 @@
 /** Server key, derived keys, at-rest encryption, password hashing and opaque tokens. */
 import { randomBytes } from "node:crypto";
-import { mkdtemp as makeTemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp as makeTemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -41,9 +41,13 @@ describe("server key", () => {
 
   it("two starts racing on an empty data dir agree on one key", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "tern-key-"));
-    const [a, b] = await Promise.all([loadServerKey({ dataDir: dir }), loadServerKey({ dataDir: dir })]);
-    expect(a.key.equals(b.key)).toBe(true);
+    const keys = await Promise.all(Array.from({ length: 8 }, () => loadServerKey({ dataDir: dir })));
+    const a = keys[0]!;
+    for (const k of keys) expect(k.key.equals(a.key)).toBe(true);
+    expect(keys.filter((k) => k.source === "generated")).toHaveLength(1);
     expect((await readFile(path.join(dir, "secret.key"), "utf8")).trim()).toBe(a.key.toString("base64"));
+    // No temporary file is left behind by the losers.
+    expect(await readdir(dir)).toEqual(["secret.key"]);
   });
 });
 
