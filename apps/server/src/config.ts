@@ -86,7 +86,7 @@ export const ServerConfig = z.object({
   /** Bearer token GET /metrics requires; unset = open (bind HOST to a private address or filter it). */
   TERN_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 
-  // Notifications (docs/gateway.md#notifications).
+  // Notifications (docs/notifications.md).
   /** SMTP server for e-mail notifications: smtp://[user:pass@]host[:port] (STARTTLS when offered) or smtps://… (TLS). */
   TERN_SMTP_URL: z
     .string()
