@@ -8,6 +8,7 @@ import { CLOSE_CODES, MAX_MESSAGE_BYTES, type Status } from "@tern/protocol";
 import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type SimRow, useGatewayServer, waitUntil } from "../support/gateway.ts";
+import { TEST_ADMIN } from "../support/onboarding.ts";
 import { helloFor, openRawLink, type UpgradeRefusal } from "../support/raw-link.ts";
 
 const g = useGatewayServer();
@@ -61,12 +62,10 @@ describe("bad websocket input", () => {
       body: expect.objectContaining({ code: "UNAUTHENTICATED", error: "unknown device token" }),
     });
     // Only device tokens open a device link: the admin's access JWT does not.
-    const boot = g.server.bootstrap;
-    if (!boot.created || !boot.generatedPassword) throw new Error("expected a generated admin password");
     const login = await fetch(`${g.server.url}/api/users/login`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ username: boot.email, password: boot.generatedPassword }),
+      body: JSON.stringify({ username: TEST_ADMIN.email, password: TEST_ADMIN.password }),
     });
     const { accessToken } = (await login.json()) as { accessToken: string };
     expect(accessToken).toBeTruthy();
