@@ -32,7 +32,7 @@ describe.runIf(enabled)("lab CLI quick start", { timeout: 120_000 }, () => {
     expect(up.stdout).toMatch(/^impairment: (emulated: loss = nftables numgen|netem)/m);
     expect(up.stdout).toContain("control plane not started (--no-control); it would run:");
     expect(up.stdout).toMatch(
-      /agent site-a: ip netns exec tn-lab-[0-9a-f]{6}-site-a env TERN_SERVER_URL=http:\/\/127\.0\.0\.1:\d+ TERN_AGENT_MODE=standalone/,
+      /agent site-a: ip netns exec tn-lab-[0-9a-f]{6}-site-a \S+ \S+\/apps\/agent\/bin\/tern-agent register --server http:\/\/127\.0\.0\.1:\d+ --token <registration token> --mode standalone --state-dir /,
     );
     expect(up.stdout).not.toMatch(/PASSWORD|REGISTRATION_TOKEN/);
 

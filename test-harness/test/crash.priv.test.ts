@@ -82,10 +82,10 @@ describe.runIf(enabled)("lab: crash recovery", { timeout: 120_000 }, () => {
     expect(s.status).toBe("building");
     // The helpers are detached: they outlive the killed lab process until down.
     const before = await leftovers(s.label, s.id);
-    expect(before.namespaces).toHaveLength(7);
+    expect(before.namespaces).toHaveLength(8);
     expect(before.processes.length).toBeGreaterThan(0);
     const r = await labDown(root.root, "two-sites");
-    expect(r.namespaces).toBe(7);
+    expect(r.namespaces).toBe(8);
     expect(await leftovers(s.label, s.id)).toEqual({ namespaces: [], processes: [] });
     expect(await stat(labDir(root.root, "two-sites")).catch(() => null)).toBeNull();
   });
@@ -120,6 +120,6 @@ describe.runIf(enabled)("lab: crash recovery", { timeout: 120_000 }, () => {
     expect(r.reused).toBe(true);
     expect(r.lab.store.state.id).toBe(s.id);
     expect(r.lab.store.state.status).toBe("up");
-    expect((await leftovers(s.label, s.id)).namespaces).toHaveLength(7);
+    expect((await leftovers(s.label, s.id)).namespaces).toHaveLength(8);
   });
 });

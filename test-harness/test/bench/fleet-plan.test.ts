@@ -58,7 +58,12 @@ describe("CPU profile summary", () => {
       "apps/server",
     );
     expect(s.totalMs).toBe(10);
-    expect(s.functions[0]).toMatchObject({ name: "(idle) (native):10", ms: 4 });
+    // A sample's time is the delta before it: parse 2 + 3 ms, idle 4 ms, handler 1 ms; largest first.
+    expect(s.functions.map((f) => [f.name, f.ms])).toEqual([
+      ["parse zod/x.js:10", 5],
+      ["(idle) (native):10", 4],
+      ["handler apps/server/src/a.ts:10", 1],
+    ]);
     expect(s.files.find((f) => f.name === "zod/x.js")?.ms).toBe(5);
     // handler's own 1 ms plus the 5 ms of parse below it.
     expect(s.inclusive).toEqual([{ name: "handler apps/server/src/a.ts:10", ms: 6, share: 0.6 }]);

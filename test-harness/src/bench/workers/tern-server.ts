@@ -4,10 +4,11 @@
  * /proc; the commands here only read counters the server keeps anyway and run
  * small queries for the parent between measurements.
  */
-import { sql } from "kysely";
+import { canonicalJson } from "@tern/protocol";
 import { pino } from "pino";
 import { loadConfig } from "../../../../apps/server/src/config.ts";
 import { type RunningServer, startServer } from "../../../../apps/server/src/server.ts";
+import { readDesiredConfig } from "../../../../apps/server/src/services/desired-config-seal.ts";
 import { collect, serve } from "./ipc.ts";
 
 let server: RunningServer | null = null;
@@ -77,9 +78,17 @@ serve(
     },
     /** Mean size of an apply's config (the ws-broadcast baseline sends messages of this size). */
     applyBytes: async () => {
-      const row = await sql<{ bytes: number }>`select coalesce(avg(octet_length(desired_config::text)), 0)::int as bytes
-        from devices`.execute(need().deps.db);
-      return { bytes: Number(row.rows[0]?.bytes ?? 0) + 120 };
+      // Configs are sealed at rest: open a sample of them, as the dispatcher does before it sends one.
+      const { deps } = need();
+      const ids = await deps.db
+        .selectFrom("devices")
+        .select("id")
+        .where("desired_config_enc", "is not", null)
+        .limit(50)
+        .execute();
+      let total = 0;
+      for (const { id } of ids) total += Buffer.byteLength(canonicalJson(await readDesiredConfig(deps.db, deps.keyring, id)));
+      return { bytes: (ids.length ? Math.round(total / ids.length) : 0) + 120 };
     },
     samplesInTable: async () => {
       const row = await need()
