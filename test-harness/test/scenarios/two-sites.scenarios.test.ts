@@ -34,6 +34,7 @@ import {
   SCENARIO_COMMANDS,
   type ScenarioLab,
   upScenarioLab,
+  waitFor,
   waitForPing,
 } from "./support/scenario-lab.ts";
 import { capture } from "./support/tcpdump.ts";
@@ -93,8 +94,13 @@ describe.runIf(enabled)("two sites (scenarios 1, 2, 3, 5, 6)", () => {
     ]);
     expect(tunnel.loopbackA).toMatch(/^10\.100\.\d+\.\d+$/);
 
-    // The IKE SA is up on both routers, and a rekeyed CHILD_SA carries a DH group: PFS.
-    for (const edge of ["site-a", "site-b"]) expect(await ikeSas(s, edge)).toMatch(/ESTABLISHED/);
+    // The IKE SA comes up on both routers (negotiated after the jobs complete: retransmits on a busy
+    // host take seconds), and a rekeyed CHILD_SA carries a DH group: PFS.
+    for (const edge of ["site-a", "site-b"])
+      await waitFor(30_000, async () => {
+        const sas = await ikeSas(s, edge);
+        return /ESTABLISHED/.test(sas) ? true : `${edge}: ${sas}`;
+      });
     const rekeyed = await rekeyChild(s, "site-a");
     expect(rekeyed).toMatch(/INSTALLED, TUNNEL(-in-UDP)?, ESP:AES_CBC-256\/HMAC_SHA2_256_128\/MODP_2048/);
 

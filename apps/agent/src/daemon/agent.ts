@@ -324,6 +324,7 @@ export class Agent implements AgentView {
   }
 
   private async pushStatus(): Promise<Status> {
+    await this.heal();
     const status = await this.composer.compose();
     await this.refreshDetails();
     for (const [source, message] of this.composer.errors) this.recordError(source, message);
@@ -331,6 +332,21 @@ export class Agent implements AgentView {
     await this.writeStatusFile();
     this.control?.send(status);
     return status;
+  }
+
+  /** Lets drivers restart what their daemons gave up on, between applies (never during one). */
+  private async heal(): Promise<void> {
+    const config = this.reconciler.current;
+    if (!config || this.reconciler.applying) return;
+    for (const d of this.options.drivers) {
+      if (!d.heal) continue;
+      try {
+        const restarted = await d.heal(config, this.context);
+        if (restarted.length > 0) this.options.log.info("restarted what a daemon gave up on", { driver: d.name, restarted });
+      } catch (err) {
+        this.recordError(d.name, describeError(err));
+      }
+    }
   }
 
   /** Reads each driver's local details (IKE SAs, policy choices), at most every DETAILS_EVERY_MS. */

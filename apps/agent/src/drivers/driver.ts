@@ -106,6 +106,11 @@ export interface Driver {
   inspect?(config: DeviceConfig, ctx: DriverContext): Promise<DriverDetails>;
   /** Daemon state and command output for `tern-agent dump` (never throws; failures become text). */
   dump?(config: DeviceConfig, ctx: DriverContext): Promise<DumpItem[]>;
+  /**
+   * Between applies, on every status tick: restarts what a daemon gave up on by itself (e.g. an IKE
+   * initiation answered with an error). Returns what it restarted, for the log; never throws.
+   */
+  heal?(config: DeviceConfig, ctx: DriverContext): Promise<string[]>;
   /** Releases watchers, timers and loops when the agent stops (leaves the system as it is). */
   close?(): void | Promise<void>;
 }

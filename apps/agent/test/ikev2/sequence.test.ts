@@ -174,6 +174,33 @@ describe("ikev2 config sequence (fake runner)", () => {
     expect(initiator.mutating.some((c) => c.includes("--terminate"))).toBe(false);
   });
 
+  it("initiates again an initiator tunnel charon gave up on, not a responder, not one negotiating, at most every 10 s", async () => {
+    const driver = new Ikev2Driver({ dataplane: "libipsec" });
+    const responder = { ...(full.tunnels[1] as ConfigTunnel), initiator: false };
+    const config = configWith({ tunnels: [full.tunnels[0] as ConfigTunnel, responder] });
+    await step(w, driver, config);
+    let sas = "";
+    w.fake.on(/^swanctl --list-sas --pretty/, () => ({ stdout: sas }));
+    w.fake.on(/^swanctl --initiate/, () => ({ exitCode: 1 }));
+    const initiated = () => w.fake.lines().filter((l) => l.startsWith("swanctl --initiate"));
+
+    // No SA at all (the peer answered NO_PROPOSAL_CHOSEN): the initiator tunnel only, without waiting for the result.
+    w.fake.clear();
+    expect(await driver.heal(config, w.ctx)).toEqual(["tern-device-1"]);
+    expect(initiated()).toEqual([expect.stringMatching(/^swanctl --initiate --child tern-device-1 --timeout 1 --uri unix:/)]);
+    // Not again within REINITIATE_EVERY_MS.
+    w.fake.clear();
+    expect(await driver.heal(config, w.ctx)).toEqual([]);
+    expect(initiated()).toEqual([]);
+    // Negotiating (charon retransmits by itself): nothing to do, whenever asked.
+    sas = "list-sa event {\n  tern-device-1 {\n    state = CONNECTING\n    initiator = yes\n  }\n}\n";
+    const later = new Ikev2Driver({ dataplane: "libipsec" });
+    await step(w, later, config);
+    w.fake.clear();
+    expect(await later.heal(config, w.ctx)).toEqual([]);
+    expect(initiated()).toEqual([]);
+  });
+
   it("detects XFRM interfaces when the kernel has them and uses them", async () => {
     w.kernel.xfrm = true;
     const driver = new Ikev2Driver();

@@ -34,10 +34,14 @@ export interface Ikev2DriverOptions {
 }
 
 const XFRM_PROBE = "tern-xprobe";
+/** An initiator tunnel without an IKE SA is initiated again at most this often. */
+export const REINITIATE_EVERY_MS = 10_000;
 
 export class Ikev2Driver implements Driver {
   readonly name = "ikev2" as const;
   private dataplane: Dataplane | null = null;
+  /** When heal() last initiated each connection. */
+  private readonly initiatedAt = new Map<string, number>();
 
   constructor(private readonly options: Ikev2DriverOptions = {}) {}
 
@@ -311,6 +315,30 @@ export class Ikev2Driver implements Driver {
       await commandItem(ctx, "ip-route-proto58.json", ["ip", "-j", "-4", "route", "show", "table", "main", "proto", "58"]),
     );
     return items;
+  }
+
+  /**
+   * Initiator tunnels without any IKE SA are initiated again, at most every REINITIATE_EVERY_MS each.
+   * charon retries a silent peer forever (keyingtries = 0) but drops an initiation the peer answered
+   * with an error: when both ends get a new tunnel at once, this end may ask before the peer has
+   * loaded the connection (NO_PROPOSAL_CHOSEN) and would then stay down until the next change.
+   */
+  async heal(config: DeviceConfig, ctx: DriverContext): Promise<string[]> {
+    const initiators = new Set(config.tunnels.filter((t) => t.initiator).map((t) => t.id));
+    if (initiators.size === 0) return [];
+    const paths = this.paths(ctx);
+    const now = Date.now();
+    const started: string[] = [];
+    for (const t of await this.saStates(config, ctx)) {
+      if (!initiators.has(t.id) || t.ikeSas.length > 0) continue;
+      if (now - (this.initiatedAt.get(t.conn) ?? Number.NEGATIVE_INFINITY) < REINITIATE_EVERY_MS) continue;
+      this.initiatedAt.set(t.conn, now);
+      // --timeout: return after a second and let charon go on negotiating (and retransmitting) alone.
+      const i = this.swanctl(paths, ["--initiate", "--child", t.conn, "--timeout", "1"]);
+      await ctx.runner.run(i.argv, { ...i.options, allowFailure: true });
+      started.push(t.conn);
+    }
+    return started;
   }
 
   /** IKE/CHILD SA state of every configured tunnel (all down when charon does not run). */
