@@ -1,7 +1,9 @@
 /** Every benchmark case, registered in one place and run in this order. */
 import { CaseRegistry } from "../registry.ts";
+import { agentFootprint } from "./agent-footprint.ts";
 import { httpStatic } from "./http-static.ts";
 import { pgIngest, pgliteIngest } from "./ingest.ts";
+import { nodeIdle } from "./node-idle.ts";
 import { serverApi } from "./server-api.ts";
 import { serverDevices } from "./server-devices.ts";
 import { serverFanout } from "./server-fanout.ts";
@@ -23,5 +25,7 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverDevices)
     .register(serverIngest)
     .register(serverFanout)
-    .register(serverApi);
+    .register(serverApi)
+    .register(nodeIdle)
+    .register(agentFootprint);
 }
