@@ -1,6 +1,8 @@
 /** Every benchmark case, registered in one place and run in this order. */
 import { CaseRegistry } from "../registry.ts";
 import { agentFootprint } from "./agent-footprint.ts";
+import { agentMeasurement } from "./agent-measurement.ts";
+import { fpingLink } from "./fping-link.ts";
 import { httpStatic } from "./http-static.ts";
 import { pgIngest, pgliteIngest } from "./ingest.ts";
 import { nodeIdle } from "./node-idle.ts";
@@ -27,5 +29,7 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverFanout)
     .register(serverApi)
     .register(nodeIdle)
-    .register(agentFootprint);
+    .register(agentFootprint)
+    .register(fpingLink)
+    .register(agentMeasurement);
 }
