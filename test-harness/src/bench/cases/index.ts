@@ -1,11 +1,13 @@
 /** Every benchmark case, registered in one place and run in this order. */
 import { CaseRegistry } from "../registry.ts";
+import { agentConvergence } from "./agent-convergence.ts";
 import { agentFootprint } from "./agent-footprint.ts";
 import { agentMeasurement } from "./agent-measurement.ts";
 import { fpingLink } from "./fping-link.ts";
 import { httpStatic } from "./http-static.ts";
 import { pgIngest, pgliteIngest } from "./ingest.ts";
 import { nodeIdle } from "./node-idle.ts";
+import { rawApply } from "./raw-apply.ts";
 import { serverApi } from "./server-api.ts";
 import { serverDevices } from "./server-devices.ts";
 import { serverFanout } from "./server-fanout.ts";
@@ -28,6 +30,8 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverIngest)
     .register(serverFanout)
     .register(serverApi)
+    .register(rawApply)
+    .register(agentConvergence)
     .register(nodeIdle)
     .register(agentFootprint)
     .register(fpingLink)
