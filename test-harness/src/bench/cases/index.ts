@@ -1,6 +1,7 @@
 /** Every benchmark case, registered in one place and run in this order. */
 import { CaseRegistry } from "../registry.ts";
 import { agentConvergence } from "./agent-convergence.ts";
+import { agentFailover } from "./agent-failover.ts";
 import { agentFootprint } from "./agent-footprint.ts";
 import { agentMeasurement } from "./agent-measurement.ts";
 import { fpingLink } from "./fping-link.ts";
@@ -13,6 +14,7 @@ import { serverDevices } from "./server-devices.ts";
 import { serverFanout } from "./server-fanout.ts";
 import { serverIngest } from "./server-ingest.ts";
 import { simulatorFootprint } from "./simulator-footprint.ts";
+import { vrrpBound } from "./vrrp-bound.ts";
 import { wsBroadcast } from "./ws-broadcast.ts";
 import { wsEchoConnections } from "./ws-echo-connections.ts";
 import { wsEchoThroughput } from "./ws-echo-throughput.ts";
@@ -32,6 +34,8 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverApi)
     .register(rawApply)
     .register(agentConvergence)
+    .register(vrrpBound)
+    .register(agentFailover)
     .register(nodeIdle)
     .register(agentFootprint)
     .register(fpingLink)
