@@ -12,8 +12,10 @@ import { agentConvergence } from "../../src/bench/cases/agent-convergence.ts";
 import { agentFailover } from "../../src/bench/cases/agent-failover.ts";
 import { agentFootprint } from "../../src/bench/cases/agent-footprint.ts";
 import { agentMeasurement } from "../../src/bench/cases/agent-measurement.ts";
+import { agentPathFailover } from "../../src/bench/cases/agent-path-failover.ts";
 import { fpingLink } from "../../src/bench/cases/fping-link.ts";
 import { nodeIdle } from "../../src/bench/cases/node-idle.ts";
+import { firstLossDetectedMs } from "../../src/bench/cases/policy-bound.ts";
 import { rawApply } from "../../src/bench/cases/raw-apply.ts";
 import { masterDownMs, vrrpBound } from "../../src/bench/cases/vrrp-bound.ts";
 import type { BenchContext, Measurement } from "../../src/bench/types.ts";
@@ -40,6 +42,11 @@ describe("agent bench helpers", () => {
     expect(value(m, "master-down-ms")).toBeCloseTo(3003.9, 1);
   });
 
+  it("computes the expected first-loss detection of a prober", () => {
+    expect(firstLossDetectedMs({ probeIntervalMs: 500, timeoutMs: 1000, lossPercent: 50 })).toBe(1750);
+    expect(firstLossDetectedMs({ probeIntervalMs: 500, timeoutMs: 1000, lossPercent: 100 })).toBe(1250);
+  });
+
   it("reads fping -C output and computes loss, RTT and jitter like the agent's window", () => {
     const rtts = parseFpingCount("10.0.0.1 : 1.00 - 3.00 2.00\n", "10.0.0.1");
     expect(rtts).toEqual([1, null, 3, 2]);
@@ -62,7 +69,7 @@ describe.runIf(enabled)("agent bench cases, smallest runs", () => {
   }, 90_000);
 
   it("agent-measurement and fping-link see the lab's loss and delay within a wide band", async () => {
-    const point = { lossPercent: 10, delayMs: 30, intervalMs: 100, probes: 50 };
+    const point = { lossPercent: 10, delayMs: 30, intervalMs: 100, probes: 30 };
     for (const m of [await agentMeasurement.run(point, ctx), await fpingLink.run(point, ctx)]) {
       expect(value(m, "loss")).toBeGreaterThanOrEqual(0);
       expect(value(m, "loss")).toBeLessThanOrEqual(40);
@@ -91,5 +98,11 @@ describe.runIf(enabled)("agent bench cases, smallest runs", () => {
     expect(value(m, "to-serving-ms")).toBeGreaterThan(50);
     expect(value(m, "to-serving-ms")).toBeLessThan(5000);
     expect(value(m, "to-master-ms")).toBeGreaterThan(0);
+  }, 90_000);
+
+  it("agent-path-failover moves the policy's traffic off a degraded WAN", async () => {
+    const m = await agentPathFailover.run({ lossPercent: 100, repeats: 1, warmMs: 2000 }, ctx);
+    expect(value(m, "moved-ms")).toBeGreaterThan(0);
+    expect(value(m, "moved-ms")).toBeLessThan(30_000);
   }, 90_000);
 });

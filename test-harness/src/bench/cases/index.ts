@@ -4,10 +4,12 @@ import { agentConvergence } from "./agent-convergence.ts";
 import { agentFailover } from "./agent-failover.ts";
 import { agentFootprint } from "./agent-footprint.ts";
 import { agentMeasurement } from "./agent-measurement.ts";
+import { agentPathFailover } from "./agent-path-failover.ts";
 import { fpingLink } from "./fping-link.ts";
 import { httpStatic } from "./http-static.ts";
 import { pgIngest, pgliteIngest } from "./ingest.ts";
 import { nodeIdle } from "./node-idle.ts";
+import { policyBound } from "./policy-bound.ts";
 import { rawApply } from "./raw-apply.ts";
 import { serverApi } from "./server-api.ts";
 import { serverDevices } from "./server-devices.ts";
@@ -36,6 +38,8 @@ export function defaultRegistry(): CaseRegistry {
     .register(agentConvergence)
     .register(vrrpBound)
     .register(agentFailover)
+    .register(policyBound)
+    .register(agentPathFailover)
     .register(nodeIdle)
     .register(agentFootprint)
     .register(fpingLink)
