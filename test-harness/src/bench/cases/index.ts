@@ -1,5 +1,6 @@
 /** Every benchmark case, registered in one place and run in this order. */
 import { CaseRegistry } from "../registry.ts";
+import { agentApiTunnel } from "./agent-api-tunnel.ts";
 import { agentConvergence } from "./agent-convergence.ts";
 import { agentFailover } from "./agent-failover.ts";
 import { agentFootprint } from "./agent-footprint.ts";
@@ -36,6 +37,7 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverApi)
     .register(rawApply)
     .register(agentConvergence)
+    .register(agentApiTunnel)
     .register(vrrpBound)
     .register(agentFailover)
     .register(policyBound)
