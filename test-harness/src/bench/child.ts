@@ -33,11 +33,25 @@ export interface SpawnOptions {
   nodeFlags?: string[];
   /** Ready message time-out. */
   readyTimeoutMs?: number;
+  /**
+   * Runs the worker under this command, e.g. `ip netns exec NS` for a worker
+   * inside a lab namespace (it must exec in place, so the pid and the IPC
+   * channel stay the worker's).
+   */
+  prefix?: string[];
 }
 
 /** Starts `script` (a .ts file) in a child node process with IPC. */
 export function spawnWorker(script: string, options: SpawnOptions = {}): Worker {
-  const argv = [process.execPath, ...(options.nodeFlags ?? []), "--import", tsxLoader, script, ...(options.args ?? [])];
+  const argv = [
+    ...(options.prefix ?? []),
+    process.execPath,
+    ...(options.nodeFlags ?? []),
+    "--import",
+    tsxLoader,
+    script,
+    ...(options.args ?? []),
+  ];
   // sh raises the soft fd limit, then execs node (same pid, IPC fd inherited).
   const child = spawn("sh", ["-c", 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"', "sh", ...argv], {
     stdio: ["ignore", "inherit", "pipe", "ipc"],

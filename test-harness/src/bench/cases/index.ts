@@ -1,12 +1,23 @@
 /** Every benchmark case, registered in one place and run in this order. */
 import { CaseRegistry } from "../registry.ts";
+import { agentApiTunnel } from "./agent-api-tunnel.ts";
+import { agentConvergence } from "./agent-convergence.ts";
+import { agentFailover } from "./agent-failover.ts";
+import { agentFootprint } from "./agent-footprint.ts";
+import { agentMeasurement } from "./agent-measurement.ts";
+import { agentPathFailover } from "./agent-path-failover.ts";
+import { fpingLink } from "./fping-link.ts";
 import { httpStatic } from "./http-static.ts";
 import { pgIngest, pgliteIngest } from "./ingest.ts";
+import { nodeIdle } from "./node-idle.ts";
+import { policyBound } from "./policy-bound.ts";
+import { rawApply } from "./raw-apply.ts";
 import { serverApi } from "./server-api.ts";
 import { serverDevices } from "./server-devices.ts";
 import { serverFanout } from "./server-fanout.ts";
 import { serverIngest } from "./server-ingest.ts";
 import { simulatorFootprint } from "./simulator-footprint.ts";
+import { vrrpBound } from "./vrrp-bound.ts";
 import { wsBroadcast } from "./ws-broadcast.ts";
 import { wsEchoConnections } from "./ws-echo-connections.ts";
 import { wsEchoThroughput } from "./ws-echo-throughput.ts";
@@ -23,5 +34,16 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverDevices)
     .register(serverIngest)
     .register(serverFanout)
-    .register(serverApi);
+    .register(serverApi)
+    .register(rawApply)
+    .register(agentConvergence)
+    .register(agentApiTunnel)
+    .register(vrrpBound)
+    .register(agentFailover)
+    .register(policyBound)
+    .register(agentPathFailover)
+    .register(nodeIdle)
+    .register(agentFootprint)
+    .register(fpingLink)
+    .register(agentMeasurement);
 }
