@@ -1,6 +1,6 @@
 /** Server key, derived keys, at-rest encryption, password hashing and opaque tokens. */
 import { randomBytes } from "node:crypto";
-import { mkdtemp as makeTemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp as makeTemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
