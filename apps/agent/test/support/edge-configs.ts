@@ -23,7 +23,7 @@ export function routerAConfig(deviceId: string, r: EdgeRouter): DeviceConfig {
   return DeviceConfig.parse(c);
 }
 
-export function routerBConfig(deviceId: string, r: EdgeRouter): DeviceConfig {
+export function routerBConfig(deviceId: string, r: Pick<EdgeRouter, "macs">): DeviceConfig {
   const a = fullConfig();
   const t = a.tunnels[0] as ConfigTunnel;
   const lan = a.dhcp[0]!;
