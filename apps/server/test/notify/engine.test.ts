@@ -130,13 +130,16 @@ describe("tunnel round-trip time", () => {
     ]);
     expect(JSON.parse(posted[1]!.body).notification).toMatchObject({ id: n!.id, severity: "critical", eventType: "tunnel-rtt" });
 
-    // Every attempt is in the delivery log.
-    const log = await w.g.database.db
-      .selectFrom("notification_deliveries")
-      .selectAll()
-      .where("notification_id", "=", n!.id)
-      .orderBy("id")
-      .execute();
+    // Every attempt is in the delivery log. A row is written once the channel answered, which is after the
+    // SMTP server or the receiver above has the message: wait for all six.
+    const readLog = () =>
+      w.g.database.db
+        .selectFrom("notification_deliveries")
+        .selectAll()
+        .where("notification_id", "=", n!.id)
+        .orderBy("id")
+        .execute();
+    const log = await waitUntil(readLog, (rows) => rows.length >= 6, 10_000, "six delivery log rows");
     expect(log.map((r) => [r.channel, r.event, r.status])).toEqual(
       expect.arrayContaining([
         ["email", "notification.raised", "delivered"],
