@@ -36,24 +36,8 @@ function redact(value: unknown): unknown {
 }
 
 /** Records one change; must run inside the transaction that makes the change. */
-export async function recordAudit(ctx: ServiceCtx, entry: AuditRecord): Promise<void> {
-  if (!ctx.db.isTransaction) throw new Error("recordAudit must run inside the transaction of the change (inTransaction)");
-  await ctx.db
-    .insertInto("audit_log")
-    .values({
-      id: randomUUID(),
-      account_id: ctx.org.accountId,
-      organization_id: entry.orgId === undefined ? ctx.org.id : entry.orgId,
-      actor: ctx.actor.label,
-      actor_user_id: ctx.actor.userId,
-      actor_token_id: ctx.actor.tokenId,
-      action: entry.action,
-      resource: entry.resource,
-      resource_id: entry.resourceId,
-      before: toJsonOrNull(redact(entry.before)),
-      after: toJsonOrNull(redact(entry.after)),
-    })
-    .execute();
+export function recordAudit(ctx: ServiceCtx, entry: AuditRecord): Promise<void> {
+  return recordAuditMany(ctx, [entry]);
 }
 
 /**
