@@ -34,6 +34,18 @@ export async function startQueuedJobs(db: Db, deviceId: string, applyId: string,
   return rows.map((r) => r.id);
 }
 
+/** A device reports `hash` applied, while its current desired config is `desiredHash`. */
+export interface HashReport {
+  deviceId: string;
+  hash: string;
+  desiredHash: string | null;
+}
+
+export interface SettledJobs {
+  completed: FinishedJob[];
+  corrected: FinishedJob[];
+}
+
 /**
  * The device reports `hash` applied, in one statement: queued and running
  * jobs it satisfies are complete, and jobs that failed by time-out although
@@ -47,34 +59,37 @@ export async function settleJobsByHash(
   deviceId: string,
   hash: string,
   desiredHash: string | null,
-): Promise<{ completed: FinishedJob[]; corrected: FinishedJob[] }> {
-  const rows = await db
-    .updateTable("jobs")
-    .set({
-      state: "complete",
-      finished_at: sql`case when state = 'failed' then finished_at else now() end`,
-      error: sql`case when state = 'failed' then error else null end`,
-      corrected_at: sql`case when state = 'failed' then now() else corrected_at end`,
-    })
-    .where("device_id", "=", deviceId)
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb("state", "in", ["queued", "running"]),
-          hash === desiredHash ? eb.lit(true) : eb.or([eb("sent_hash", "=", hash), eb("target_hash", "=", hash)]),
-        ]),
-        eb.and([
-          eb("state", "=", "failed"),
-          sql<boolean>`error->>'reason' = 'timeout'`,
-          eb.or([eb("sent_hash", "=", hash), eb("target_hash", "=", hash)]),
-        ]),
-      ]),
-    )
-    // Queued and running jobs never carry corrected_at: a set one marks the row as corrected here.
-    .returning([...RETURNING, sql<boolean>`corrected_at is not null`.as("corrected")])
-    .execute();
-  const job = ({ corrected: _, ...j }: FinishedJob & { corrected: boolean }): FinishedJob => j;
-  return { completed: rows.filter((r) => !r.corrected).map(job), corrected: rows.filter((r) => r.corrected).map(job) };
+): Promise<SettledJobs> {
+  return (await settleJobsByHashMany(db, [{ deviceId, hash, desiredHash }])).get(deviceId) ?? emptySettledJobs();
+}
+
+const emptySettledJobs = (): SettledJobs => ({ completed: [], corrected: [] });
+
+/** settleJobsByHash for the reports of several devices (one each) in one statement; by device id. */
+export async function settleJobsByHashMany(db: Db, reports: readonly HashReport[]): Promise<Map<string, SettledJobs>> {
+  const byDevice = new Map<string, SettledJobs>();
+  if (reports.length === 0) return byDevice;
+  const { rows } = await sql<FinishedJob & { corrected: boolean }>`update jobs set
+      state = 'complete',
+      finished_at = case when state = 'failed' then finished_at else now() end,
+      error = case when state = 'failed' then error else null end,
+      corrected_at = case when state = 'failed' then now() else corrected_at end
+    from unnest(${reports.map((r) => r.deviceId)}::uuid[], ${reports.map((r) => r.hash)}::text[],
+      ${reports.map((r) => r.desiredHash)}::text[]) as u(device_id, hash, desired_hash)
+    where jobs.device_id = u.device_id and (
+      (jobs.state in ('queued', 'running')
+        and (u.hash = u.desired_hash or jobs.sent_hash = u.hash or jobs.target_hash = u.hash))
+      or (jobs.state = 'failed' and jobs.error->>'reason' = 'timeout'
+        and (jobs.sent_hash = u.hash or jobs.target_hash = u.hash)))
+    returning jobs.id, jobs.device_id, jobs.organization_id, jobs.type, jobs.created_at,
+      -- queued and running jobs never carry corrected_at: a set one marks the row as corrected here
+      jobs.corrected_at is not null as corrected`.execute(db);
+  for (const { corrected, ...job } of rows) {
+    let settled = byDevice.get(job.device_id);
+    if (!settled) byDevice.set(job.device_id, (settled = emptySettledJobs()));
+    (corrected ? settled.corrected : settled.completed).push(job);
+  }
+  return byDevice;
 }
 
 /** The running jobs of one apply fail (a failed result, or its time-out). */

@@ -145,4 +145,55 @@ describe("job lifecycle", () => {
     expect(row.applied_hash).toBe(good);
     expect(row.desired_hash).not.toBe(good);
   });
+
+  it("settles the results of many devices answering at once (one batch), each by its own outcome", async () => {
+    const { fleet, devices } = await g.fleet(12, { apply: { delayMs: 150 } });
+    const first = await g.database.db
+      .selectFrom("jobs")
+      .select("id")
+      .where(
+        "device_id",
+        "in",
+        devices.map((d) => d.id),
+      )
+      .execute();
+    await g.waitForJobs(
+      first.map((j) => j.id),
+      "complete",
+    );
+    const good = devices.map((_, i) => fleet.device(i).appliedHash);
+    const failing = new Set([3, 7]);
+    for (const i of failing) fleet.device(i).setApplyBehaviour({ failDriver: "bgp" });
+    // Every device gets a change; their 150 ms applies end together, so the results arrive at once.
+    const jobIds = await Promise.all(devices.map(async (d) => (await g.change(d.id))[0]!));
+    const ok = await g.waitForJobs(
+      jobIds.filter((_, i) => !failing.has(i)),
+      "complete",
+    );
+    const failed = await g.waitForJobs(
+      jobIds.filter((_, i) => failing.has(i)),
+      "failed",
+    );
+    expect(ok).toHaveLength(10);
+    for (const job of failed) expect(job.error).toMatchObject({ reason: "device", message: "bgp failed" });
+    const rows = await g.database.db
+      .selectFrom("devices")
+      .select(["id", "applied_hash", "desired_hash"])
+      .where(
+        "id",
+        "in",
+        devices.map((d) => d.id),
+      )
+      .execute();
+    for (const [i, d] of devices.entries()) {
+      const row = rows.find((r) => r.id === d.id)!;
+      if (failing.has(i)) {
+        expect(row.applied_hash).toBe(good[i]);
+        expect(row.desired_hash).not.toBe(good[i]);
+      } else {
+        expect(row.applied_hash).toBe(row.desired_hash);
+        expect(fleet.device(i).appliedHash).toBe(row.desired_hash);
+      }
+    }
+  });
 });
