@@ -117,7 +117,7 @@ export class JobEngine {
   async dispatch(conn: DeviceConnection): Promise<void> {
     for (let round = 0; round < 3; round++) {
       if (conn.state !== "ready" || conn.inFlight) return;
-      const plan = await this.db.transaction().execute((trx) => this.plan(trx, conn));
+      const plan = await this.plans.submit(conn);
       this.report(conn, plan.settled);
       if (plan.kind === "send") return this.send(conn, plan);
       if (plan.kind === "paused") {
@@ -138,29 +138,67 @@ export class JobEngine {
     }
   }
 
-  private async plan(trx: Db, conn: DeviceConnection): Promise<Plan> {
-    const dev = await trx
-      .selectFrom("devices")
-      .select(["desired_config_enc", "desired_hash", "sync_attempts", "auto_sync_paused"])
-      .where("id", "=", conn.deviceId)
-      .forNoKeyUpdate()
-      .executeTakeFirst();
-    if (!dev) return { kind: "gone", settled: emptySettled() };
-    // Only a hash not settled yet can finish jobs here (a new queued job for the applied hash still goes out).
-    const settled =
-      conn.appliedHash !== conn.settledHash
-        ? await this.settleByHash(trx, conn, conn.appliedHash, dev.desired_hash)
-        : emptySettled();
-
-    if (dev.desired_config_enc && dev.desired_hash) {
-      const applyId = randomUUID();
-      const started = await startQueuedJobs(trx, conn.deviceId, applyId, dev.desired_hash);
-      if (started.length) {
-        // The one place a desired config is opened: it goes to its device.
-        const config = openDesiredConfig(this.deps.keyring, conn.deviceId, dev.desired_config_enc);
-        return { kind: "send", applyId, hash: dev.desired_hash, config, settled };
+  /**
+   * What to do next for several devices, in one transaction (group commit, like the results): their
+   * rows locked in id order, hashes they reported but not yet settled finish their jobs, and each
+   * device with a desired config starts its queued jobs as one apply. A device with nothing to
+   * start goes on alone (no config, drift).
+   */
+  private readonly plans = new GroupCommit<DeviceConnection, Plan>((conns) =>
+    this.db.transaction().execute(async (trx) => {
+      const devs = new Map(
+        (
+          await trx
+            .selectFrom("devices")
+            .select(["id", "desired_config_enc", "desired_hash", "sync_attempts", "auto_sync_paused"])
+            .where("id", "=", anyUuid(conns.map((c) => c.deviceId)))
+            .orderBy("id")
+            .forNoKeyUpdate()
+            .execute()
+        ).map((d) => [d.id, d]),
+      );
+      // Only a hash not settled yet can finish jobs here (a new queued job for the applied hash still goes out).
+      const settling = conns.filter((c) => devs.has(c.deviceId) && c.appliedHash !== c.settledHash);
+      for (const c of settling) c.settledHash = c.appliedHash;
+      const settledBy = await settleJobsByHashMany(
+        trx,
+        settling.flatMap((c) =>
+          c.appliedHash ? [{ deviceId: c.deviceId, hash: c.appliedHash, desiredHash: devs.get(c.deviceId)!.desired_hash }] : [],
+        ),
+      );
+      const applies = new Map<string, { deviceId: string; applyId: string; hash: string; sealed: string }>();
+      for (const { id, desired_config_enc: sealed, desired_hash: hash } of devs.values())
+        if (sealed && hash) applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
+      const started = await startQueuedJobs(trx, [...applies.values()]);
+      const plans: Plan[] = [];
+      for (const conn of conns) {
+        const dev = devs.get(conn.deviceId);
+        const settled: Settled = { ...emptySettled(), ...settledBy.get(conn.deviceId) };
+        const apply = applies.get(conn.deviceId);
+        if (!dev) plans.push({ kind: "gone", settled });
+        else if (apply && started.has(conn.deviceId))
+          // The one place a desired config is opened: it goes to its device.
+          plans.push({
+            kind: "send",
+            applyId: apply.applyId,
+            hash: apply.hash,
+            config: openDesiredConfig(this.deps.keyring, conn.deviceId, apply.sealed),
+            settled,
+          });
+        else plans.push(await this.planIdle(trx, conn, dev, settled));
       }
-    } else {
+      return plans;
+    }),
+  );
+
+  /** Nothing to start for the device: its queued jobs fail without a config; drift queues a `sync`. */
+  private async planIdle(
+    trx: Db,
+    conn: DeviceConnection,
+    dev: { desired_config_enc: string | null; desired_hash: string | null; sync_attempts: number; auto_sync_paused: boolean },
+    settled: Settled,
+  ): Promise<Plan> {
+    if (!dev.desired_config_enc || !dev.desired_hash) {
       const error: JobError = { reason: "no-config", message: "the device has no desired config to send", drivers: [] };
       settled.failed.push(...(await failQueued(trx, conn.deviceId, error)).map((j) => ({ ...j, error })));
     }

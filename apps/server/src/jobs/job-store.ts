@@ -22,16 +22,23 @@ export interface FinishedJob {
 
 const RETURNING = ["id", "device_id", "organization_id", "type", "created_at"] as const;
 
-/** Every queued job of the device goes out with this apply (the newest desired config satisfies them all). */
-export async function startQueuedJobs(db: Db, deviceId: string, applyId: string, hash: string): Promise<string[]> {
-  const rows = await db
-    .updateTable("jobs")
-    .set({ state: "running", started_at: sql`now()`, attempts: sql`attempts + 1`, apply_id: applyId, sent_hash: hash })
-    .where("device_id", "=", deviceId)
-    .where("state", "=", "queued")
-    .returning("id")
-    .execute();
-  return rows.map((r) => r.id);
+/**
+ * Every queued job of each device goes out with its apply (the newest desired
+ * config satisfies them all), for several devices in one statement; returns
+ * the ids of the devices that had queued jobs.
+ */
+export async function startQueuedJobs(
+  db: Db,
+  applies: readonly { deviceId: string; applyId: string; hash: string }[],
+): Promise<Set<string>> {
+  if (applies.length === 0) return new Set();
+  const { rows } = await sql<{ device_id: string }>`update jobs set state = 'running', started_at = now(),
+      attempts = attempts + 1, apply_id = u.apply_id, sent_hash = u.hash
+    from unnest(${applies.map((a) => a.deviceId)}::uuid[], ${applies.map((a) => a.applyId)}::text[],
+      ${applies.map((a) => a.hash)}::text[]) as u(device_id, apply_id, hash)
+    where jobs.device_id = u.device_id and jobs.state = 'queued'
+    returning jobs.device_id`.execute(db);
+  return new Set(rows.map((r) => r.device_id));
 }
 
 /** A device reports `hash` applied, while its current desired config is `desiredHash`. */
