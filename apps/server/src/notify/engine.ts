@@ -294,17 +294,15 @@ export class NotificationEngine {
     // A new link starts from what the database holds (seeded at its first status).
     this.devices.delete(e.deviceId);
     const key = notificationDedupKey({ eventType: "device-connection", targets: { deviceId: e.deviceId } });
-    this.run(e.deviceId, async () => [
-      await this.notifier.resolve(this.deps.db, e.orgId, key, await this.deviceName(e.deviceId)),
-    ]);
+    this.run(e.deviceId, () => this.notifier.resolveAll(this.deps.db, e.orgId, [key], () => this.deviceName(e.deviceId)));
   }
 
   private onJobsFinished(e: GatewayEventMap["jobs-finished"]): void {
     const failed = e.jobs.filter((j) => j.state === "failed");
     const completed = e.jobs.filter((j) => j.state === "complete");
     this.run(e.deviceId, async () => {
-      const name = await this.deviceName(e.deviceId);
       if (failed.length > 0) {
+        const name = await this.deviceName(e.deviceId);
         const rule = await this.rule(e.orgId, "job-failed");
         if (!rule?.enabled) return [];
         const first = failed[0]!;
@@ -327,15 +325,13 @@ export class NotificationEngine {
       }
       if (completed.length === 0) return [];
       // A completed job: the device runs a config of ours again.
-      return Promise.all(
+      return this.notifier.resolveAll(
+        this.deps.db,
+        e.orgId,
         (["job-failed", "failed-self-healing"] as const).map((eventType) =>
-          this.notifier.resolve(
-            this.deps.db,
-            e.orgId,
-            notificationDedupKey({ eventType, targets: { deviceId: e.deviceId } }),
-            name,
-          ),
+          notificationDedupKey({ eventType, targets: { deviceId: e.deviceId } }),
         ),
+        () => this.deviceName(e.deviceId),
       );
     });
   }

@@ -12,7 +12,7 @@ import type { Notification } from "@tern/protocol";
 import type { Logger } from "pino";
 import type { Db } from "../db/schema.ts";
 import type { ServerMetrics } from "../metrics/server-metrics.ts";
-import { type RaiseNotificationInput, raiseNotification, resolveNotification } from "../services/notification-events.ts";
+import { type RaiseNotificationInput, raiseNotification, resolveNotifications } from "../services/notification-events.ts";
 import type { Deliverer, DeliveryEvent } from "./delivery/index.ts";
 import type { SettingsCache } from "./settings-cache.ts";
 
@@ -42,8 +42,23 @@ export class Notifier {
 
   /** Resolves a condition (by dedup key); returns the announcement when something was open. */
   async resolve(db: Db, orgId: string, key: string, deviceName?: string): Promise<Announcement | null> {
-    const notification = await resolveNotification({ db, org: { id: orgId } }, key);
-    return notification ? { event: "notification.resolved", notification, orgId, deviceName } : null;
+    return (await this.resolveAll(db, orgId, [key], async () => deviceName))[0] ?? null;
+  }
+
+  /**
+   * Resolves several conditions in one statement; the device's name (for the messages) is looked
+   * up only when something was open, since most resolves find nothing.
+   */
+  async resolveAll(
+    db: Db,
+    orgId: string,
+    keys: readonly string[],
+    deviceName: () => Promise<string | undefined>,
+  ): Promise<Announcement[]> {
+    const resolved = await resolveNotifications({ db, org: { id: orgId } }, keys);
+    if (resolved.length === 0) return [];
+    const name = await deviceName();
+    return resolved.map((notification) => ({ event: "notification.resolved", notification, orgId, deviceName: name }));
   }
 
   /** Hands announcements to the Deliverer, per the notification's rule and the organization's channels. */

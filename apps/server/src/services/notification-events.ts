@@ -146,14 +146,19 @@ export async function resolveNotification(
   ctx: NotificationCtx,
   key: string | NotificationCondition,
 ): Promise<Notification | null> {
-  const dedupKey = typeof key === "string" ? key : notificationDedupKey(key);
-  const row = await ctx.db
+  return (await resolveNotifications(ctx, [typeof key === "string" ? key : notificationDedupKey(key)]))[0] ?? null;
+}
+
+/** resolveNotification for several dedup keys in one statement: the notifications that were open. */
+export async function resolveNotifications(ctx: NotificationCtx, dedupKeys: readonly string[]): Promise<Notification[]> {
+  if (dedupKeys.length === 0) return [];
+  const rows = await ctx.db
     .updateTable("notifications")
     .set({ resolved: true, resolved_at: sql`now()` })
     .where("organization_id", "=", ctx.org.id)
-    .where("dedup_key", "=", dedupKey)
+    .where("dedup_key", "in", dedupKeys)
     .where("resolved", "=", false)
     .returningAll()
-    .executeTakeFirst();
-  return row ? toNotification(row) : null;
+    .execute();
+  return rows.map(toNotification);
 }
