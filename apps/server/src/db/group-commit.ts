@@ -33,7 +33,7 @@ export class GroupCommit<In, Out> {
         const batch = this.pending.splice(0, this.maxBatch);
         try {
           const outs = await this.run(batch.map((b) => b.input));
-          batch.forEach((b, i) => b.resolve(outs[i]!));
+          for (const [i, b] of batch.entries()) b.resolve(outs[i]!);
         } catch (err) {
           if (batch.length === 1) batch[0]!.reject(err);
           else

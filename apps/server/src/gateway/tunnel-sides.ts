@@ -7,10 +7,7 @@ export async function loadTunnelSides(db: Db, deviceId: string): Promise<Map<str
 }
 
 /** loadTunnelSides for several devices in one query; every id asked for has an entry. */
-export async function loadTunnelSidesMany(
-  db: Db,
-  deviceIds: readonly string[],
-): Promise<Map<string, Map<string, "a" | "b">>> {
+export async function loadTunnelSidesMany(db: Db, deviceIds: readonly string[]): Promise<Map<string, Map<string, "a" | "b">>> {
   const sides = new Map(deviceIds.map((id) => [id, new Map<string, "a" | "b">()]));
   if (deviceIds.length === 0) return sides;
   const ids = [...sides.keys()];

@@ -331,7 +331,11 @@ export class JobEngine {
         // another hash. (Success with the apply's own hash completed all of its jobs just above.)
         if (!msg.ok || msg.appliedHash !== r.sentHash) {
           const error: JobError = msg.ok
-            ? { reason: "device", message: `device reported hash ${msg.appliedHash} after applying another`, drivers: msg.drivers }
+            ? {
+                reason: "device",
+                message: `device reported hash ${msg.appliedHash} after applying another`,
+                drivers: msg.drivers,
+              }
             : { reason: "device", message: msg.error ?? "apply failed", drivers: msg.drivers };
           settled.failed = (await failApply(trx, msg.id, error)).map((j) => ({ ...j, error }));
         }

@@ -61,12 +61,7 @@ export interface SettledJobs {
  * it went out with that hash or targeted it, or by any report of the device's
  * current desired hash (the newest config contains every older change).
  */
-export async function settleJobsByHash(
-  db: Db,
-  deviceId: string,
-  hash: string,
-  desiredHash: string | null,
-): Promise<SettledJobs> {
+export async function settleJobsByHash(db: Db, deviceId: string, hash: string, desiredHash: string | null): Promise<SettledJobs> {
   return (await settleJobsByHashMany(db, [{ deviceId, hash, desiredHash }])).get(deviceId) ?? emptySettledJobs();
 }
 
