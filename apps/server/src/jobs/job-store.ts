@@ -87,8 +87,8 @@ export async function settleJobsByHashMany(db: Db, reports: readonly HashReport[
       -- queued and running jobs never carry corrected_at: a set one marks the row as corrected here
       jobs.corrected_at is not null as corrected`.execute(db);
   for (const { corrected, ...job } of rows) {
-    let settled = byDevice.get(job.device_id);
-    if (!settled) byDevice.set(job.device_id, (settled = emptySettledJobs()));
+    const settled = byDevice.get(job.device_id) ?? emptySettledJobs();
+    byDevice.set(job.device_id, settled);
     (corrected ? settled.corrected : settled.completed).push(job);
   }
   return byDevice;
