@@ -81,10 +81,7 @@ export interface TunnelScope {
  * otherwise, and while the device is not connected, `unknown`.
  */
 export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
-  const tunnelWhere = [sql`t.organization_id = ${orgId}::uuid`];
-  if (scope.ids) tunnelWhere.push(sql`t.id = ${anyUuid(scope.ids)}`);
-  if (scope.deviceId) tunnelWhere.push(sql`(t.device_a = ${scope.deviceId}::uuid or t.device_b = ${scope.deviceId}::uuid)`);
-  const where = sql.join(tunnelWhere, sql` and `);
+  const where = scopeWhere(orgId, scope);
   return sql<TunnelFactsRow>`(
     with scoped as (select * from tunnels t where ${where}),
     dev as materialized (
@@ -117,6 +114,14 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
     left join tunnel_latest la on la.tunnel_id = t.id and la.side = 'a'
     left join tunnel_latest lb on lb.tunnel_id = t.id and lb.side = 'b' and b.id is not null
   )`.as("f");
+}
+
+/** The tunnels of `scope` in the organization, as a condition on alias `t`. */
+function scopeWhere(orgId: string, scope: TunnelScope): RawBuilder<unknown> {
+  const tunnelWhere = [sql`t.organization_id = ${orgId}::uuid`];
+  if (scope.ids) tunnelWhere.push(sql`t.id = ${anyUuid(scope.ids)}`);
+  if (scope.deviceId) tunnelWhere.push(sql`(t.device_a = ${scope.deviceId}::uuid or t.device_b = ${scope.deviceId}::uuid)`);
+  return sql.join(tunnelWhere, sql` and `);
 }
 
 /** An end's live report: its latest figures, when taken on the device's current link. */
@@ -250,10 +255,53 @@ export async function listTunnels(
   scope: TunnelScope = {},
 ): Promise<{ items: Tunnel[]; total: number }> {
   const range = await orgTunnelRange(ctx.db, ctx.org.id);
-  const base = ctx.db.selectFrom(tunnelFacts(ctx.org.id, scope)).selectAll();
-  const { rows, total } = await runList(ctx.db, base, query, TUNNEL_LIST);
-  return { items: rows.map((r) => toTunnel(r as TunnelFactsRow, ctx.org.id, range)), total };
+  const keys = [...query.filter.map((f) => f.key), query.sort ?? TUNNEL_LIST.defaultSort.key];
+  if (!keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
+    // Filtered or sorted on what is derived (status, names, reports): the facts of every tunnel in scope.
+    const base = ctx.db.selectFrom(tunnelFacts(ctx.org.id, scope)).selectAll();
+    const { rows, total } = await runList(ctx.db, base, query, TUNNEL_LIST);
+    return { items: rows.map((r) => toTunnel(r as TunnelFactsRow, ctx.org.id, range)), total };
+  }
+  // Filters and sort on the tunnels table alone: page there first, then the facts of that page only
+  // (at 20,000 tunnels, 100 tunnels' facts instead of all of them).
+  const scoped = sql`(select * from tunnels t where ${scopeWhere(ctx.org.id, scope)})`.as("f");
+  const { rows: page, total } = await runList(
+    ctx.db,
+    ctx.db.selectFrom(scoped).select(sql<string>`f.id`.as("id")),
+    query,
+    TUNNEL_LIST,
+  );
+  if (page.length === 0) return { items: [], total };
+  const facts = new Map(
+    (
+      (await ctx.db
+        .selectFrom(tunnelFacts(ctx.org.id, { ids: page.map((r) => r.id) }))
+        .selectAll()
+        .execute()) as TunnelFactsRow[]
+    ).map((r) => [r.id, r]),
+  );
+  // A tunnel deleted between the two reads is left out of the page.
+  const items = page.flatMap((r) => {
+    const row = facts.get(r.id);
+    return row ? [toTunnel(row, ctx.org.id, range)] : [];
+  });
+  return { items, total };
 }
+
+/** TUNNEL_LIST keys whose column is a column of the tunnels table (as `f.<column>`). */
+const TUNNEL_TABLE_KEYS = new Set([
+  "id",
+  "num",
+  "description",
+  "device.id",
+  "deviceA.id",
+  "deviceB.id",
+  "interfaceA.id",
+  "interfaceB.id",
+  "peer.id",
+  "pathlabel",
+  "createdAt",
+]);
 
 export async function getTunnel(ctx: ServiceCtx, id: string): Promise<Tunnel> {
   const row = await ctx.db
