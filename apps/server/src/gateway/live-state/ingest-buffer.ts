@@ -5,7 +5,8 @@
  * one transaction of a few statements whatever the number of rows, using
  * `unnest` of array parameters (one parameter per column: no limit on rows and
  * one plan for every batch size). It runs when `batchRows` samples wait or
- * every `flushMs`, one at a time. A failed write keeps its rows for the next
+ * every `flushMs`, one at a time, and a backlog of at least `batchRows` is
+ * written pass after pass (up to PASS_ROWS samples each) without waiting. A failed write keeps its rows for the next
  * flush; the buffer holds at most `maxBuffered` samples and drops (and counts)
  * the oldest beyond that, so a slow or absent database never blocks or grows
  * the websocket side without bound.
@@ -55,6 +56,8 @@ export interface FlushRecord {
 
 /** devices.last_seen_at is refreshed at most this often per device (device_state.received_at is exact). */
 const LAST_SEEN_RESOLUTION = "30 seconds";
+/** Samples written by one flush pass at most (one statement; a backlog takes several passes back to back). */
+const PASS_ROWS = 50_000;
 /** Tries of a batch before it is dropped. */
 const MAX_TRIES = 3;
 
@@ -106,10 +109,17 @@ export class IngestBuffer {
       return this.flushing;
     }
     this.flushing = (async () => {
+      let wrote: boolean;
       do {
         this.again = false;
-        await this.writeOnce();
-      } while (this.again && this.samples.length + this.states.size > 0);
+        wrote = await this.writeOnce();
+        // A backlog (a burst, or the database was slow) is written pass after pass, not one pass per
+        // tick; after a failed write the next try waits for the next tick.
+      } while (
+        wrote &&
+        (this.again || this.samples.length >= this.options.batchRows) &&
+        this.samples.length + this.states.size > 0
+      );
     })().finally(() => {
       this.flushing = null;
     });
@@ -122,9 +132,10 @@ export class IngestBuffer {
     await this.flush();
   }
 
-  private async writeOnce(): Promise<void> {
-    if (this.samples.length === 0 && this.states.size === 0) return;
-    const samples = this.samples.splice(0, Math.max(this.options.batchRows * 5, this.options.batchRows));
+  /** One pass; false when the write failed. */
+  private async writeOnce(): Promise<boolean> {
+    if (this.samples.length === 0 && this.states.size === 0) return true;
+    const samples = this.samples.splice(0, PASS_ROWS);
     const states = [...this.states.values()];
     const latest = [...this.latest.values()];
     this.states.clear();
@@ -132,7 +143,7 @@ export class IngestBuffer {
     const started = performance.now();
     try {
       await this.db.transaction().execute(async (trx) => {
-        for (let i = 0; i < samples.length; i += 10_000) await insertSamples(trx, samples.slice(i, i + 10_000));
+        if (samples.length) await insertSamples(trx, samples);
         if (latest.length) await upsertLatest(trx, latest);
         if (states.length) await upsertStates(trx, states);
       });
@@ -143,6 +154,7 @@ export class IngestBuffer {
       this.recent.push({ samples: samples.length, states: states.length, ms });
       if (this.recent.length > 100) this.recent.shift();
       this.failures = 0;
+      return true;
     } catch (err) {
       this.metrics.ingestWriteFailures.inc();
       this.failures++;
@@ -156,6 +168,7 @@ export class IngestBuffer {
         this.metrics.ingestDropped.inc({ reason: "write-failed" }, samples.length);
         this.failures = 0;
       }
+      return false;
     } finally {
       this.metrics.ingestBuffered.set(this.samples.length);
     }
