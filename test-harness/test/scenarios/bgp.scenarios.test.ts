@@ -45,6 +45,23 @@ describe.runIf(enabled)("hub and spokes (scenario 4)", () => {
     return summary.ipv4Unicast?.peers ?? {};
   }
 
+  /** The hub's LAN prefix as both BGP speakers and the hub's kernel see it, for a failure message. */
+  async function lanRouteDiagnostics(): Promise<string> {
+    const hubBgp = join(s.lab.dir, "nodes", "hub", "agent", "run", "bgp");
+    const peerBgp = join(s.lab.dir, "nodes", "bgp-peer", "frr");
+    const show = async (node: string, argv: string[]) => {
+      const r = await s.sh(node, argv).catch((e: Error) => ({ stdout: "", stderr: e.message }));
+      return `$ ${node}: ${argv.join(" ")}\n${(r.stdout || r.stderr).trim().slice(0, 2000)}`;
+    };
+    const parts = await Promise.all([
+      show("hub", ["vtysh", "--vty_socket", hubBgp, "--config_dir", hubBgp, "-c", "show bgp ipv4 unicast 10.10.0.0/24"]),
+      show("hub", ["vtysh", "--vty_socket", hubBgp, "--config_dir", hubBgp, "-c", "show ip route 10.10.0.0/24"]),
+      show("hub", ["ip", "-br", "addr"]),
+      show("bgp-peer", vtyshArgv(peerBgp, "show bgp ipv4 unicast")),
+    ]);
+    return parts.join("\n");
+  }
+
   it("4. BGP multihop: the neighbour two hops away is Established only with multiHop ≥ 2; GET /devices/{id}/bgp/status shows it", async () => {
     const live = new LiveChecks();
     const hub = s.deviceId("hub");
@@ -87,9 +104,12 @@ describe.runIf(enabled)("hub and spokes (scenario 4)", () => {
         const r = await s.sh("hub", ["ip", "-j", "route", "show", "10.200.0.0/24"]);
         return r.stdout.includes('"protocol":"bgp"') ? true : `hub has no BGP route to 10.200.0.0/24: ${r.stdout}`;
       });
-      await waitFor(30_000, async () => {
+      await waitFor(60_000, async () => {
         const r = await s.sh("bgp-peer", ["ip", "-j", "route", "show", "10.10.0.0/24"]);
         return r.stdout.includes('"protocol":"bgp"') ? true : `speaker has no BGP route to the hub's LAN: ${r.stdout}`;
+      }).catch(async (err: Error) => {
+        // Why not: what each side's BGP holds for the prefix, and the hub's own route to its LAN.
+        throw new Error(`${err.message}\n${await lanRouteDiagnostics()}`);
       });
 
       // What the admin sees.
