@@ -4,6 +4,7 @@
  * with its own fake gateway in the router's namespace as control server.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,14 @@ import { spawnWorker, type Worker, workerPath } from "../child.ts";
 import type { LabRouter } from "./lab.ts";
 
 export const AGENT_BIN = fileURLToPath(new URL("../../../../apps/agent/bin/tern-agent", import.meta.url));
+
+/** The node flags the agent's bin starts with (its `#!/usr/bin/env -S node …` line), for baselines of the same runtime. */
+export function agentNodeFlags(): string[] {
+  const shebang = readFileSync(AGENT_BIN, "utf8").split("\n", 1)[0]!;
+  const m = /^#!\/usr\/bin\/env(?: -S)? node(.*)$/.exec(shebang);
+  if (!m) throw new Error(`${AGENT_BIN}: unexpected first line ${shebang}`);
+  return m[1]!.trim().split(/\s+/).filter(Boolean);
+}
 
 /** Options every tern-agent command of a lab router gets (standalone: the agent runs its daemons itself). */
 export function agentArgs(r: LabRouter): string[] {

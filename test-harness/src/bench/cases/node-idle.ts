@@ -1,4 +1,5 @@
 /** Baseline of agent-footprint: a node process with the tsx loader and nothing else, the agent's runtime alone. */
+import { agentNodeFlags } from "../agent/agent.ts";
 import { spawnWorker, type Worker, workerPath } from "../child.ts";
 import { cpuPercent, readProcUsage } from "../proc-usage.ts";
 import type { BenchCase, Params } from "../types.ts";
@@ -14,14 +15,15 @@ export const nodeIdle: BenchCase<NodeIdleParams> = {
   kind: "baseline",
   title: "bare node + tsx process, idle",
   description:
-    "A node process started like the agent (Node with tsx's loader; the agent's bin registers tsx the same way) that loads " +
+    "A node process started like the agent (Node with the agent bin's flags and tsx's loader; the agent's bin registers tsx " +
+    "the same way) that loads " +
     "nothing else and waits: its RSS and CPU after `settleMs`, over `windowMs`, read from /proc. What any TypeScript " +
     "program on this runtime costs before it does anything.",
   sizes: (mode) => [mode === "quick" ? { settleMs: 2000, windowMs: 3000 } : { settleMs: 5000, windowMs: 10_000 }],
   async run(params) {
     let w: Worker | undefined;
     try {
-      w = spawnWorker(workerPath("idle"));
+      w = spawnWorker(workerPath("idle"), { nodeFlags: agentNodeFlags() });
       await w.ready;
       await sleep(params.settleMs);
       const u0 = readProcUsage(w.pid);
