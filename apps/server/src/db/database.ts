@@ -34,21 +34,26 @@ const pgTypes = {
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** A Kysely instance over a pg Pool of at most `poolSize` connections to `url`. */
+export function postgresDb(url: string, poolSize: number): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: pgTypes,
+    // No JIT: the API's list queries (tunnel facts with their CTEs) are estimated far above jit_above_cost
+    // and then spend 0.1–1.3 s compiling LLVM code for 30 ms of work. Short OLTP statements never gain from it.
+    options: "-c jit=off",
+  });
+  // An idle connection that the server ends (restart, pg_terminate_backend, DROP DATABASE … FORCE) makes the
+  // pool emit 'error'; unheard, that event would crash the process. The pool drops that connection by itself
+  // and the next query opens a new one, so there is nothing else to do.
+  pool.on("error", () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "postgres") {
-    const pool = new pg.Pool({
-      connectionString: target.url,
-      max: target.poolSize ?? 10,
-      types: pgTypes,
-      // No JIT: the API's list queries (tunnel facts with their CTEs) are estimated far above jit_above_cost
-      // and then spend 0.1–1.3 s compiling LLVM code for 30 ms of work. Short OLTP statements never gain from it.
-      options: "-c jit=off",
-    });
-    // An idle connection that the server ends (restart, pg_terminate_backend, DROP DATABASE … FORCE) makes the
-    // pool emit 'error'; unheard, that event would crash the process. The pool drops that connection by itself
-    // and the next query opens a new one, so there is nothing else to do.
-    pool.on("error", () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = postgresDb(target.url, target.poolSize ?? 10);
     return { db, kind: "postgres", url: target.url, close: () => db.destroy() };
   }
   if (target.dataDir) await mkdir(target.dataDir, { recursive: true });

@@ -12,6 +12,7 @@ import type { ServerType } from "@hono/node-server";
 import { MAX_MESSAGE_BYTES, type RequestMethod } from "@tern/protocol";
 import { sql } from "kysely";
 import { WebSocketServer } from "ws";
+import { postgresDb } from "../db/database.ts";
 import type { AppDeps } from "../deps.ts";
 import { JobEngine } from "../jobs/job-engine.ts";
 import { timeOutStaleRunning } from "../jobs/job-store.ts";
@@ -66,7 +67,11 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   const staleMs = options.heartbeatMs * 3;
   const bus: Bus = createBus(database, logger);
   const engine = new JobEngine(deps, events, options);
-  const ingest = new IngestBuffer(db, deps.metrics, logger, {
+  // On PostgreSQL the batched status writer has a connection of its own: a burst of per-device work
+  // (thousands of devices connecting, each with its first status) queues in the shared pool, and the
+  // writer waiting behind it for seconds would drop samples meanwhile. PGlite has one connection anyway.
+  const writerDb = database.url ? postgresDb(database.url, 1) : db;
+  const ingest = new IngestBuffer(writerDb, deps.metrics, logger, {
     batchRows: options.ingestBatchRows,
     flushMs: options.ingestFlushMs,
     maxBuffered: options.ingestMaxBuffered,
@@ -351,6 +356,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       while (sockets.size > 0 && Date.now() < deadline + 1_000) await new Promise((r) => setTimeout(r, 10));
       await Promise.allSettled([...pendingWork]);
       await ingest.close();
+      if (writerDb !== db) await writerDb.destroy();
       await bus.close();
       await unregisterInstance(db, instanceId).catch((err) => logger.warn({ err }, "could not unregister the instance"));
       wss.close();

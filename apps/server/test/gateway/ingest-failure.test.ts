@@ -101,4 +101,33 @@ describe("ingestion when the database fails", () => {
       (n) => n === 0,
     );
   });
+
+  it.runIf(onPostgres)("writes samples while every connection of the shared pool is busy (the writer has its own)", async () => {
+    const { fleet, tunnel } = await connectedPair();
+    const sim = fleet.device(0);
+    // Occupy every connection of the server's pool (5 in tests) with a statement that sleeps.
+    let sleepsDone = false;
+    const sleeps = Promise.all(Array.from({ length: 5 }, () => sql`select pg_sleep(4)`.execute(g.server.deps.db))).finally(() => {
+      sleepsDone = true;
+    });
+    const reader = new pg.Client({ connectionString: g.database.url });
+    await reader.connect();
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      const before = Number(
+        (await reader.query("select count(*) from tunnel_samples where tunnel_id = $1", [tunnel])).rows[0].count,
+      );
+      for (let i = 0; i < 5; i++) sim.sendStatus();
+      await waitUntil(
+        async () =>
+          Number((await reader.query("select count(*) from tunnel_samples where tunnel_id = $1", [tunnel])).rows[0].count),
+        (n) => n >= before + 5,
+      );
+      // The samples are in the table while the shared pool is still taken.
+      expect(sleepsDone).toBe(false);
+    } finally {
+      await reader.end();
+      await sleeps;
+    }
+  });
 });
