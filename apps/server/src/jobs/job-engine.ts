@@ -22,7 +22,7 @@ import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
 import type { GatewayOptions } from "../gateway/options.ts";
 import { loadTunnelSides, loadTunnelSidesMany } from "../gateway/tunnel-sides.ts";
 import { systemCtx } from "../services/context.ts";
-import { anyUuid, queueConfigJobs } from "../services/desired-config.ts";
+import { lockDevices, queueConfigJobs } from "../services/desired-config.ts";
 import { openDesiredConfig } from "../services/desired-config-seal.ts";
 import {
   countActive,
@@ -148,12 +148,11 @@ export class JobEngine {
     this.db.transaction().execute(async (trx) => {
       const devs = new Map(
         (
-          await trx
-            .selectFrom("devices")
+          await lockDevices(
+            trx,
+            conns.map((c) => c.deviceId),
+          )
             .select(["id", "desired_config_enc", "desired_hash", "sync_attempts", "auto_sync_paused"])
-            .where("id", "=", anyUuid(conns.map((c) => c.deviceId)))
-            .orderBy("id")
-            .forNoKeyUpdate()
             .execute()
         ).map((d) => [d.id, d]),
       );
@@ -296,12 +295,11 @@ export class JobEngine {
     this.db.transaction().execute(async (trx) => {
       const desired = new Map(
         (
-          await trx
-            .selectFrom("devices")
+          await lockDevices(
+            trx,
+            batch.map((r) => r.conn.deviceId),
+          )
             .select(["id", "desired_hash"])
-            .where("id", "=", anyUuid(batch.map((r) => r.conn.deviceId)))
-            .orderBy("id")
-            .forNoKeyUpdate()
             .execute()
         ).map((d) => [d.id, d.desired_hash]),
       );

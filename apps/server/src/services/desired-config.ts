@@ -28,6 +28,14 @@ import { sealDesiredConfig } from "./desired-config-seal.ts";
 export const anyUuid = (ids: readonly string[]) => sql<string>`any(${toPgArray(ids)}::uuid[])`;
 const toPgArray = (ids: readonly string[]) => `{${ids.join(",")}}`;
 
+/**
+ * The rows of `deviceIds`, locked in id order (add the columns with `.select`): every writer of
+ * several device rows locks them this way, so two of them cannot deadlock.
+ */
+export function lockDevices(db: Db, deviceIds: readonly string[]) {
+  return db.selectFrom("devices").where("id", "=", anyUuid(deviceIds)).orderBy("id").forNoKeyUpdate();
+}
+
 const DEVICE_COLUMNS = [
   "id",
   "name",
@@ -268,16 +276,9 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   // Lock the devices first, in id order: every writer of device rows that locks several in the
   // same order (the device gateway does too) cannot deadlock with another.
   const current = new Map(
-    (
-      await ctx.db
-        .selectFrom("devices")
-        .select(["id", "desired_hash"])
-        .where("organization_id", "=", ctx.org.id)
-        .where("id", "=", anyUuid(ids))
-        .orderBy("id")
-        .forNoKeyUpdate()
-        .execute()
-    ).map((d) => [d.id, d.desired_hash]),
+    (await lockDevices(ctx.db, ids).select(["id", "desired_hash"]).where("organization_id", "=", ctx.org.id).execute()).map(
+      (d) => [d.id, d.desired_hash],
+    ),
   );
   const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
   const jobs: { id: string; deviceId: string; hash: string; sealed: string; tunnelIds: string }[] = [];

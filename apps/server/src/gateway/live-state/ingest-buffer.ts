@@ -6,10 +6,11 @@
  * `unnest` of array parameters (one parameter per column: no limit on rows and
  * one plan for every batch size). It runs when `batchRows` samples wait or
  * every `flushMs`, one at a time, and a backlog of at least `batchRows` is
- * written pass after pass (up to PASS_ROWS samples each) without waiting. A failed write keeps its rows for the next
- * flush; the buffer holds at most `maxBuffered` samples and drops (and counts)
- * the oldest beyond that, so a slow or absent database never blocks or grows
- * the websocket side without bound.
+ * written pass after pass (up to PASS_ROWS samples each) without waiting. A
+ * failed write keeps its rows for the next flush; the buffer holds at most
+ * `maxBuffered` samples and drops (and counts) the oldest beyond that, so a
+ * slow or absent database never blocks or grows the websocket side without
+ * bound.
  */
 import type { BgpState, Health, InterfaceState } from "@tern/protocol";
 import { sql } from "kysely";
