@@ -39,10 +39,29 @@ export const ServerConfig = z.object({
   TERN_REFRESH_TOKEN_TTL: PositiveInt.default(7 * 86_400),
   /** scrypt cost as log2(N); 17 is OWASP's minimum (128 MiB, about 0.5 s). Lower only for tests. */
   TERN_PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(17),
-  /** Login attempts per client IP per window, and failed attempts per user per window. */
+  /** Login attempts per client IP per window (every outcome counts): over it, that address gets 429. */
   TERN_LOGIN_RATE_IP: PositiveInt.default(30),
+  /**
+   * Failed passwords of one account from one address before that address backs off on that account
+   * (then base·2^n seconds, up to TERN_LOGIN_BACKOFF_MAX); as many failures of the account from all
+   * addresses make it throttle addresses it has never been signed in from. The owner is never locked out.
+   */
   TERN_LOGIN_RATE_USER: PositiveInt.default(10),
   TERN_LOGIN_RATE_WINDOW: PositiveInt.default(300),
+  /** First back-off step and longest back-off of login throttling, in seconds. */
+  TERN_LOGIN_BACKOFF_BASE: PositiveInt.max(3600).default(1),
+  TERN_LOGIN_BACKOFF_MAX: PositiveInt.max(86_400).default(900),
+  /** Lifetime of a password-reset token, in seconds (30 minutes). */
+  TERN_PASSWORD_RESET_TTL: PositiveInt.max(86_400).default(1800),
+  /** Lifetime of a member invitation, in seconds (7 days). */
+  TERN_INVITATION_TTL: PositiveInt.max(90 * 86_400).default(7 * 86_400),
+  /** Default lifetime of a registration token created without `expiresAt`, in seconds (7 days). */
+  TERN_REGISTRATION_TOKEN_TTL: PositiveInt.max(3650 * 86_400).default(7 * 86_400),
+  /** The address people reach this server at (e.g. https://tern.example.net), used in links of account e-mails. */
+  TERN_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, message: "must be an http(s):// URL" })
+    .transform((s) => s.replace(/\/+$/, ""))
+    .optional(),
   /** Device registrations (POST /connect/register) per client IP per window, whatever their outcome. */
   TERN_REGISTER_RATE_IP: PositiveInt.default(300),
   TERN_REGISTER_RATE_WINDOW: PositiveInt.default(300),

@@ -7,6 +7,7 @@ import type { Db } from "./db/schema.ts";
 import type { DeviceLink } from "./gateway/device-link.ts";
 import type { ServerMetrics } from "./metrics/server-metrics.ts";
 import type { Keyring } from "./secrets/keyring.ts";
+import type { LoginLimits } from "./services/accounts/login-limits.ts";
 import type { DeviceStatusReader } from "./services/device-status.ts";
 
 export interface AppDeps {
@@ -15,8 +16,8 @@ export interface AppDeps {
   config: ServerConfig;
   logger: Logger;
   keyring: Keyring;
-  /** Login attempts per client IP, and failed attempts per username. */
-  loginLimits: { ip: RateLimiter; user: RateLimiter };
+  /** Login attempts per client IP, and the back-off of failed passwords (services/accounts/login-limits.ts). */
+  loginLimits: LoginLimits;
   /** Device registrations per client IP. */
   registerLimit: RateLimiter;
   /** Where device status reads come from; the device gateway installs its own (default: nothing reported yet). */

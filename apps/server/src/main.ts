@@ -3,6 +3,7 @@ import path from "node:path";
 import { pino } from "pino";
 import { loadConfig, type ServerConfig } from "./config.ts";
 import { docsUrl, startServer } from "./server.ts";
+import { announceInitialPassword } from "./services/accounts/initial-password.ts";
 
 let config: ServerConfig;
 try {
@@ -21,20 +22,10 @@ try {
   const database = config.DATABASE_URL ? "PostgreSQL" : `embedded PGlite in ${config.TERN_DATA_DIR}`;
   logger.info({ url: server.url, docs: docsUrl(server), database }, `listening on ${server.url}, API docs at ${docsUrl(server)}`);
   if (server.bootstrap.created && server.bootstrap.generatedPassword) {
-    // Printed once, to the console and not to the structured log.
-    process.stderr.write(
-      [
-        "",
-        "  First start: created the administrator account.",
-        `    username: ${server.bootstrap.email}`,
-        `    password: ${server.bootstrap.generatedPassword}`,
-        "  It is shown only now. Log in:",
-        `    curl -s -X POST ${server.url}/api/users/login -H 'content-type: application/json' \\`,
-        `      -d '{"username":"${server.bootstrap.email}","password":"<password>"}'`,
-        `  API docs: ${docsUrl(server)}`,
-        "",
-        "",
-      ].join("\n"),
+    // On a terminal only; otherwise into a 0600 file, never into a log (services/accounts/initial-password.ts).
+    await announceInitialPassword(
+      { email: server.bootstrap.email, password: server.bootstrap.generatedPassword, url: server.url, docsUrl: docsUrl(server) },
+      { isTTY: process.stdout.isTTY === true, print: (text) => process.stdout.write(text), dataDir: config.TERN_DATA_DIR, logger },
     );
   } else if (server.bootstrap.created) {
     logger.info({ email: server.bootstrap.email }, "created the administrator from TERN_ADMIN_EMAIL/TERN_ADMIN_PASSWORD");

@@ -28,6 +28,7 @@ import { createKeyring } from "./secrets/keyring.ts";
 import { loadServerKey } from "./secrets/server-key.ts";
 import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
 import { sealLegacyDesiredConfigs } from "./services/desired-config-seal.ts";
+import { createLoginLimits } from "./services/accounts/login-limits.ts";
 
 export interface RunningServer {
   url: string;
@@ -121,10 +122,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
       config,
       logger,
       keyring,
-      loginLimits: {
-        ip: createRateLimiter(config.TERN_LOGIN_RATE_IP, config.TERN_LOGIN_RATE_WINDOW),
-        user: createRateLimiter(config.TERN_LOGIN_RATE_USER, config.TERN_LOGIN_RATE_WINDOW),
-      },
+      loginLimits: createLoginLimits(config),
       registerLimit: createRateLimiter(config.TERN_REGISTER_RATE_IP, config.TERN_REGISTER_RATE_WINDOW),
       metrics: createServerMetrics(),
       deviceLink: offlineDeviceLink(events),

@@ -5,6 +5,8 @@
  *   - another tenant's user or key → 403 or 404, and nothing of this tenant in the body
  *   - viewer, manager and keys: 403 exactly where their masks lack the route's bit
  *   - the account owner passes authorization (proves the route is reachable at all)
+ *   - routes of the user's own account (`auth: "user"`): 401 without a login, 403 for any access
+ *     token, and another user never reaches this user's sessions
  */
 import { ALL, PERM, type PermissionBit, type PermissionResource, ROLE_PERMISSIONS, type Role } from "@tern/protocol";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +20,7 @@ interface Operation {
   auth: TernAuthExtension;
 }
 
-type Protected = Operation & { auth: Exclude<TernAuthExtension, { public: true }> };
+type Protected = Operation & { auth: Exclude<TernAuthExtension, { public: true } | { user: true }> };
 
 const t = useTestServer();
 let operations: Operation[] = [];
@@ -35,7 +37,12 @@ async function createKey(server: TestServer, token: string, body: unknown, org?:
 }
 
 function isProtected(op: Operation): op is Protected {
-  return !("public" in op.auth);
+  return "resource" in op.auth;
+}
+
+/** Routes of the signed-in user's own account. */
+function isUserRoute(op: Operation): boolean {
+  return "user" in op.auth;
 }
 
 const NO_FIXTURE: Fixture = { params: {} };
@@ -97,7 +104,7 @@ describe("security matrix", () => {
   });
 
   it("no token and a bad token → 401 UNAUTHENTICATED on every protected route", async () => {
-    for (const op of operations.filter(isProtected)) {
+    for (const op of operations.filter((o) => isProtected(o) || isUserRoute(o))) {
       for (const token of [undefined, "not-a-token", "tern_at_forged", "eyJhbGciOiJIUzI1NiJ9.e30.x"]) {
         const res = await call(op, token, NO_FIXTURE);
         expect(res.status, `${op.method} ${op.path} with ${token ?? "no token"}`).toBe(401);
@@ -167,6 +174,28 @@ describe("security matrix", () => {
       const res = await call(op, t.admin.token, await fixtureFor(op));
       expect([401, 403], `${op.method} ${op.path}: ${res.status} ${res.text}`).not.toContain(res.status);
     }
+  });
+});
+
+describe("routes of the user's own account", () => {
+  it("a key is refused (403); the signed-in user passes; another user gets 404 for this user's sessions", async () => {
+    const userOps = operations.filter(isUserRoute);
+    expect(userOps.length).toBeGreaterThanOrEqual(3);
+    const ownerKey = await createKey(t, t.admin.token, { name: "user-routes-owner-key", role: "owner" });
+    const [, payload] = t.admin.token.split(".");
+    const { sid } = JSON.parse(Buffer.from(payload!, "base64url").toString()) as { sid: string };
+    const fixture: Fixture = { params: { id: sid }, bodies: { post: { currentPassword: "x", newPassword: "0123456789" } } };
+    for (const op of userOps) {
+      const byKey = await call(op, ownerKey, fixture);
+      expect(byKey.status, `${op.method} ${op.path} with a key: ${byKey.text}`).toBe(403);
+      expect((byKey.body as { code: string }).code).toBe("FORBIDDEN");
+      const byOther = await call(op, tenantB.token, fixture);
+      expect([401, 403], `${op.method} ${op.path} as tenant B: ${byOther.text}`).not.toContain(byOther.status);
+      expect(byOther.text).not.toContain(t.admin.email);
+      if (op.path.includes("{id}")) expect(byOther.status, `${op.method} ${op.path} as tenant B`).toBe(404);
+    }
+    // The admin's session survived tenant B's attempts.
+    expect((await t.api("GET", "/api/organizations", { token: t.admin.token })).status).toBe(200);
   });
 });
 

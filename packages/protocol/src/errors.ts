@@ -16,6 +16,14 @@ export const ErrorCode = z.enum([
   "DEVICE_NOT_CONNECTED",
   "DEVICE_TIMEOUT",
   "UNSUPPORTED_PROTOCOL_VERSION",
+  /** A password-reset or invitation token that is unknown, used, revoked or expired. */
+  "INVALID_TOKEN",
+  /** An invitation for an address that already has a user: sign in as that user to accept it. */
+  "SIGN_IN_REQUIRED",
+  /** The server cannot send e-mail (TERN_SMTP_URL unset, or the SMTP server refused). */
+  "EMAIL_UNAVAILABLE",
+  /** A registration token whose use count is spent. */
+  "REGISTRATION_TOKEN_EXHAUSTED",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -50,6 +58,10 @@ export const errorStatus: Record<ErrorCode, number> = {
   DEVICE_NOT_CONNECTED: 409,
   DEVICE_TIMEOUT: 504,
   UNSUPPORTED_PROTOCOL_VERSION: 400,
+  INVALID_TOKEN: 400,
+  SIGN_IN_REQUIRED: 401,
+  EMAIL_UNAVAILABLE: 503,
+  REGISTRATION_TOKEN_EXHAUSTED: 403,
   INTERNAL: 500,
 };
 

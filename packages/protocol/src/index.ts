@@ -1,3 +1,4 @@
+export * from "./account-security.ts";
 export * from "./appstore.ts";
 export * from "./common.ts";
 export * from "./connect.ts";

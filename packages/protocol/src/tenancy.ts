@@ -120,14 +120,6 @@ export const Membership = z.object({
   createdAt: Timestamp,
 });
 export type Membership = z.infer<typeof Membership>;
-/** `POST /members`: add a user (created if new, with a password) to the current organization or its account. */
-export const MembershipCreate = z.object({
-  email: Email,
-  name: z.string().max(100).default(""),
-  password: Password.optional(),
-  scope: MembershipScope.default("organization"),
-  role: Role,
-});
 export const MembershipUpdate = z.object({ role: Role });
 
 export const AccessTokenCreate = z.object({
@@ -153,8 +145,10 @@ export const AccessTokenCreated = AccessToken.extend({ token: z.string() });
 
 export const RegistrationTokenCreate = z.object({
   name: Name,
-  /** Optional expiry; null = until deleted. */
-  expiresAt: Timestamp.nullable().default(null),
+  /** Expiry; omitted = the server's default lifetime (TERN_REGISTRATION_TOKEN_TTL), null = until deleted. */
+  expiresAt: Timestamp.nullable().optional(),
+  /** Registrations the token allows; omitted or null = no limit. */
+  maxUses: z.number().int().positive().max(1_000_000).nullable().optional(),
 });
 export const RegistrationToken = z.object({
   id: Id,
@@ -162,6 +156,8 @@ export const RegistrationToken = z.object({
   name: z.string(),
   expiresAt: Timestamp.nullable(),
   uses: z.number().int().min(0),
+  /** Registrations allowed; null = no limit. */
+  maxUses: z.number().int().positive().nullable(),
   createdAt: Timestamp,
 });
 export type RegistrationToken = z.infer<typeof RegistrationToken>;

@@ -15,6 +15,9 @@ export type Principal =
       creatorUserId: string;
     };
 
+/** A user signed in with a login session (not an access token). */
+export type UserPrincipal = Extract<Principal, { kind: "user" }>;
+
 /** What the audit log records as the author of a change. */
 export interface Actor {
   kind: "user" | "token" | "system" | "device";

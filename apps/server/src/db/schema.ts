@@ -124,7 +124,35 @@ export interface RegistrationTokensTable {
   token_hash: string;
   expires_at: NullableTimestamp;
   uses: Generated<number>;
+  /** Registrations allowed; null = no limit. */
+  max_uses: Generated<number | null>;
   created_by: string;
+  created_at: CreatedAt;
+}
+
+/** A password-reset token (hash only), single use, short-lived. */
+export interface PasswordResetsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+/** An invitation of an e-mail address to an organization (or, organization_id null, its account). */
+export interface InvitationsTable {
+  id: string;
+  account_id: string;
+  organization_id: string | null;
+  email: string;
+  role: Role;
+  token_hash: string;
+  invited_by: string;
+  expires_at: Timestamp;
+  accepted_at: NullableTimestamp;
+  accepted_user_id: string | null;
+  revoked_at: NullableTimestamp;
   created_at: CreatedAt;
 }
 
@@ -414,6 +442,8 @@ export interface Database {
   access_tokens: AccessTokensTable;
   audit_log: AuditLogTable;
   registration_tokens: RegistrationTokensTable;
+  password_resets: PasswordResetsTable;
+  invitations: InvitationsTable;
   path_labels: PathLabelsTable;
   mlpolicies: MlPoliciesTable;
   devices: DevicesTable;

@@ -1,6 +1,6 @@
 /** The Hono environment of every route: dependencies, request id, logger, and the caller once authorized. */
 import type { Logger } from "pino";
-import type { Access } from "../auth/access.ts";
+import type { Access, UserPrincipal } from "../auth/access.ts";
 import type { AppDeps } from "../deps.ts";
 
 export interface AppEnv {
@@ -9,8 +9,10 @@ export interface AppEnv {
     requestId: string;
     logger: Logger;
     clientIp: string;
-    /** Set by the authorization middleware of every non-public route. */
+    /** Set by the authorization middleware of every organization route. */
     access: Access;
+    /** Set by the middleware of `auth: "user"` routes: the signed-in user (never an access token). */
+    user: UserPrincipal;
   };
 }
 

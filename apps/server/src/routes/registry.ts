@@ -27,13 +27,18 @@ import * as devicesInterfaceStatus from "./devices/interface-status.ts";
 import * as devicesList from "./devices/list.ts";
 import * as devicesTunnels from "./devices/tunnels.ts";
 import * as devicesUpdate from "./devices/update.ts";
+import * as invitationsAccept from "./invitations/accept.ts";
+import * as invitationsCreate from "./invitations/create.ts";
+import * as invitationsDelete from "./invitations/delete.ts";
+import * as invitationsList from "./invitations/list.ts";
 import * as jobsDelete from "./jobs/delete.ts";
 import * as jobsDeleteMany from "./jobs/delete-many.ts";
 import * as jobsGet from "./jobs/get.ts";
 import * as jobsList from "./jobs/list.ts";
-import * as membersCreate from "./members/create.ts";
 import * as membersDelete from "./members/delete.ts";
 import * as membersList from "./members/list.ts";
+import * as membersSessionsDelete from "./members/sessions-delete.ts";
+import * as membersSessionsList from "./members/sessions-list.ts";
 import * as membersUpdate from "./members/update.ts";
 import * as mlpoliciesCreate from "./mlpolicies/create.ts";
 import * as mlpoliciesDelete from "./mlpolicies/delete.ts";
@@ -83,7 +88,12 @@ import * as tunnelsNotifications from "./tunnels/notifications.ts";
 import * as tunnelsStats from "./tunnels/stats.ts";
 import * as usersLogin from "./users/login.ts";
 import * as usersLogout from "./users/logout.ts";
+import * as usersPasswordChange from "./users/password-change.ts";
+import * as usersPasswordResetConfirm from "./users/password-reset-confirm.ts";
+import * as usersPasswordResetRequest from "./users/password-reset-request.ts";
 import * as usersRefresh from "./users/refresh.ts";
+import * as usersSessionsDelete from "./users/sessions-delete.ts";
+import * as usersSessionsList from "./users/sessions-list.ts";
 import * as vrrpCreate from "./vrrp/create.ts";
 import * as vrrpDelete from "./vrrp/delete.ts";
 import * as vrrpDeviceInterfaces from "./vrrp/device-interfaces.ts";
@@ -102,6 +112,12 @@ export const ROUTES: readonly RouteModule[] = [
   usersLogin,
   usersRefresh,
   usersLogout,
+  // Account security: own password and sessions, password reset (services/accounts).
+  usersPasswordChange,
+  usersPasswordResetRequest,
+  usersPasswordResetConfirm,
+  usersSessionsList,
+  usersSessionsDelete,
   accountsList,
   accountsUpdate,
   organizationsList,
@@ -110,9 +126,14 @@ export const ROUTES: readonly RouteModule[] = [
   organizationsUpdate,
   organizationsDelete,
   membersList,
-  membersCreate,
   membersUpdate,
   membersDelete,
+  membersSessionsList,
+  membersSessionsDelete,
+  invitationsList,
+  invitationsCreate,
+  invitationsAccept,
+  invitationsDelete,
   accessTokensList,
   accessTokensCreate,
   accessTokensDelete,

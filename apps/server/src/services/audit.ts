@@ -35,8 +35,11 @@ function redact(value: unknown): unknown {
   return value;
 }
 
+/** What writing an entry needs of the context: the transaction, the organization and who acts. */
+export type AuditCtx = Pick<ServiceCtx, "db" | "org" | "actor">;
+
 /** Records one change; must run inside the transaction that makes the change. */
-export function recordAudit(ctx: ServiceCtx, entry: AuditRecord): Promise<void> {
+export function recordAudit(ctx: AuditCtx, entry: AuditRecord): Promise<void> {
   return recordAuditMany(ctx, [entry]);
 }
 
@@ -44,7 +47,7 @@ export function recordAudit(ctx: ServiceCtx, entry: AuditRecord): Promise<void> 
  * Records many changes in a few statements (bulk creates and deletes of
  * hundreds of resources); same rules as recordAudit.
  */
-export async function recordAuditMany(ctx: ServiceCtx, entries: readonly AuditRecord[]): Promise<void> {
+export async function recordAuditMany(ctx: AuditCtx, entries: readonly AuditRecord[]): Promise<void> {
   if (!ctx.db.isTransaction) throw new Error("recordAudit must run inside the transaction of the change (inTransaction)");
   const rows = entries.map((entry) => ({
     id: randomUUID(),

@@ -44,11 +44,14 @@ export async function registerDevice(deps: RegisterDeps, input: RegisterRequest,
   const deviceToken = newSecretToken(TOKEN_PREFIX.device);
   return deps.db.transaction().execute(async (trx) => {
     const token = await useRegistrationToken(trx, input.token);
-    if ("refused" in token)
+    if ("refused" in token) {
+      if (token.refused === "exhausted")
+        throw new ApiError("REGISTRATION_TOKEN_EXHAUSTED", "the registration token has been used as often as it allows");
       throw new ApiError(
         "UNAUTHENTICATED",
         token.refused === "expired" ? "the registration token has expired" : "unknown registration token",
       );
+    }
     const org = await trx
       .selectFrom("organizations")
       .select(["id", "account_id", "name"])

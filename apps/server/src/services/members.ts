@@ -1,15 +1,14 @@
 /**
  * Members: users and their roles on the request's organization or on its
  * whole account. Account-wide memberships can only be managed by the
- * account's owners, and an account always keeps one owner.
+ * account's owners, and an account always keeps one owner. Members join by
+ * accepting an invitation (services/accounts/invitations.ts).
  */
-import { randomUUID } from "node:crypto";
-import { type Membership, type MembershipCreate, type MembershipUpdate, ROLE_PERMISSIONS } from "@tern/protocol";
+import { type Membership, type MembershipUpdate, ROLE_PERMISSIONS } from "@tern/protocol";
 import { sql } from "kysely";
 import type { z } from "zod";
-import { hashPassword } from "../auth/password.ts";
 import { hasPermission } from "../auth/permissions.ts";
-import { conflict, forbidden, invalidField, notFound } from "../http/errors.ts";
+import { conflict, forbidden, notFound } from "../http/errors.ts";
 import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
@@ -25,7 +24,7 @@ interface MembershipJoined {
   name: string;
 }
 
-function toMembership(row: MembershipJoined): Membership {
+export function toMembership(row: MembershipJoined): Membership {
   return {
     id: row.id,
     user: { id: row.user_id, email: row.email, name: row.name },
@@ -66,7 +65,7 @@ export async function listMembers(ctx: ServiceCtx, query: ListQuery) {
 }
 
 /** Account-wide memberships are the account owners' business (members bit of their account role). */
-function assertMayManageScope(ctx: ServiceCtx, scope: "account" | "organization", bit: "post" | "put" | "del") {
+export function assertMayManageScope(ctx: ServiceCtx, scope: "account" | "organization", bit: "post" | "put" | "del") {
   if (scope !== "account") return;
   const accountPerms = ctx.accountRole ? ROLE_PERMISSIONS[ctx.accountRole] : null;
   if (!accountPerms || !hasPermission(accountPerms, "members", bit)) {
@@ -87,49 +86,7 @@ async function assertOwnerRemains(ctx: ServiceCtx, membership: MembershipJoined)
   if (owners.length <= 1) throw conflict("an account must keep at least one owner");
 }
 
-/** Adds a user (created when new) to the organization or its account with a role. */
-export async function createMember(ctx: ServiceCtx, input: z.output<typeof MembershipCreate>): Promise<Membership> {
-  assertMayManageScope(ctx, input.scope, "post");
-  return inTransaction(ctx, async (tx) => {
-    let user = await tx.db
-      .selectFrom("users")
-      .select(["id", "email", "name"])
-      .where("email", "=", input.email)
-      .executeTakeFirst();
-    if (!user) {
-      if (!input.password) throw invalidField("password", "a password is required to create a new user");
-      user = await tx.db
-        .insertInto("users")
-        .values({
-          id: randomUUID(),
-          email: input.email,
-          name: input.name,
-          password_hash: await hashPassword(input.password, tx.config.TERN_PASSWORD_HASH_COST),
-          default_org_id: tx.org.id,
-        })
-        .returning(["id", "email", "name"])
-        .executeTakeFirstOrThrow();
-    }
-    const inserted = await tx.db
-      .insertInto("memberships")
-      .values({
-        id: randomUUID(),
-        user_id: user.id,
-        account_id: input.scope === "account" ? tx.org.accountId : null,
-        organization_id: input.scope === "organization" ? tx.org.id : null,
-        role: input.role,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .returning("id")
-      .executeTakeFirst();
-    if (!inserted) throw conflict(`${input.email} is already a member of this ${input.scope}`);
-    const membership = toMembership(await membershipsQuery(tx).where("m.id", "=", inserted.id).executeTakeFirstOrThrow());
-    await recordAudit(tx, { action: "create", resource: "members", resourceId: membership.id, after: membership });
-    return membership;
-  });
-}
-
-async function loadMembership(ctx: ServiceCtx, id: string): Promise<MembershipJoined> {
+export async function loadMembership(ctx: ServiceCtx, id: string): Promise<MembershipJoined> {
   const row = await membershipsQuery(ctx).where("m.id", "=", id).forUpdate(["m"]).executeTakeFirst();
   if (!row) throw notFound("membership");
   return row;

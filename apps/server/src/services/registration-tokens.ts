@@ -1,7 +1,8 @@
 /**
  * Registration tokens: what a new device presents to `POST /connect/register`
  * to join an organization. The secret is returned once; only its hash is
- * stored. A token may expire and counts the registrations made with it.
+ * stored. A token expires (by default after TERN_REGISTRATION_TOKEN_TTL),
+ * counts the registrations made with it, and may allow only `maxUses` of them.
  */
 import { randomUUID } from "node:crypto";
 import type { RegistrationToken, RegistrationTokenCreate } from "@tern/protocol";
@@ -13,7 +14,7 @@ import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 
-const PUBLIC_COLUMNS = ["id", "organization_id", "name", "expires_at", "uses", "created_by", "created_at"] as const;
+const PUBLIC_COLUMNS = ["id", "organization_id", "name", "expires_at", "uses", "max_uses", "created_by", "created_at"] as const;
 
 interface TokenRow {
   id: string;
@@ -21,6 +22,7 @@ interface TokenRow {
   name: string;
   expires_at: Date | null;
   uses: number;
+  max_uses: number | null;
   created_at: Date;
 }
 
@@ -31,6 +33,7 @@ export function toRegistrationToken(row: TokenRow): RegistrationToken {
     name: row.name,
     expiresAt: row.expires_at ? row.expires_at.toISOString() : null,
     uses: row.uses,
+    maxUses: row.max_uses,
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -41,6 +44,7 @@ export const REGISTRATION_TOKEN_LIST: ListSpec = {
     name: { column: "name", type: "text" },
     expiresAt: { column: "expires_at", type: "timestamp" },
     uses: { column: "uses", type: "number" },
+    maxUses: { column: "max_uses", type: "number" },
     createdBy: { column: "created_by", type: "text" },
     createdAt: { column: "created_at", type: "timestamp" },
   },
@@ -59,8 +63,12 @@ export async function createRegistrationToken(
   ctx: ServiceCtx,
   input: z.output<typeof RegistrationTokenCreate>,
 ): Promise<RegistrationToken & { token: string }> {
-  if (input.expiresAt !== null && new Date(input.expiresAt).getTime() <= Date.now())
-    throw invalidField("expiresAt", "must be in the future");
+  // Omitted: the default lifetime; null: until deleted (an explicit choice).
+  const expiresAt =
+    input.expiresAt === undefined
+      ? new Date(Date.now() + ctx.config.TERN_REGISTRATION_TOKEN_TTL * 1000).toISOString()
+      : input.expiresAt;
+  if (expiresAt !== null && new Date(expiresAt).getTime() <= Date.now()) throw invalidField("expiresAt", "must be in the future");
   const token = newSecretToken(TOKEN_PREFIX.registration);
   return inTransaction(ctx, async (tx) => {
     const row = await tx.db
@@ -70,7 +78,8 @@ export async function createRegistrationToken(
         organization_id: tx.org.id,
         name: input.name,
         token_hash: hashSecretToken(token),
-        expires_at: input.expiresAt,
+        expires_at: expiresAt,
+        max_uses: input.maxUses ?? null,
         created_by: tx.actor.label,
       })
       .returning(PUBLIC_COLUMNS)
@@ -109,14 +118,16 @@ export interface UsableRegistrationToken {
 export async function useRegistrationToken(
   db: Db,
   secret: string,
-): Promise<UsableRegistrationToken | { refused: "unknown" | "expired" }> {
+): Promise<UsableRegistrationToken | { refused: "unknown" | "expired" | "exhausted" }> {
   const row = await db
     .updateTable("registration_tokens")
     .set((eb) => ({ uses: eb("uses", "+", 1) }))
     .where("token_hash", "=", hashSecretToken(secret))
-    .returning(["id", "name", "organization_id", "expires_at"])
+    .returning(["id", "name", "organization_id", "expires_at", "uses", "max_uses"])
     .executeTakeFirst();
   if (!row) return { refused: "unknown" };
   if (row.expires_at !== null && row.expires_at.getTime() <= Date.now()) return { refused: "expired" };
+  // `uses` already counts this registration (rolled back with it when refused).
+  if (row.max_uses !== null && row.uses > row.max_uses) return { refused: "exhausted" };
   return { id: row.id, name: row.name, orgId: row.organization_id };
 }

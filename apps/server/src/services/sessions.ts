@@ -10,6 +10,7 @@ import { signAccessToken } from "../auth/jwt.ts";
 import { dummyPasswordHash, verifyPassword } from "../auth/password.ts";
 import { hashSecretToken, newSecretToken, TOKEN_PREFIX } from "../auth/secret-tokens.ts";
 import type { AppDeps } from "../deps.ts";
+import { auditFailedLogin } from "./accounts/failed-login.ts";
 import { ApiError } from "../http/errors.ts";
 
 export interface ClientInfo {
@@ -17,7 +18,7 @@ export interface ClientInfo {
   userAgent: string;
 }
 
-type SessionDeps = Pick<AppDeps, "db" | "config" | "keyring" | "loginLimits">;
+type SessionDeps = Pick<AppDeps, "db" | "config" | "keyring" | "loginLimits" | "logger">;
 
 const rateLimited = (seconds: number) =>
   new ApiError("RATE_LIMITED", `too many login attempts; try again in ${seconds} s`, [], { "retry-after": String(seconds) });
@@ -38,10 +39,10 @@ async function tokenPair(deps: SessionDeps, userId: string, sessionId: string, r
 }
 
 export async function login(deps: SessionDeps, input: { username: string; password: string }, client: ClientInfo) {
-  const { ip, user: perUser } = deps.loginLimits;
+  // Per-address limit, then the back-off of failed passwords (never a lock-out of the owner: login-backoff.ts).
+  const { ip, backoff } = deps.loginLimits;
   const ipKey = `ip:${client.ip}`;
-  const userKey = `user:${input.username}`;
-  const wait = ip.blockedFor(ipKey) ?? perUser.blockedFor(userKey);
+  const wait = ip.blockedFor(ipKey) ?? backoff.admit(client.ip, input.username);
   if (wait !== null) throw rateLimited(wait);
   ip.hit(ipKey);
 
@@ -56,10 +57,12 @@ export async function login(deps: SessionDeps, input: { username: string; passwo
     user?.password_hash ?? (await dummyPasswordHash(deps.config.TERN_PASSWORD_HASH_COST)),
   );
   if (!user || !ok) {
-    perUser.hit(userKey);
+    backoff.failed(client.ip, input.username);
+    // Not awaited: the answer for a known user must take no longer than for an unknown one.
+    if (user) void auditFailedLogin(deps.db, user.id, client).catch((err) => deps.logger.warn({ err }, "audit of a failed login"));
     throw badCredentials();
   }
-  perUser.reset(userKey);
+  backoff.succeeded(client.ip, input.username);
 
   const sessionId = randomUUID();
   const refreshToken = newSecretToken(TOKEN_PREFIX.refresh);

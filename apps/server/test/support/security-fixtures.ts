@@ -11,6 +11,7 @@
  */
 import { insertTestJob, insertValidDevice } from "./device-fixtures.ts";
 import { insertTestDevice } from "./devices.ts";
+import { insertInvitation } from "./invitations.ts";
 import type { TestServer } from "./test-server.ts";
 import { createPeer, createTunnels, PEER, tunnelBody, wanDevice } from "./tunnels.ts";
 
@@ -25,13 +26,28 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
   "/api/organizations/{id}": async (t) => ({ params: { id: t.admin.orgId }, bodies: { put: { description: "x" } } }),
   "/api/accounts/{id}": async (t) => ({ params: { id: t.admin.accountId }, bodies: { put: { country: "NL" } } }),
   "/api/members/{id}": async (t) => {
-    const res = await t.api<{ id: string }>("POST", "/api/members", {
-      token: t.admin.token,
-      body: { email: `fixture-${Date.now()}-${Math.random()}@example.com`, password: "fixture password", role: "viewer" },
-    });
-    if (res.status !== 201) throw new Error(`member fixture: ${res.status} ${res.text}`);
-    return { params: { id: res.body.id }, bodies: { put: { role: "manager" } } };
+    const member = await t.addMember("viewer");
+    return { params: { id: member.membershipId }, bodies: { put: { role: "manager" } } };
   },
+  "/api/members/{id}/sessions": async (t) => ({ params: { id: (await t.addMember("viewer")).membershipId } }),
+  "/api/members/{id}/sessions/{sessionId}": async (t) => {
+    const member = await t.addMember("viewer");
+    const [, payload] = member.token.split(".");
+    const { sid } = JSON.parse(Buffer.from(payload!, "base64url").toString()) as { sid: string };
+    return { params: { id: member.membershipId, sessionId: sid } };
+  },
+  "/api/invitations/{id}": async (t) => ({
+    params: {
+      id: (
+        await insertInvitation(t.database.db, {
+          orgId: t.admin.orgId,
+          scope: "organization",
+          email: `fixture-${Date.now()}-${Math.random()}@example.com`,
+          role: "viewer",
+        })
+      ).id,
+    },
+  }),
   "/api/accesstokens/{id}": async (t) => {
     const res = await t.api<{ id: string }>("POST", "/api/accesstokens", {
       token: t.admin.token,

@@ -24,7 +24,9 @@ import type { AppEnv } from "../../src/http/env.ts";
 import { createServerMetrics } from "../../src/metrics/server-metrics.ts";
 import { createKeyring } from "../../src/secrets/keyring.ts";
 import { bootstrapFirstAdmin, createAccountWithOwner } from "../../src/services/bootstrap.ts";
+import { insertInvitation } from "./invitations.ts";
 import { openTestDatabase } from "./test-database.ts";
+import { createLoginLimits } from "../../src/services/accounts/login-limits.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
 export const ADMIN_PASSWORD = "correct horse battery";
@@ -64,7 +66,11 @@ export interface TestServer {
   api<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   login(email: string, password: string): Promise<TokenPair>;
   /** Adds a user with a role to the admin's organization (or account) through the API and logs them in. */
-  addMember(role: Role, options?: { scope?: "organization" | "account"; orgId?: string; email?: string }): Promise<TestUser>;
+  /** A new user who joined by accepting an invitation (`membershipId`: the new membership). */
+  addMember(
+    role: Role,
+    options?: { scope?: "organization" | "account"; orgId?: string; email?: string },
+  ): Promise<TestUser & { membershipId: string }>;
   /** A separate account with its own organization and owner, logged in. */
   createTenant(name: string): Promise<TestUser & { orgId: string; accountId: string }>;
   close(): Promise<void>;
@@ -88,10 +94,7 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
     config,
     logger,
     keyring: createKeyring(Buffer.from(config.TERN_SECRET_KEY!, "base64")),
-    loginLimits: {
-      ip: createRateLimiter(config.TERN_LOGIN_RATE_IP, config.TERN_LOGIN_RATE_WINDOW),
-      user: createRateLimiter(config.TERN_LOGIN_RATE_USER, config.TERN_LOGIN_RATE_WINDOW),
-    },
+    loginLimits: createLoginLimits(config),
     registerLimit: createRateLimiter(config.TERN_REGISTER_RATE_IP, config.TERN_REGISTER_RATE_WINDOW),
     metrics: createServerMetrics(),
     deviceLink: offlineDeviceLink(new GatewayEvents(logger)),
@@ -154,14 +157,26 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
     async addMember(role, options = {}) {
       const email = options.email ?? uniqueEmail(role);
       const password = `pw-${randomBytes(8).toString("hex")}`;
-      const res = await api<{ user: { id: string } }>("POST", "/api/members", {
-        token: admin.token,
-        query: { org: options.orgId },
-        body: { email, password, role, scope: options.scope ?? "organization" },
+      // Members join by invitation: one written as POST /api/invitations would (without the e-mail), accepted for real.
+      const { token } = await insertInvitation(database.db, {
+        orgId: options.orgId ?? admin.orgId,
+        scope: options.scope ?? "organization",
+        email,
+        role,
+      });
+      const res = await api<{ id: string; user: { id: string } }>("POST", "/api/invitations/accept", {
+        body: { token, password },
       });
       if (res.status !== 201) throw new Error(`adding ${role} failed: ${res.status} ${res.text}`);
       const pair = await login(email, password);
-      return { id: res.body.user.id, email, password, token: pair.accessToken, refreshToken: pair.refreshToken };
+      return {
+        id: res.body.user.id,
+        membershipId: res.body.id,
+        email,
+        password,
+        token: pair.accessToken,
+        refreshToken: pair.refreshToken,
+      };
     },
     async createTenant(name) {
       const email = uniqueEmail(name.toLowerCase().replace(/[^a-z0-9]+/g, "-"));

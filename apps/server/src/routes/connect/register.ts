@@ -17,7 +17,7 @@ export const route = defineRoute({
     "An unknown or expired token is 401. Rate limited per client IP (TERN_REGISTER_RATE_IP per TERN_REGISTER_RATE_WINDOW seconds): 429 with Retry-After.",
   ].join("\n\n"),
   auth: "public",
-  errors: ["UNAUTHENTICATED", "RATE_LIMITED", "CONFLICT"],
+  errors: ["UNAUTHENTICATED", "REGISTRATION_TOKEN_EXHAUSTED", "RATE_LIMITED", "CONFLICT"],
   request: { body: jsonBody(RegisterRequestSchema) },
   responses: {
     201: jsonResponse(RegisterResponseSchema, "A new device, unapproved"),

@@ -1,5 +1,4 @@
-import { Membership, MembershipCreate, MembershipUpdate } from "@tern/protocol";
+import { Membership, MembershipUpdate } from "@tern/protocol";
 
 export const MembershipSchema = Membership.meta({ id: "Membership" });
-export const MembershipCreateSchema = MembershipCreate.meta({ id: "MembershipCreate" });
 export const MembershipUpdateSchema = MembershipUpdate.meta({ id: "MembershipUpdate" });

@@ -12,7 +12,7 @@ export const route = defineRoute({
   tags: ["tokens"],
   summary: "Create a registration token for onboarding devices",
   description:
-    "The answer carries the secret (`tern_reg_…`) once; only its hash is stored. `expiresAt` (optional, in the future) ends its use; null = until deleted. Give it to a device's agent, which presents it to POST /api/connect/register.",
+    "The answer carries the secret (`tern_reg_…`) once; only its hash is stored. `expiresAt` (in the future) ends its use: omitted = the server default lifetime (TERN_REGISTRATION_TOKEN_TTL, 7 days), null = until deleted. `maxUses` (optional) limits the registrations; past it registration answers 403 REGISTRATION_TOKEN_EXHAUSTED. Give it to a device's agent, which presents it to POST /api/connect/register.",
   auth: { resource: "tokens" },
   request: { body: jsonBody(RegistrationTokenCreateSchema) },
   responses: { 201: jsonResponse(RegistrationTokenCreatedSchema, "The new token with its secret (shown once)") },
