@@ -1,4 +1,4 @@
-/** /api/members: list, invite/create, change role, remove; account-wide memberships; the last owner stays. */
+/** /api/members: list, change role, remove; account-wide memberships; the last owner stays (joining: invitations). */
 import type { Membership } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { useTestServer } from "../../../test/support/test-server.ts";
@@ -25,52 +25,6 @@ describe("members", () => {
     expect(res.headers.get("records-total")).toBe(String(res.body.length));
   });
 
-  it("POST creates a new user (password required) and logs them in; an existing user only gets the membership", async () => {
-    const noPassword = await t.api<ErrorBody>("POST", "/api/members", {
-      token: t.admin.token,
-      body: { email: "new@example.com", role: "manager" },
-    });
-    expect(noPassword.status).toBe(400);
-    expect(noPassword.body.details[0]?.path).toBe("password");
-
-    const created = await t.api<Membership>("POST", "/api/members", {
-      token: t.admin.token,
-      body: { email: "new@example.com", name: "New", password: "a long password", role: "manager" },
-    });
-    expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({
-      role: "manager",
-      scope: "organization",
-      user: { email: "new@example.com", name: "New" },
-    });
-    await t.login("new@example.com", "a long password");
-
-    const twice = await t.api<ErrorBody>("POST", "/api/members", {
-      token: t.admin.token,
-      body: { email: "new@example.com", role: "viewer" },
-    });
-    expect(twice.status).toBe(409);
-
-    // The same user in a second organization, without a password this time.
-    const org2 = await t.api<{ id: string }>("POST", "/api/organizations", { token: t.admin.token, body: { name: "Second" } });
-    const inOrg2 = await t.api<Membership>("POST", "/api/members", {
-      token: t.admin.token,
-      query: { org: org2.body.id },
-      body: { email: "new@example.com", role: "viewer" },
-    });
-    expect(inOrg2.status).toBe(201);
-    expect(inOrg2.body.user.id).toBe(created.body.user.id);
-  });
-
-  it("passwords of new users must be at least 10 characters", async () => {
-    const res = await t.api<ErrorBody>("POST", "/api/members", {
-      token: t.admin.token,
-      body: { email: "short@example.com", password: "short", role: "viewer" },
-    });
-    expect(res.status).toBe(400);
-    expect(res.body.details[0]?.path).toBe("password");
-  });
-
   it("PUT changes a role; the member's rights follow at once", async () => {
     const user = await t.addMember("viewer");
     expect((await t.api("GET", "/api/audit", { token: user.token })).status).toBe(403);
@@ -84,11 +38,12 @@ describe("members", () => {
 
   it("only account owners manage account-wide memberships", async () => {
     const orgOwner = await t.addMember("owner");
-    const res = await t.api<ErrorBody>("POST", "/api/members", {
+    const res = await t.api<ErrorBody>("POST", "/api/invitations", {
       token: orgOwner.token,
-      body: { email: "acct@example.com", password: "a long password", role: "viewer", scope: "account" },
+      body: { email: "acct@example.com", role: "viewer", scope: "account" },
     });
     expect(res.status).toBe(403);
+    expect(res.body.code).toBe("FORBIDDEN");
     const list = await t.api<Membership[]>("GET", "/api/members", { token: orgOwner.token });
     const adminMembership = list.body.find((x) => x.user.email === t.admin.email)!;
     expect(
@@ -96,12 +51,23 @@ describe("members", () => {
     ).toBe(403);
     expect((await t.api("DELETE", `/api/members/${adminMembership.id}`, { token: orgOwner.token })).status).toBe(403);
 
-    const byAdmin = await t.api<Membership>("POST", "/api/members", {
-      token: t.admin.token,
-      body: { email: "acct@example.com", password: "a long password", role: "manager", scope: "account" },
+    const accountWide = await t.addMember("manager", { scope: "account" });
+    const listed = await t.api<Membership[]>("GET", "/api/members", { token: t.admin.token });
+    expect(listed.body.find((m) => m.id === accountWide.membershipId)).toMatchObject({
+      scope: "account",
+      scopeId: t.admin.accountId,
+      role: "manager",
     });
-    expect(byAdmin.status).toBe(201);
-    expect(byAdmin.body).toMatchObject({ scope: "account", scopeId: t.admin.accountId });
+  });
+
+  it("there is no POST /members any more: members join by invitation", async () => {
+    const res = await t.api("POST", "/api/members", {
+      token: t.admin.token,
+      body: { email: "direct@example.com", password: "a long password", role: "viewer" },
+    });
+    expect(res.status).toBe(404);
+    const users = await t.database.db.selectFrom("users").select("id").where("email", "=", "direct@example.com").execute();
+    expect(users).toHaveLength(0);
   });
 
   it("an account keeps at least one owner", async () => {
@@ -116,10 +82,7 @@ describe("members", () => {
     expect((await t.api("DELETE", `/api/members/${adminMembership.id}`, { token: t.admin.token })).status).toBe(409);
 
     // With a second account owner, the first may step down.
-    await t.api("POST", "/api/members", {
-      token: t.admin.token,
-      body: { email: "second-owner@example.com", password: "a long password", role: "owner", scope: "account" },
-    });
+    await t.addMember("owner", { scope: "account", email: "second-owner@example.com" });
     const ok = await t.api<Membership>("PUT", `/api/members/${adminMembership.id}`, {
       token: t.admin.token,
       body: { role: "owner" },

@@ -24,7 +24,7 @@ describe("registration tokens", () => {
     const res = await create({ name: "branch rollout" });
     expect(res.status).toBe(201);
     expect(res.body.token).toMatch(/^tern_reg_[A-Za-z0-9_-]{43}$/);
-    expect(res.body).toMatchObject({ name: "branch rollout", org: t.admin.orgId, expiresAt: null, uses: 0 });
+    expect(res.body).toMatchObject({ name: "branch rollout", org: t.admin.orgId, uses: 0, maxUses: null });
 
     const list = await t.api<RegistrationToken[]>("GET", "/api/tokens", { token: t.admin.token });
     expect(list.status).toBe(200);
@@ -75,6 +75,48 @@ describe("registration tokens", () => {
     expect(refused.status).toBe(401);
     expect(refused.body.code).toBe("UNAUTHENTICATED");
     expect(refused.body.error).toMatch(/expired/);
+  });
+
+  it("expires after the default lifetime unless told otherwise; null keeps it until deleted", async () => {
+    const before = Date.now();
+    const byDefault = await create({ name: "default lifetime" });
+    expect(byDefault.status).toBe(201);
+    const ttl = t.deps.config.TERN_REGISTRATION_TOKEN_TTL * 1000;
+    const expires = new Date(byDefault.body.expiresAt!).getTime();
+    expect(expires).toBeGreaterThanOrEqual(before + ttl);
+    expect(expires).toBeLessThanOrEqual(Date.now() + ttl);
+    const forever = await create({ name: "until deleted", expiresAt: null });
+    expect(forever.status).toBe(201);
+    expect(forever.body.expiresAt).toBeNull();
+  });
+
+  it("a use count: registrations past it are refused with REGISTRATION_TOKEN_EXHAUSTED and not counted", async () => {
+    const created = await create({ name: "two devices", maxUses: 2 });
+    expect(created.status).toBe(201);
+    expect(created.body.maxUses).toBe(2);
+    for (const machine of ["machine-max-1", "machine-max-2"])
+      expect((await t.api("POST", "/api/connect/register", { body: registration(created.body.token, machine) })).status).toBe(201);
+    const third = await t.api<ErrorBody>("POST", "/api/connect/register", {
+      body: registration(created.body.token, "machine-max-3"),
+    });
+    expect(third.status).toBe(403);
+    expect(third.body.code).toBe("REGISTRATION_TOKEN_EXHAUSTED");
+    const devices = await t.database.db.selectFrom("devices").select("id").where("machine_id", "=", "machine-max-3").execute();
+    expect(devices).toHaveLength(0);
+    const row = await t.database.db
+      .selectFrom("registration_tokens")
+      .select("uses")
+      .where("id", "=", created.body.id)
+      .executeTakeFirstOrThrow();
+    expect(row.uses).toBe(2);
+  });
+
+  it("maxUses must be a positive whole number", async () => {
+    for (const maxUses of [0, -1, 1.5, "3"]) {
+      const res = await create({ name: "bad uses", maxUses });
+      expect(res.status, JSON.stringify(maxUses)).toBe(400);
+      expect((res.body as unknown as ErrorBody).details[0]?.path).toBe("maxUses");
+    }
   });
 
   it("POST validates the name", async () => {
@@ -136,7 +178,7 @@ describe("registration tokens", () => {
       expect(namesOf(await list({ ...filter("name", ">=", "charlie"), sort: "name" }))).toEqual(["charlie", "delta"]);
       expect((await list(filter("uses", ">", 0))).headers.get("records-total")).toBe("0");
       expect((await list(filter("createdAt", "<=", new Date(Date.now() + 60_000).toISOString()))).body).toHaveLength(4);
-      expect((await list(filter("expiresAt", "==", null))).body).toHaveLength(4);
+      expect((await list(filter("expiresAt", "==", null))).body).toHaveLength(0);
 
       const bad = await t.api<ErrorBody>("GET", "/api/tokens", { token: tenant.token, query: filter("token", "==", "x") });
       expect(bad.status).toBe(400);
