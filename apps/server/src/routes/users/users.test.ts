@@ -119,7 +119,7 @@ describe("POST /api/users/refresh and /logout", () => {
 });
 
 describe("login rate limits", () => {
-  it("per user: failed attempts → 429 RATE_LIMITED with retry-after, even with the right password", async () => {
+  it("per address and account: failed attempts → 429 RATE_LIMITED with retry-after for that address, even with the right password", async () => {
     const t = await createTestServer({ TERN_LOGIN_RATE_USER: "3", TERN_LOGIN_RATE_IP: "1000" });
     try {
       for (let i = 0; i < 3; i++) {
@@ -138,6 +138,68 @@ describe("login rate limits", () => {
       expect(
         (await t.api("POST", "/api/users/login", { body: { username: member.email, password: member.password } })).status,
       ).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("no lock-out: after many wrong passwords from address A the owner logs in from address B at once", async () => {
+    const t = await createTestServer({ TERN_LOGIN_RATE_USER: "3", TERN_LOGIN_RATE_IP: "1000", TERN_TRUST_PROXY: "true" });
+    try {
+      const attacker = { "x-forwarded-for": "203.0.113.66" };
+      const owner = { "x-forwarded-for": "198.51.100.20" };
+      const statuses: number[] = [];
+      for (let i = 0; i < 25; i++) {
+        const res = await t.api("POST", "/api/users/login", {
+          body: { username: t.admin.email, password: `guess-${i}` },
+          headers: attacker,
+        });
+        statuses.push(res.status);
+      }
+      expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+      expect(statuses.slice(3).every((s) => s === 429)).toBe(true);
+      // The attacker's address does not get in even with the right password while it backs off.
+      const attackerRight = await t.api("POST", "/api/users/login", {
+        body: { username: t.admin.email, password: t.admin.password },
+        headers: attacker,
+      });
+      expect(attackerRight.status).toBe(429);
+      const started = Date.now();
+      const res = await t.api<TokenPair>("POST", "/api/users/login", {
+        body: { username: t.admin.email, password: t.admin.password },
+        headers: owner,
+      });
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect((await t.api("GET", "/api/organizations", { token: res.body.accessToken })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("failed logins of a known user are in the audit log; unknown names are not", async () => {
+    const t = await createTestServer({ TERN_TRUST_PROXY: "true" });
+    try {
+      const member = await t.addMember("viewer");
+      await t.api("POST", "/api/users/login", {
+        body: { username: member.email, password: "wrong" },
+        headers: { "x-forwarded-for": "192.0.2.44", "user-agent": "guesser/1.0" },
+      });
+      await t.api("POST", "/api/users/login", { body: { username: "ghost@example.com", password: "wrong" } });
+      let rows: { action: string; after: unknown; actor: string }[] = [];
+      for (let i = 0; i < 100 && rows.length === 0; i++) {
+        rows = await t.database.db
+          .selectFrom("audit_log")
+          .select(["action", "after", "actor"])
+          .where("action", "=", "login_failed")
+          .execute();
+        if (!rows.length) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ actor: "login:192.0.2.44", after: { ip: "192.0.2.44", userAgent: "guesser/1.0" } });
+      expect(JSON.stringify(rows)).not.toContain("wrong");
+      const listed = await t.api<{ action: string; resourceId: string }[]>("GET", "/api/audit", { token: t.admin.token });
+      expect(listed.body.find((a) => a.action === "login_failed")?.resourceId).toBe(member.id);
     } finally {
       await t.close();
     }
