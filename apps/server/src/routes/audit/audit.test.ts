@@ -50,15 +50,15 @@ describe("audit log", () => {
       token: t.admin.token,
       body: { name: "audited", role: "owner" },
     });
-    await t.api("POST", "/api/members", {
-      token: key.body.token,
-      body: { email: "audited@example.com", password: "secret password 1", role: "viewer" },
-    });
+    const member = await t.addMember("viewer");
+    await t.api("PUT", `/api/members/${member.membershipId}`, { token: key.body.token, body: { role: "manager" } });
     const res = await audit({ sort: "at", order: "desc" });
-    const memberEntry = res.body.find((e) => e.resource === "members" && e.action === "create")!;
+    const memberEntry = res.body.find((e) => e.resource === "members" && e.action === "update")!;
     expect(memberEntry.actor).toBe("token:audited");
+    // The member joined by accepting an invitation: that is audited as the member.
+    expect(res.body.find((e) => e.resource === "members" && e.action === "create")?.actor).toBe(member.email);
     expect(res.text).not.toContain(key.body.token);
-    expect(res.text).not.toContain("secret password 1");
+    expect(res.text).not.toContain(member.password);
     expect(res.body.find((e) => e.resource === "accesstokens" && e.resourceId === key.body.id)?.actor).toBe(t.admin.email);
   });
 
