@@ -25,7 +25,12 @@ try {
     // On a terminal only; otherwise into a 0600 file, never into a log (services/accounts/initial-password.ts).
     await announceInitialPassword(
       { email: server.bootstrap.email, password: server.bootstrap.generatedPassword, url: server.url, docsUrl: docsUrl(server) },
-      { isTTY: process.stdout.isTTY === true, print: (text) => process.stdout.write(text), dataDir: config.TERN_DATA_DIR, logger },
+      {
+        isTTY: process.stdout.isTTY === true,
+        print: (text) => process.stdout.write(text),
+        dataDir: config.TERN_DATA_DIR,
+        logger,
+      },
     );
   } else if (server.bootstrap.created) {
     logger.info({ email: server.bootstrap.email }, "created the administrator from TERN_ADMIN_EMAIL/TERN_ADMIN_PASSWORD");

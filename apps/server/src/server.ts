@@ -26,9 +26,9 @@ import { createServerMetrics } from "./metrics/server-metrics.ts";
 import { NotificationEngine } from "./notify/engine.ts";
 import { createKeyring } from "./secrets/keyring.ts";
 import { loadServerKey } from "./secrets/server-key.ts";
+import { createLoginLimits } from "./services/accounts/login-limits.ts";
 import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
 import { sealLegacyDesiredConfigs } from "./services/desired-config-seal.ts";
-import { createLoginLimits } from "./services/accounts/login-limits.ts";
 
 export interface RunningServer {
   url: string;

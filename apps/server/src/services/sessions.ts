@@ -10,8 +10,8 @@ import { signAccessToken } from "../auth/jwt.ts";
 import { dummyPasswordHash, verifyPassword } from "../auth/password.ts";
 import { hashSecretToken, newSecretToken, TOKEN_PREFIX } from "../auth/secret-tokens.ts";
 import type { AppDeps } from "../deps.ts";
-import { auditFailedLogin } from "./accounts/failed-login.ts";
 import { ApiError } from "../http/errors.ts";
+import { auditFailedLogin } from "./accounts/failed-login.ts";
 
 export interface ClientInfo {
   ip: string;
@@ -59,7 +59,8 @@ export async function login(deps: SessionDeps, input: { username: string; passwo
   if (!user || !ok) {
     backoff.failed(client.ip, input.username);
     // Not awaited: the answer for a known user must take no longer than for an unknown one.
-    if (user) void auditFailedLogin(deps.db, user.id, client).catch((err) => deps.logger.warn({ err }, "audit of a failed login"));
+    if (user)
+      void auditFailedLogin(deps.db, user.id, client).catch((err) => deps.logger.warn({ err }, "audit of a failed login"));
     throw badCredentials();
   }
   backoff.succeeded(client.ip, input.username);

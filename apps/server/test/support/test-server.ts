@@ -23,10 +23,10 @@ import { GatewayEvents } from "../../src/gateway/events.ts";
 import type { AppEnv } from "../../src/http/env.ts";
 import { createServerMetrics } from "../../src/metrics/server-metrics.ts";
 import { createKeyring } from "../../src/secrets/keyring.ts";
+import { createLoginLimits } from "../../src/services/accounts/login-limits.ts";
 import { bootstrapFirstAdmin, createAccountWithOwner } from "../../src/services/bootstrap.ts";
 import { insertInvitation } from "./invitations.ts";
 import { openTestDatabase } from "./test-database.ts";
-import { createLoginLimits } from "../../src/services/accounts/login-limits.ts";
 
 export const ADMIN_EMAIL = "admin@example.com";
 export const ADMIN_PASSWORD = "correct horse battery";

@@ -31,7 +31,13 @@ describe("inviting", () => {
     const email = fresh("newcomer");
     const res = await invite({ email, role: "manager" });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ email, role: "manager", scope: "organization", scopeId: t.admin.orgId, invitedBy: t.admin.email });
+    expect(res.body).toMatchObject({
+      email,
+      role: "manager",
+      scope: "organization",
+      scopeId: t.admin.orgId,
+      invitedBy: t.admin.email,
+    });
     const token = tokenIn(await mailbox.waitFor(email));
     expect(token).toMatch(/^tern_inv_/);
 
@@ -202,7 +208,10 @@ describe("invitation security", () => {
     const token = tokenIn(await mailbox.waitFor(email));
     const bad = await accept({ token }, "not-a-token");
     expect(bad.status).toBe(401);
-    const key = await t.api<{ token: string }>("POST", "/api/accesstokens", { token: t.admin.token, body: { name: "k", role: "owner" } });
+    const key = await t.api<{ token: string }>("POST", "/api/accesstokens", {
+      token: t.admin.token,
+      body: { name: "k", role: "owner" },
+    });
     const byKey = await accept({ token }, key.body.token);
     expect(byKey.status).toBe(403);
     expect((await accept({ token, password: "a long password" })).status).toBe(201);

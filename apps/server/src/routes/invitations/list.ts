@@ -13,7 +13,8 @@ export const route = defineRoute({
   operationId: "listInvitations",
   tags: ["members"],
   summary: "Pending invitations to the organization and to its account",
-  description: "Accepted, revoked and expired invitations are not listed. Filter and sort keys: id, email, role, scope, invitedBy, expiresAt, createdAt.",
+  description:
+    "Accepted, revoked and expired invitations are not listed. Filter and sort keys: id, email, role, scope, invitedBy, expiresAt, createdAt.",
   auth: { resource: "members" },
   request: { query: ListQuerySchema },
   responses: { 200: { ...jsonResponse(z.array(InvitationSchema), "Pending invitations"), headers: recordsTotalHeader } },

@@ -95,7 +95,9 @@ describe("registration tokens", () => {
     expect(created.status).toBe(201);
     expect(created.body.maxUses).toBe(2);
     for (const machine of ["machine-max-1", "machine-max-2"])
-      expect((await t.api("POST", "/api/connect/register", { body: registration(created.body.token, machine) })).status).toBe(201);
+      expect((await t.api("POST", "/api/connect/register", { body: registration(created.body.token, machine) })).status).toBe(
+        201,
+      );
     const third = await t.api<ErrorBody>("POST", "/api/connect/register", {
       body: registration(created.body.token, "machine-max-3"),
     });

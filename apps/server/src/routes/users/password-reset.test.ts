@@ -48,7 +48,9 @@ describe("password reset", () => {
     for (const credential of [member.token, key.body.token])
       expect((await t.api("GET", "/api/organizations", { token: credential })).status).toBe(401);
     expect((await t.api("POST", "/api/users/refresh", { body: { refreshToken: member.refreshToken } })).status).toBe(401);
-    expect((await t.api("POST", "/api/users/login", { body: { username: member.email, password: member.password } })).status).toBe(401);
+    expect(
+      (await t.api("POST", "/api/users/login", { body: { username: member.email, password: member.password } })).status,
+    ).toBe(401);
     const pair = await t.login(member.email, "the new password here");
     expect((await t.api("GET", "/api/organizations", { token: pair.accessToken })).status).toBe(200);
 
@@ -139,8 +141,13 @@ describe("password reset", () => {
       const member = await s.addMember("viewer");
       const from = { "x-forwarded-for": "198.51.100.9" };
       for (let i = 0; i < 5; i++)
-        expect((await s.api("POST", "/api/users/password-reset", { body: { email: member.email }, headers: from })).status).toBe(202);
-      const limited = await s.api<ErrorBody>("POST", "/api/users/password-reset", { body: { email: member.email }, headers: from });
+        expect((await s.api("POST", "/api/users/password-reset", { body: { email: member.email }, headers: from })).status).toBe(
+          202,
+        );
+      const limited = await s.api<ErrorBody>("POST", "/api/users/password-reset", {
+        body: { email: member.email },
+        headers: from,
+      });
       expect(limited.status).toBe(429);
       expect(limited.body.code).toBe("RATE_LIMITED");
       await mailbox.waitFor(member.email, 3);

@@ -30,7 +30,9 @@ describe("POST /api/users/password", () => {
     for (const refreshToken of [member.refreshToken, other.refreshToken])
       expect((await t.api("POST", "/api/users/refresh", { body: { refreshToken } })).status).toBe(401);
     // Old password out, new one in.
-    expect((await t.api("POST", "/api/users/login", { body: { username: member.email, password: member.password } })).status).toBe(401);
+    expect(
+      (await t.api("POST", "/api/users/login", { body: { username: member.email, password: member.password } })).status,
+    ).toBe(401);
     await t.login(member.email, "a brand new password");
 
     const audit = await t.database.db

@@ -53,7 +53,10 @@ describe("own sessions", () => {
 
   it("needs a login session: no token 401, an access token 403", async () => {
     expect((await t.api("GET", "/api/users/sessions")).status).toBe(401);
-    const key = await t.api<{ token: string }>("POST", "/api/accesstokens", { token: t.admin.token, body: { name: "k", role: "owner" } });
+    const key = await t.api<{ token: string }>("POST", "/api/accesstokens", {
+      token: t.admin.token,
+      body: { name: "k", role: "owner" },
+    });
     const res = await t.api<ErrorBody>("GET", "/api/users/sessions", { token: key.body.token });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe("FORBIDDEN");
@@ -80,10 +83,12 @@ describe("members' sessions (owners)", () => {
     expect(audit.body).toEqual([expect.objectContaining({ action: "revoke", resource: "sessions", actor: t.admin.email })]);
     // Revoked already, or not this member's: 404.
     expect(
-      (await t.api("DELETE", `/api/members/${member.membershipId}/sessions/${sidOf(member.token)}`, { token: t.admin.token })).status,
+      (await t.api("DELETE", `/api/members/${member.membershipId}/sessions/${sidOf(member.token)}`, { token: t.admin.token }))
+        .status,
     ).toBe(404);
     expect(
-      (await t.api("DELETE", `/api/members/${member.membershipId}/sessions/${sidOf(t.admin.token)}`, { token: t.admin.token })).status,
+      (await t.api("DELETE", `/api/members/${member.membershipId}/sessions/${sidOf(t.admin.token)}`, { token: t.admin.token }))
+        .status,
     ).toBe(404);
   });
 
@@ -93,7 +98,9 @@ describe("members' sessions (owners)", () => {
       const user = await t.addMember(role);
       const res = await t.api<ErrorBody>("GET", `/api/members/${target.membershipId}/sessions`, { token: user.token });
       expect(res.status, role).toBe(403);
-      const del = await t.api("DELETE", `/api/members/${target.membershipId}/sessions/${sidOf(target.token)}`, { token: user.token });
+      const del = await t.api("DELETE", `/api/members/${target.membershipId}/sessions/${sidOf(target.token)}`, {
+        token: user.token,
+      });
       expect(del.status, role).toBe(403);
     }
     const orgOwner = await t.addMember("owner");
@@ -114,7 +121,8 @@ describe("members' sessions (owners)", () => {
     const other = await t.createTenant("Other");
     expect((await t.api("GET", `/api/members/${target.membershipId}/sessions`, { token: other.token })).status).toBe(404);
     expect(
-      (await t.api("DELETE", `/api/members/${target.membershipId}/sessions/${sidOf(target.token)}`, { token: other.token })).status,
+      (await t.api("DELETE", `/api/members/${target.membershipId}/sessions/${sidOf(target.token)}`, { token: other.token }))
+        .status,
     ).toBe(404);
     expect((await t.api("GET", "/api/organizations", { token: target.token })).status).toBe(200);
   });

@@ -6,8 +6,8 @@
 import { randomUUID } from "node:crypto";
 import type { ServerConfig } from "../../config.ts";
 import { ApiError } from "../../http/errors.ts";
-import { escapeHtml } from "../../notify/delivery/email-content.ts";
 import { SmtpSender } from "../../notify/delivery/email.ts";
+import { escapeHtml } from "../../notify/delivery/email-content.ts";
 import { smtpSettings } from "../../notify/smtp.ts";
 
 export interface AccountMail {

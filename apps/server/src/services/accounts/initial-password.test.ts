@@ -7,7 +7,12 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { announceInitialPassword, INITIAL_PASSWORD_FILE } from "./initial-password.ts";
 
-const secret = { email: "admin@localhost", password: "s3cr3t-generated-password", url: "http://127.0.0.1:3000", docsUrl: "http://x/docs" };
+const secret = {
+  email: "admin@localhost",
+  password: "s3cr3t-generated-password",
+  url: "http://127.0.0.1:3000",
+  docsUrl: "http://x/docs",
+};
 
 function capture() {
   const lines: string[] = [];
@@ -32,7 +37,12 @@ describe("announceInitialPassword", () => {
   it("on a terminal: printed, no file, nothing in the log", async () => {
     const printed: string[] = [];
     const log = capture();
-    const out = await announceInitialPassword(secret, { isTTY: true, print: (s) => printed.push(s), dataDir: dir, logger: log.logger });
+    const out = await announceInitialPassword(secret, {
+      isTTY: true,
+      print: (s) => printed.push(s),
+      dataDir: dir,
+      logger: log.logger,
+    });
     expect(out).toEqual({ printed: true });
     expect(printed.join("")).toContain(secret.password);
     expect(log.lines.join("")).not.toContain(secret.password);
@@ -43,7 +53,12 @@ describe("announceInitialPassword", () => {
     const printed: string[] = [];
     const log = capture();
     const dataDir = path.join(dir, "data", "nested");
-    const out = await announceInitialPassword(secret, { isTTY: false, print: (s) => printed.push(s), dataDir, logger: log.logger });
+    const out = await announceInitialPassword(secret, {
+      isTTY: false,
+      print: (s) => printed.push(s),
+      dataDir,
+      logger: log.logger,
+    });
     const file = path.join(dataDir, INITIAL_PASSWORD_FILE);
     expect(out).toEqual({ file });
     expect(printed).toEqual([]);
@@ -67,7 +82,12 @@ describe("announceInitialPassword", () => {
     const blocker = path.join(dir, "a-file");
     await writeFile(blocker, "");
     const log = capture();
-    const out = await announceInitialPassword(secret, { isTTY: false, print: () => {}, dataDir: path.join(blocker, "sub"), logger: log.logger });
+    const out = await announceInitialPassword(secret, {
+      isTTY: false,
+      print: () => {},
+      dataDir: path.join(blocker, "sub"),
+      logger: log.logger,
+    });
     expect(out).toHaveProperty("error");
     expect(log.lines.join("")).toContain("TERN_ADMIN_PASSWORD");
     expect(log.lines.join("")).not.toContain(secret.password);

@@ -44,17 +44,30 @@ function loginHelp(p: InitialPassword, password: string): string[] {
 
 export async function announceInitialPassword(p: InitialPassword, target: AnnounceTarget): Promise<Announced> {
   if (target.isTTY) {
-    target.print(["", "  First start: created the administrator account.", ...loginHelp(p, p.password), "  It is shown only now.", "", ""].join("\n"));
+    target.print(
+      [
+        "",
+        "  First start: created the administrator account.",
+        ...loginHelp(p, p.password),
+        "  It is shown only now.",
+        "",
+        "",
+      ].join("\n"),
+    );
     return { printed: true };
   }
   const file = path.resolve(target.dataDir, INITIAL_PASSWORD_FILE);
   try {
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, `${["First start: the administrator account of this Tern server.", ...loginHelp(p, p.password), "Delete this file once you have changed the password."].join("\n")}\n`, {
-      mode: 0o600,
-      flag: "w",
-    });
+    await writeFile(
+      temp,
+      `${["First start: the administrator account of this Tern server.", ...loginHelp(p, p.password), "Delete this file once you have changed the password."].join("\n")}\n`,
+      {
+        mode: 0o600,
+        flag: "w",
+      },
+    );
     // The mode of writeFile is filtered by the umask; make sure it is exactly 0600.
     await chmod(temp, 0o600);
     await rename(temp, file);

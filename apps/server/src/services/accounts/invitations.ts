@@ -15,8 +15,8 @@ import { type Selectable, sql } from "kysely";
 import type { Actor, OrgRef, UserPrincipal } from "../../auth/access.ts";
 import { hashPassword } from "../../auth/password.ts";
 import { hashSecretToken, newSecretToken } from "../../auth/secret-tokens.ts";
-import type { AppDeps } from "../../deps.ts";
 import type { Db, InvitationsTable } from "../../db/schema.ts";
+import type { AppDeps } from "../../deps.ts";
 import { ApiError, conflict, forbidden, invalidField, notFound } from "../../http/errors.ts";
 import { type ListQuery, type ListSpec, runList } from "../../http/list-query.ts";
 import { recordAudit } from "../audit.ts";
@@ -77,7 +77,10 @@ function pendingQuery(ctx: ServiceCtx) {
     .selectFrom("invitations")
     .select(PUBLIC_COLUMNS)
     .where((eb) =>
-      eb.or([eb("organization_id", "=", ctx.org.id), eb.and([eb("organization_id", "is", null), eb("account_id", "=", ctx.org.accountId)])]),
+      eb.or([
+        eb("organization_id", "=", ctx.org.id),
+        eb.and([eb("organization_id", "is", null), eb("account_id", "=", ctx.org.accountId)]),
+      ]),
     )
     .where("accepted_at", "is", null)
     .where("revoked_at", "is", null)
@@ -102,9 +105,7 @@ export async function createInvitation(
     // A new invitation replaces a pending one for the same address and scope.
     const replaced = await pendingQuery(tx)
       .where("email", "=", input.email)
-      .where((eb) =>
-        input.scope === "organization" ? eb("organization_id", "=", tx.org.id) : eb("organization_id", "is", null),
-      )
+      .where((eb) => (input.scope === "organization" ? eb("organization_id", "=", tx.org.id) : eb("organization_id", "is", null)))
       .execute();
     if (replaced.length) {
       await tx.db
@@ -143,7 +144,13 @@ export async function createInvitation(
     // An invitation nobody received is withdrawn, so it is not left pending and unusable.
     await inTransaction(ctx, async (tx) => {
       await tx.db.updateTable("invitations").set({ revoked_at: sql`now()` }).where("id", "=", invitation.id).execute();
-      await recordAudit(tx, { action: "revoke", resource: "invitations", resourceId: invitation.id, before: invitation, after: { reason: "e-mail not sent" } });
+      await recordAudit(tx, {
+        action: "revoke",
+        resource: "invitations",
+        resourceId: invitation.id,
+        before: invitation,
+        after: { reason: "e-mail not sent" },
+      });
     });
     throw err;
   }
@@ -152,7 +159,9 @@ export async function createInvitation(
 
 async function sendInvitationMail(ctx: ServiceCtx, invitation: Invitation, token: string) {
   const where =
-    invitation.scope === "organization" ? `the organization "${ctx.org.name}"` : `the account of the organization "${ctx.org.name}"`;
+    invitation.scope === "organization"
+      ? `the organization "${ctx.org.name}"`
+      : `the account of the organization "${ctx.org.name}"`;
   const days = Math.round(ctx.config.TERN_INVITATION_TTL / 86_400);
   await sendAccountMail(ctx.config, invitation.email, {
     subject: "[Tern] You are invited to join an organization",
@@ -188,7 +197,8 @@ export async function acceptInvitation(
   user: UserPrincipal | null,
 ): Promise<Membership> {
   if (!input.token.startsWith(INVITATION_TOKEN_PREFIX)) throw invalidToken();
-  if (!user && !input.password) throw invalidField("password", "a password is required to create your user (or sign in to accept)");
+  if (!user && !input.password)
+    throw invalidField("password", "a password is required to create your user (or sign in to accept)");
   // scrypt before the transaction: it takes a while and needs no lock.
   const passwordHash = !user && input.password ? await hashPassword(input.password, deps.config.TERN_PASSWORD_HASH_COST) : null;
   return deps.db.transaction().execute(async (trx) => {
@@ -233,7 +243,12 @@ export async function acceptInvitation(
     const actor: Actor = { kind: "user", label: target.email, userId: target.id, tokenId: null };
     const org = await auditOrg(trx, inv);
     const ctx = { db: trx, org, actor };
-    await recordAudit(ctx, { action: "accept", resource: "invitations", resourceId: inv.id, after: { membership: membership.id } });
+    await recordAudit(ctx, {
+      action: "accept",
+      resource: "invitations",
+      resourceId: inv.id,
+      after: { membership: membership.id },
+    });
     await recordAudit(ctx, { action: "create", resource: "members", resourceId: membership.id, after: membership });
     return membership;
   });

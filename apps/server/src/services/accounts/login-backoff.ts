@@ -71,8 +71,7 @@ export function createLoginBackoff(options: LoginBackoffOptions): LoginBackoff {
   };
   const sweep = (now: number) => {
     // Bounded memory under a flood of distinct addresses or names.
-    if (pairs.size >= SWEEP_AT)
-      for (const [k, p] of pairs) if (now - p.last >= windowMs && p.until <= now) pairs.delete(k);
+    if (pairs.size >= SWEEP_AT) for (const [k, p] of pairs) if (now - p.last >= windowMs && p.until <= now) pairs.delete(k);
     if (accounts.size >= SWEEP_AT) for (const name of accounts.keys()) account(name, now);
     if (known.size >= SWEEP_AT * 10) known.clear();
   };

@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import type { TokenPair } from "@tern/protocol";
 import { signAccessToken } from "../../auth/jwt.ts";
 import { hashSecretToken, newSecretToken, TOKEN_PREFIX } from "../../auth/secret-tokens.ts";
-import type { AppDeps } from "../../deps.ts";
 import type { Db } from "../../db/schema.ts";
+import type { AppDeps } from "../../deps.ts";
 import type { ClientInfo } from "../sessions.ts";
 
 export async function openSession(

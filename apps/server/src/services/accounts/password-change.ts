@@ -19,7 +19,12 @@ type Deps = Pick<AppDeps, "db" | "config" | "keyring" | "loginLimits">;
 export const rateLimited = (seconds: number) =>
   new ApiError("RATE_LIMITED", `too many attempts; try again in ${seconds} s`, [], { "retry-after": String(seconds) });
 
-export async function changePassword(deps: Deps, user: UserPrincipal, input: PasswordChange, client: ClientInfo): Promise<TokenPair> {
+export async function changePassword(
+  deps: Deps,
+  user: UserPrincipal,
+  input: PasswordChange,
+  client: ClientInfo,
+): Promise<TokenPair> {
   const { ip, backoff } = deps.loginLimits;
   const wait = ip.blockedFor(`ip:${client.ip}`) ?? backoff.admit(client.ip, user.email);
   if (wait !== null) throw rateLimited(wait);

@@ -31,7 +31,7 @@ const invalidToken = () => new ApiError("INVALID_TOKEN", "the reset token is unk
  * background work is for tests and shutdown, never for the answer.
  */
 export function requestPasswordReset(deps: Deps, email: string, client: ClientInfo): { done: Promise<void> } {
-  const { ip, resetMail } = deps.loginLimits;
+  const { ip } = deps.loginLimits;
   const wait = ip.blockedFor(`ip:${client.ip}`);
   if (wait !== null) throw rateLimited(wait);
   ip.hit(`ip:${client.ip}`);
@@ -60,7 +60,12 @@ async function sendReset(deps: Deps, email: string, client: ClientInfo): Promise
       .execute();
     await trx
       .insertInto("password_resets")
-      .values({ id: randomUUID(), user_id: user.id, token_hash: hashSecretToken(token), expires_at: new Date(Date.now() + ttl * 1000) })
+      .values({
+        id: randomUUID(),
+        user_id: user.id,
+        token_hash: hashSecretToken(token),
+        expires_at: new Date(Date.now() + ttl * 1000),
+      })
       .execute();
     await auditUserEvent(trx, user.id, actor, {
       action: "password_reset_requested",

@@ -8,8 +8,8 @@
 import { sql } from "kysely";
 import type { Actor } from "../../auth/access.ts";
 import type { Db } from "../../db/schema.ts";
-import { recordAudit } from "../audit.ts";
 import { toAccessToken } from "../access-tokens.ts";
+import { recordAudit } from "../audit.ts";
 
 export interface Revoked {
   sessions: number;

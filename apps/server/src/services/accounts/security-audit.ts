@@ -21,7 +21,11 @@ export async function userActor(db: Db, userId: string): Promise<Actor> {
 export async function auditUserEvent(db: Db, userId: string, actor: Actor, entry: Omit<AuditRecord, "orgId">): Promise<boolean> {
   const orgId = await defaultOrgOf(db, userId);
   if (!orgId) return false;
-  const org = await db.selectFrom("organizations").select(["id", "account_id", "name"]).where("id", "=", orgId).executeTakeFirst();
+  const org = await db
+    .selectFrom("organizations")
+    .select(["id", "account_id", "name"])
+    .where("id", "=", orgId)
+    .executeTakeFirst();
   if (!org) return false;
   const write = (tx: Db) => recordAudit({ db: tx, org: { id: org.id, accountId: org.account_id, name: org.name }, actor }, entry);
   if (db.isTransaction) await write(db);

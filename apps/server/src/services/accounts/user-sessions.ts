@@ -6,8 +6,8 @@
  * refresh token and the access JWTs issued for it at once.
  */
 import type { Session } from "@tern/protocol";
-import type { UserPrincipal } from "../../auth/access.ts";
 import { sql } from "kysely";
+import type { UserPrincipal } from "../../auth/access.ts";
 import type { Db, SessionRow } from "../../db/schema.ts";
 import { notFound } from "../../http/errors.ts";
 import { recordAudit } from "../audit.ts";
