@@ -11,7 +11,7 @@ import { dummyPasswordHash, verifyPassword } from "../auth/password.ts";
 import { hashSecretToken, newSecretToken, TOKEN_PREFIX } from "../auth/secret-tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
-import { auditFailedLogin } from "./accounts/failed-login.ts";
+import { auditFailedLogin, auditLogout } from "./accounts/failed-login.ts";
 
 export interface ClientInfo {
   ip: string;
@@ -105,10 +105,14 @@ export async function refresh(deps: SessionDeps, refreshToken: string): Promise<
 
 /** Revokes the session of a refresh token: its refresh token and its access JWTs stop working. */
 export async function logout(deps: SessionDeps, refreshToken: string): Promise<void> {
-  await deps.db
-    .updateTable("sessions")
-    .set({ revoked_at: sql`now()` })
-    .where("refresh_hash", "=", hashSecretToken(refreshToken))
-    .where("revoked_at", "is", null)
-    .execute();
+  await deps.db.transaction().execute(async (trx) => {
+    const ended = await trx
+      .updateTable("sessions")
+      .set({ revoked_at: sql`now()` })
+      .where("refresh_hash", "=", hashSecretToken(refreshToken))
+      .where("revoked_at", "is", null)
+      .returning(["id", "user_id"])
+      .executeTakeFirst();
+    if (ended) await auditLogout(trx, ended.user_id, ended.id);
+  });
 }

@@ -92,6 +92,13 @@ describe("POST /api/users/refresh and /logout", () => {
     // Logging out twice is fine; other sessions are untouched.
     expect((await t.api("POST", "/api/users/logout", { body: { refreshToken: pair.refreshToken } })).status).toBe(204);
     expect((await t.api("GET", "/api/organizations", { token: other.accessToken })).status).toBe(200);
+    const sid = (JSON.parse(Buffer.from(pair.accessToken.split(".")[1]!, "base64url").toString()) as { sid: string }).sid;
+    const audit = await t.database.db
+      .selectFrom("audit_log")
+      .select(["action", "actor"])
+      .where("resource_id", "=", sid)
+      .execute();
+    expect(audit).toEqual([{ action: "logout", actor: t.admin.email }]);
   });
 
   it("an expired, tampered or foreign-key JWT is 401", async () => {

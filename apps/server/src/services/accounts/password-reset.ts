@@ -27,18 +27,16 @@ const invalidToken = () => new ApiError("INVALID_TOKEN", "the reset token is unk
 
 /**
  * Counts the request against the client address (429 past its limit), then
- * returns; the e-mail is sent in the background. The returned promise of the
- * background work is for tests and shutdown, never for the answer.
+ * returns; the lookup and the e-mail happen in the background, after the answer.
  */
-export function requestPasswordReset(deps: Deps, email: string, client: ClientInfo): { done: Promise<void> } {
+export function requestPasswordReset(deps: Deps, email: string, client: ClientInfo): void {
   const { ip } = deps.loginLimits;
   const wait = ip.blockedFor(`ip:${client.ip}`);
   if (wait !== null) throw rateLimited(wait);
   ip.hit(`ip:${client.ip}`);
-  const done = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => sendReset(deps, email, client))
-    .catch((err) => deps.logger.warn({ err }, "password reset e-mail not sent"));
-  return { done };
+  setImmediate(() => {
+    sendReset(deps, email, client).catch((err) => deps.logger.warn({ err }, "password reset e-mail not sent"));
+  });
 }
 
 async function sendReset(deps: Deps, email: string, client: ClientInfo): Promise<void> {
