@@ -11,7 +11,7 @@ import { dummyPasswordHash, verifyPassword } from "../auth/password.ts";
 import { hashSecretToken, newSecretToken, TOKEN_PREFIX } from "../auth/secret-tokens.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
-import { auditFailedLogin, auditLogout } from "./accounts/failed-login.ts";
+import { auditFailedLogin, auditLogout } from "./accounts/sign-in-audit.ts";
 
 export interface ClientInfo {
   ip: string;
