@@ -143,7 +143,7 @@ export type AccessToken = z.infer<typeof AccessToken>;
 /** Creation answer: the only time the secret is shown. */
 export const AccessTokenCreated = AccessToken.extend({ token: z.string() });
 
-export const RegistrationTokenCreate = z.object({
+export const RegistrationTokenCreate = z.strictObject({
   name: Name,
   /** Expiry; omitted = the server's default lifetime (TERN_REGISTRATION_TOKEN_TTL), null = until deleted. */
   expiresAt: Timestamp.nullable().optional(),

@@ -119,6 +119,10 @@ describe("registration tokens", () => {
       expect(res.status, JSON.stringify(maxUses)).toBe(400);
       expect((res.body as unknown as ErrorBody).details[0]?.path).toBe("maxUses");
     }
+    // A misspelled field is an error, not a token without a limit.
+    const misspelled = await create({ name: "typo", maxUse: 1 });
+    expect(misspelled.status).toBe(400);
+    expect((misspelled.body as unknown as ErrorBody).code).toBe("VALIDATION_FAILED");
   });
 
   it("POST validates the name", async () => {
