@@ -16,6 +16,18 @@ export const ErrorCode = z.enum([
   "DEVICE_NOT_CONNECTED",
   "DEVICE_TIMEOUT",
   "UNSUPPORTED_PROTOCOL_VERSION",
+  /** The organization requires two-factor sign-in and the user has not enrolled (POST /api/users/me/mfa/enrol). */
+  "MFA_REQUIRED",
+  /** The proof given is wrong: a TOTP code (wrong, expired or replayed), a used recovery code, or the password of a 2FA change (which one is not said). */
+  "MFA_PROOF_INVALID",
+  /** The identity provider's sign-in failed: bad or expired state, an error answer, or an ID token that did not verify. */
+  "SSO_FAILED",
+  /** The identity provider does not vouch for the e-mail address (email_verified is not true). */
+  "SSO_EMAIL_NOT_VERIFIED",
+  /** No member has that e-mail and its domain is not one the provider may add. */
+  "SSO_NOT_ALLOWED",
+  /** The identity provider could not be reached or answered something unusable. */
+  "SSO_PROVIDER_UNAVAILABLE",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -50,6 +62,12 @@ export const errorStatus: Record<ErrorCode, number> = {
   DEVICE_NOT_CONNECTED: 409,
   DEVICE_TIMEOUT: 504,
   UNSUPPORTED_PROTOCOL_VERSION: 400,
+  MFA_REQUIRED: 403,
+  MFA_PROOF_INVALID: 403,
+  SSO_FAILED: 400,
+  SSO_EMAIL_NOT_VERIFIED: 403,
+  SSO_NOT_ALLOWED: 403,
+  SSO_PROVIDER_UNAVAILABLE: 502,
   INTERNAL: 500,
 };
 

@@ -1,6 +1,6 @@
 /** The Hono environment of every route: dependencies, request id, logger, and the caller once authorized. */
 import type { Logger } from "pino";
-import type { Access } from "../auth/access.ts";
+import type { Access, Principal } from "../auth/access.ts";
 import type { AppDeps } from "../deps.ts";
 
 export interface AppEnv {
@@ -11,6 +11,8 @@ export interface AppEnv {
     clientIp: string;
     /** Set by the authorization middleware of every non-public route. */
     access: Access;
+    /** Set by the middleware of routes about the signed-in user themself (auth: "user"). */
+    user: Extract<Principal, { kind: "user" }>;
   };
 }
 

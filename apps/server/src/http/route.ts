@@ -12,14 +12,17 @@ import type { ErrorCode } from "@tern/protocol";
 import { errorStatus } from "@tern/protocol";
 import { z } from "zod";
 import { authorize, type RouteAuthorization } from "../auth/authorize.ts";
+import { authorizeUser } from "../auth/authorize-user.ts";
 import { bitForMethod } from "../auth/permissions.ts";
 import { ErrorBodySchema, OrgQuery } from "./schemas.ts";
 
-export type RouteAuth = "public" | RouteAuthorization;
+/** `"user"`: a signed-in user acting on themself (their own 2FA): a session, never a key; no organization. */
+export type RouteAuth = "public" | "user" | RouteAuthorization;
 
 /** What the security matrix reads from the OpenAPI document. */
 export type TernAuthExtension =
   | { public: true }
+  | { user: true }
   | { resource: string; permission: string; scope: "organization" | "account"; orgParam?: string; accountParam?: string };
 
 const ERROR_TEXT: Partial<Record<ErrorCode, string>> = {
@@ -64,6 +67,16 @@ export function defineRoute<const R extends RouteConfig & { auth: RouteAuth; err
       responses: { ...errorResponses(common), ...route.responses },
       security: [],
       "x-tern-auth": { public: true } satisfies TernAuthExtension,
+    }) as never;
+  }
+
+  if (auth === "user") {
+    return createRoute({
+      ...route,
+      responses: { ...errorResponses(["UNAUTHENTICATED", "FORBIDDEN", ...common]), ...route.responses },
+      security: [{ bearerAuth: [] }],
+      middleware: [authorizeUser()],
+      "x-tern-auth": { user: true } satisfies TernAuthExtension,
     }) as never;
   }
 

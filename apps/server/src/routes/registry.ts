@@ -35,6 +35,12 @@ import * as membersCreate from "./members/create.ts";
 import * as membersDelete from "./members/delete.ts";
 import * as membersList from "./members/list.ts";
 import * as membersUpdate from "./members/update.ts";
+import * as mfaConfirm from "./mfa/confirm.ts";
+import * as mfaDisable from "./mfa/disable.ts";
+import * as mfaEnrol from "./mfa/enrol.ts";
+import * as mfaLogin from "./mfa/login.ts";
+import * as mfaRecoveryCodes from "./mfa/recovery-codes.ts";
+import * as mfaStatus from "./mfa/status.ts";
 import * as mlpoliciesCreate from "./mlpolicies/create.ts";
 import * as mlpoliciesDelete from "./mlpolicies/delete.ts";
 import * as mlpoliciesGet from "./mlpolicies/get.ts";
@@ -58,6 +64,8 @@ import * as organizationsCreate from "./organizations/create.ts";
 import * as organizationsDelete from "./organizations/delete.ts";
 import * as organizationsGet from "./organizations/get.ts";
 import * as organizationsList from "./organizations/list.ts";
+import * as organizationsSecurityGet from "./organizations/security-get.ts";
+import * as organizationsSecurityUpdate from "./organizations/security-update.ts";
 import * as organizationsUpdate from "./organizations/update.ts";
 import * as pathlabelsCreate from "./pathlabels/create.ts";
 import * as pathlabelsDelete from "./pathlabels/delete.ts";
@@ -102,6 +110,13 @@ export const ROUTES: readonly RouteModule[] = [
   usersLogin,
   usersRefresh,
   usersLogout,
+  // Two-factor sign-in: the second login step (public) and the user's own settings (auth "user").
+  mfaLogin,
+  mfaStatus,
+  mfaEnrol,
+  mfaConfirm,
+  mfaDisable,
+  mfaRecoveryCodes,
   accountsList,
   accountsUpdate,
   organizationsList,
@@ -109,6 +124,8 @@ export const ROUTES: readonly RouteModule[] = [
   organizationsGet,
   organizationsUpdate,
   organizationsDelete,
+  organizationsSecurityGet,
+  organizationsSecurityUpdate,
   membersList,
   membersCreate,
   membersUpdate,
