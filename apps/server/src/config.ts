@@ -53,6 +53,17 @@ export const ServerConfig = z.object({
   /** Seconds to wait for in-flight requests on SIGTERM before closing connections. */
   TERN_SHUTDOWN_GRACE: PositiveInt.default(10),
 
+  /**
+   * The server's public base URL as browsers reach it (https://tern.example.com): single sign-on builds its
+   * redirect URI from it (<url>/api/sso/callback). Unset = SSO sign-in is unavailable.
+   */
+  TERN_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, message: "must be an http(s):// URL" })
+    .transform((s) => s.replace(/\/+$/, ""))
+    .optional(),
+  /** Allow http:// OpenID issuers (labs and tests with a provider on loopback); production providers use https. */
+  TERN_SSO_ALLOW_HTTP_ISSUER: Flag.default(false),
+
   // Device gateway and job engine (docs/gateway.md). Times are in milliseconds.
   /** Websocket ping period, and how many pings in a row may go unanswered before the link is dropped. */
   TERN_WS_PING_INTERVAL_MS: PositiveInt.default(20_000),

@@ -77,6 +77,13 @@ import * as peersDelete from "./peers/delete.ts";
 import * as peersGet from "./peers/get.ts";
 import * as peersList from "./peers/list.ts";
 import * as peersUpdate from "./peers/update.ts";
+import * as ssoCallback from "./sso/callback.ts";
+import * as ssoCreate from "./sso/create.ts";
+import * as ssoDelete from "./sso/delete.ts";
+import * as ssoGet from "./sso/get.ts";
+import * as ssoList from "./sso/list.ts";
+import * as ssoStart from "./sso/start.ts";
+import * as ssoUpdate from "./sso/update.ts";
 import * as health from "./system/health.ts";
 import * as version from "./system/version.ts";
 import * as tokensCreate from "./tokens/create.ts";
@@ -117,6 +124,14 @@ export const ROUTES: readonly RouteModule[] = [
   mfaConfirm,
   mfaDisable,
   mfaRecoveryCodes,
+  // Single sign-on: identity providers (resource members), the public start and callback.
+  ssoList,
+  ssoCreate,
+  ssoGet,
+  ssoUpdate,
+  ssoDelete,
+  ssoStart,
+  ssoCallback,
   accountsList,
   accountsUpdate,
   organizationsList,
