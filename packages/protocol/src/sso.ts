@@ -59,8 +59,13 @@ export const SsoProvider = z.strictObject({
 });
 export type SsoProvider = z.infer<typeof SsoProvider>;
 
-/** What the provider sends back to the callback. */
-export const SsoCallbackQuery = z.strictObject({
+/**
+ * What the provider sends back to the callback. Not strict, unlike every other
+ * input: the identity provider, not a Tern client, writes this query, and real
+ * providers add parameters of their own (Google: scope, authuser, hd, prompt).
+ * openid-client checks the authorization response itself.
+ */
+export const SsoCallbackQuery = z.looseObject({
   state: z.string().min(1).max(200).optional(),
   code: z.string().min(1).max(2000).optional(),
   iss: z.string().max(500).optional(),

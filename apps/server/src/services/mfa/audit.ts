@@ -21,7 +21,7 @@ export function userActor(user: AuditedUser): Actor {
 
 /** Must run inside the transaction of the change (`tx`). */
 export async function auditUserEvent(
-  deps: Pick<AppDeps, "config" | "keyring" | "logger"> & { db?: unknown },
+  deps: Pick<AppDeps, "config" | "keyring" | "logger">,
   tx: Db,
   user: AuditedUser,
   action: string,
@@ -29,7 +29,8 @@ export async function auditUserEvent(
 ): Promise<void> {
   const orgs = await accessibleOrgsQuery(tx, user.id).select(["o.id", "o.account_id as accountId", "o.name"]).execute();
   for (const org of orgs) {
-    const ctx = { ...systemCtx(deps as AppDeps, org, userActor(user)), db: tx };
+    // systemCtx reads only config, keyring and logger from deps besides db, which is the transaction here.
+    const ctx = { ...systemCtx({ ...deps, db: tx } as AppDeps, org, userActor(user)), db: tx };
     await recordAudit(ctx, { action, resource: "users", resourceId: user.id, after: { email: user.email, ...after } });
   }
 }
