@@ -200,6 +200,11 @@ describe("2FA enrolment and login", () => {
     expect(unknown.body.code).toBe("VALIDATION_FAILED");
     const badCode = await t.api<ErrorBody>("POST", "/api/users/me/mfa/confirm", { token: user.token, body: { code: "12ab56" } });
     expect(badCode.status).toBe(400);
+    const both = await t.api<ErrorBody>("POST", "/api/users/login/mfa", {
+      body: { challenge: "tern_mc_x", code: "123456", recoveryCode: "abcd-efgh-ijkl-mnop" },
+    });
+    expect(both.status).toBe(400);
+    expect(both.body.code).toBe("VALIDATION_FAILED");
     await enrol(t, user);
     const again = await t.api<ErrorBody>("POST", "/api/users/me/mfa/enrol", {
       token: user.token,

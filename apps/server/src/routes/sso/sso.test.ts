@@ -43,9 +43,9 @@ describe("single sign-on with OpenID Connect", () => {
   /** Start at Tern, sign in at the provider as `accountId`, come back to Tern's callback with the browser's cookie. */
   async function signIn<T = TokenPair>(
     accountId: string,
-    options: { cookie?: string | null; abort?: boolean } = {},
+    options: { cookie?: string | null; abort?: boolean; providerId?: string } = {},
   ): Promise<ApiResponse<T> & { callback: URL }> {
-    const start = await t.api("GET", `/api/sso/providers/${provider.id}/start`);
+    const start = await t.api("GET", `/api/sso/providers/${options.providerId ?? provider.id}/start`);
     expect(start.status, start.text).toBe(302);
     const setCookie = start.headers.get("set-cookie") ?? "";
     expect(setCookie).toMatch(/tern_sso=[^;]+;.*HttpOnly/i);
@@ -182,6 +182,36 @@ describe("single sign-on with OpenID Connect", () => {
         query: { filter: JSON.stringify([{ key: "resourceId", op: "==", val: user.id }]) },
       });
       expect(audit.body.map((e) => e.action)).toContain("sso-join");
+    });
+
+    it("an account-wide provider (set by an account owner) makes new users members of the account", async () => {
+      const wide = await t.api<SsoProvider>("POST", "/api/sso/providers", {
+        token: t.admin.token,
+        body: {
+          name: "Account-wide",
+          issuer: idp.issuer,
+          clientId: idp.clientId,
+          clientSecret: idp.clientSecret,
+          allowedDomains: ["corp.example"],
+          membershipScope: "account",
+        },
+      });
+      expect(wide.status, wide.text).toBe(201);
+      idp.accounts.set("hank", { email: "hank@corp.example", emailVerified: true });
+      const res = await signIn("hank", { providerId: wide.body.id });
+      expect(res.status, res.text).toBe(200);
+      const user = await t.database.db
+        .selectFrom("users")
+        .select("id")
+        .where("email", "=", "hank@corp.example")
+        .executeTakeFirstOrThrow();
+      const membership = await t.database.db
+        .selectFrom("memberships")
+        .selectAll()
+        .where("user_id", "=", user.id)
+        .executeTakeFirstOrThrow();
+      expect(membership).toMatchObject({ account_id: t.admin.accountId, organization_id: null, role: "viewer" });
+      expect((await t.api("DELETE", `/api/sso/providers/${wide.body.id}`, { token: t.admin.token })).status).toBe(204);
     });
 
     it("refuses an address outside the allowed domains and one the provider has not verified", async () => {
