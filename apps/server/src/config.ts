@@ -57,11 +57,6 @@ export const ServerConfig = z.object({
   TERN_INVITATION_TTL: PositiveInt.max(90 * 86_400).default(7 * 86_400),
   /** Default lifetime of a registration token created without `expiresAt`, in seconds (7 days). */
   TERN_REGISTRATION_TOKEN_TTL: PositiveInt.max(3650 * 86_400).default(7 * 86_400),
-  /** The address people reach this server at (e.g. https://tern.example.net), used in links of account e-mails. */
-  TERN_PUBLIC_URL: z
-    .url({ protocol: /^https?$/, message: "must be an http(s):// URL" })
-    .transform((s) => s.replace(/\/+$/, ""))
-    .optional(),
   /** Device registrations (POST /connect/register) per client IP per window, whatever their outcome. */
   TERN_REGISTER_RATE_IP: PositiveInt.default(300),
   TERN_REGISTER_RATE_WINDOW: PositiveInt.default(300),
@@ -71,6 +66,17 @@ export const ServerConfig = z.object({
   TERN_MAX_BODY_BYTES: PositiveInt.default(1024 * 1024),
   /** Seconds to wait for in-flight requests on SIGTERM before closing connections. */
   TERN_SHUTDOWN_GRACE: PositiveInt.default(10),
+
+  /**
+   * The server's public base URL as people reach it (https://tern.example.com): links in account e-mails, and
+   * single sign-on's redirect URI (<url>/api/sso/callback). Unset = SSO sign-in is unavailable.
+   */
+  TERN_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, message: "must be an http(s):// URL" })
+    .transform((s) => s.replace(/\/+$/, ""))
+    .optional(),
+  /** Allow http:// OpenID issuers (labs and tests with a provider on loopback); production providers use https. */
+  TERN_SSO_ALLOW_HTTP_ISSUER: Flag.default(false),
 
   // Device gateway and job engine (docs/gateway.md). Times are in milliseconds.
   /** Websocket ping period, and how many pings in a row may go unanswered before the link is dropped. */

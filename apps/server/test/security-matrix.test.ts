@@ -21,6 +21,8 @@ interface Operation {
 }
 
 type Protected = Operation & { auth: Exclude<TernAuthExtension, { public: true } | { user: true }> };
+/** Routes of the signed-in user's own account (password, sessions, 2FA): a user session, never a key, no organization. */
+type UserRoute = Operation & { auth: { user: true } };
 
 const t = useTestServer();
 let operations: Operation[] = [];
@@ -40,8 +42,7 @@ function isProtected(op: Operation): op is Protected {
   return "resource" in op.auth;
 }
 
-/** Routes of the signed-in user's own account. */
-function isUserRoute(op: Operation): boolean {
+function isUserRoute(op: Operation): op is UserRoute {
   return "user" in op.auth;
 }
 
@@ -166,6 +167,26 @@ describe("security matrix", () => {
       // Account-wide acts need an account role, which keys never have.
       if (op.auth.scope === "account") expect(only.status, label).toBe(403);
       else expect([401, 403], label).not.toContain(only.status);
+    }
+  });
+
+  it("user routes: every kind of key → 403; every signed-in user (any role, any tenant) passes", async () => {
+    const users = operations.filter(isUserRoute);
+    expect(users.length).toBeGreaterThanOrEqual(1);
+    const ownerKey = await createKey(t, t.admin.token, { name: "user-route-owner-key", role: "owner" });
+    for (const op of users) {
+      for (const key of [ownerKey, keyB]) {
+        const res = await call(op, key, NO_FIXTURE);
+        expect(res.status, `${op.method} ${op.path} with a key: ${res.text}`).toBe(403);
+        expect((res.body as { code: string }).code).toBe("FORBIDDEN");
+      }
+      for (const user of [t.admin, viewer, manager, tenantB]) {
+        const res = await call(op, user.token, NO_FIXTURE);
+        const label = `${op.method} ${op.path} as ${user.email}: ${res.status} ${res.text}`;
+        // Past authorization: a 403 here may only be the route's own answer (a wrong proof), never FORBIDDEN.
+        expect(res.status, label).not.toBe(401);
+        if (res.status === 403) expect((res.body as { code: string }).code, label).not.toBe("FORBIDDEN");
+      }
     }
   });
 

@@ -24,6 +24,18 @@ export const ErrorCode = z.enum([
   "EMAIL_UNAVAILABLE",
   /** A registration token whose use count is spent. */
   "REGISTRATION_TOKEN_EXHAUSTED",
+  /** The organization requires two-factor sign-in and the user has not enrolled (POST /api/users/me/mfa/enrol). */
+  "MFA_REQUIRED",
+  /** The proof given is wrong: a TOTP code (wrong, expired or replayed), a used recovery code, or the password of a 2FA change (which one is not said). */
+  "MFA_PROOF_INVALID",
+  /** The identity provider's sign-in failed: bad or expired state, an error answer, or an ID token that did not verify. */
+  "SSO_FAILED",
+  /** The identity provider does not vouch for the e-mail address (email_verified is not true). */
+  "SSO_EMAIL_NOT_VERIFIED",
+  /** No member has that e-mail and its domain is not one the provider may add. */
+  "SSO_NOT_ALLOWED",
+  /** The identity provider could not be reached or answered something unusable. */
+  "SSO_PROVIDER_UNAVAILABLE",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -62,6 +74,12 @@ export const errorStatus: Record<ErrorCode, number> = {
   SIGN_IN_REQUIRED: 401,
   EMAIL_UNAVAILABLE: 503,
   REGISTRATION_TOKEN_EXHAUSTED: 403,
+  MFA_REQUIRED: 403,
+  MFA_PROOF_INVALID: 403,
+  SSO_FAILED: 400,
+  SSO_EMAIL_NOT_VERIFIED: 403,
+  SSO_NOT_ALLOWED: 403,
+  SSO_PROVIDER_UNAVAILABLE: 502,
   INTERNAL: 500,
 };
 

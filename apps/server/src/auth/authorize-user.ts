@@ -1,8 +1,9 @@
 /**
  * The middleware of `auth: "user"` routes: the caller's own account (password,
- * own sessions). It needs a login session's access JWT; an access token (API
- * key) is refused, since a key must not change its creator's password or
- * sessions. No organization is resolved: these routes act on the user only.
+ * own sessions, 2FA). It needs a login session's access JWT; an access token (API
+ * key) is refused, since a key must not change how its creator signs in. No
+ * organization is resolved: a user whose organizations require 2FA must still
+ * reach these routes to enrol.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.ts";

@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { Db } from "../db/schema.ts";
 import type { AppEnv } from "../http/env.ts";
 import { ApiError, forbidden, invalidField, notFound } from "../http/errors.ts";
+import { assertMfaPolicy } from "../services/mfa/policy.ts";
 import type { Access, Principal } from "./access.ts";
 import { authenticate, bearerToken } from "./authenticate.ts";
 import { bitForMethod, hasPermission, NO_PERMISSIONS } from "./permissions.ts";
@@ -74,6 +75,7 @@ export function authorize(auth: RouteAuthorization, method: string): MiddlewareH
       }
     }
     if (!resolved) throw notFound("organization");
+    if (principal.kind === "user") await assertMfaPolicy(db, principal.userId, resolved.org.id);
     const access: Access =
       auth.scope === "account"
         ? {

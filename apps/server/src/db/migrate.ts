@@ -18,6 +18,7 @@ import * as gateway from "./migrations/20251123-401-gateway.ts";
 import * as notifyAndSealedConfigs from "./migrations/20251124-501-notify-and-sealed-configs.ts";
 import * as liveStateFillfactor from "./migrations/20251124-801-live-state-fillfactor.ts";
 import * as accounts from "./migrations/20261125-201-accounts.ts";
+import * as mfaSso from "./migrations/20261125-301-mfa-sso.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -27,6 +28,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20251124-501-notify-and-sealed-configs": notifyAndSealedConfigs,
   "20251124-801-live-state-fillfactor": liveStateFillfactor,
   "20261125-201-accounts": accounts,
+  "20261125-301-mfa-sso": mfaSso,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -48,6 +48,8 @@ export interface OrganizationsTable {
   description: Generated<string>;
   group_name: Generated<string>;
   tunnel_range: string;
+  /** Members must have two-factor sign-in to act in this organization (migration 20261125-301). */
+  require_mfa: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
@@ -433,6 +435,64 @@ export interface NotificationDeliveriesTable {
   at: CreatedAt;
 }
 
+/** A user's TOTP factor (migration 20261125-301); enabled_at null = enrolment not yet confirmed. */
+export interface UserMfaTable {
+  user_id: string;
+  secret_enc: string;
+  enabled_at: NullableTimestamp;
+  last_time_step: number | null;
+  failed_attempts: Generated<number>;
+  blocked_until: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface MfaRecoveryCodesTable {
+  id: string;
+  user_id: string;
+  code_hash: string;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+/** The step between a right password (or SSO sign-in) and the second factor. */
+export interface MfaChallengesTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  expires_at: Timestamp;
+  attempts: Generated<number>;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export interface SsoProvidersTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  issuer: string;
+  client_id: string;
+  client_secret_enc: string;
+  allowed_domains: Json<string[]>;
+  default_role: "manager" | "viewer";
+  membership_scope: "organization" | "account";
+  enabled: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+/** An OpenID Connect sign-in between its start and its callback. */
+export interface SsoLoginsTable {
+  id: string;
+  provider_id: string;
+  state_hash: string;
+  binding_hash: string;
+  code_verifier_enc: string;
+  nonce: string;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   accounts: AccountsTable;
   organizations: OrganizationsTable;
@@ -464,6 +524,11 @@ export interface Database {
   gateway_duties: GatewayDutiesTable;
   gateway_replies: GatewayRepliesTable;
   notification_deliveries: NotificationDeliveriesTable;
+  user_mfa: UserMfaTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  mfa_challenges: MfaChallengesTable;
+  sso_providers: SsoProvidersTable;
+  sso_logins: SsoLoginsTable;
 }
 
 /** The database handle services take: the root Kysely or a transaction of it. */

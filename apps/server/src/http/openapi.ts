@@ -35,7 +35,7 @@ export function openApiDocument(root: OpenAPIHono<AppEnv>): OpenApiDocument {
       description: [
         "REST API of the Tern SD-WAN management server.",
         "",
-        "Every non-public route acts in one organization: `?org=<id>` or the caller's default. Permissions are per resource with bits get=1 post=2 put=4 del=8; a route needs the bit of its method (see `x-tern-auth`).",
+        "Every non-public route acts in one organization: `?org=<id>` or the caller's default. Permissions are per resource with bits get=1 post=2 put=4 del=8; a route needs the bit of its method (see `x-tern-auth`). Routes under /users/me (`x-tern-auth: {user: true}`) act on the signed-in user themself: a login session, never an access token, no organization.",
         "Lists take `offset`, `limit` (≤ 1000), `sort`/`order` (aliases `sortField`/`sortOrder`) and `filter` (alias `filters`), a JSON array of `{key, op, val}` with ops `== != contains !contains < > <= >= in`; the total is in the `records-total` header.",
         "Every error is `{error, code, details[]}` with a machine `code`.",
       ].join("\n"),

@@ -16,7 +16,7 @@ import { authorizeUser } from "../auth/authorize-user.ts";
 import { bitForMethod } from "../auth/permissions.ts";
 import { ErrorBodySchema, OrgQuery } from "./schemas.ts";
 
-/** `"user"`: a signed-in user acting on their own account (auth/authorize-user.ts); no organization. */
+/** `"user"`: a signed-in user acting on their own account (password, sessions, 2FA: auth/authorize-user.ts); a session, never a key; no organization. */
 export type RouteAuth = "public" | "user" | RouteAuthorization;
 
 /** What the security matrix reads from the OpenAPI document. */

@@ -40,6 +40,12 @@ import * as membersList from "./members/list.ts";
 import * as membersSessionsDelete from "./members/sessions-delete.ts";
 import * as membersSessionsList from "./members/sessions-list.ts";
 import * as membersUpdate from "./members/update.ts";
+import * as mfaConfirm from "./mfa/confirm.ts";
+import * as mfaDisable from "./mfa/disable.ts";
+import * as mfaEnrol from "./mfa/enrol.ts";
+import * as mfaLogin from "./mfa/login.ts";
+import * as mfaRecoveryCodes from "./mfa/recovery-codes.ts";
+import * as mfaStatus from "./mfa/status.ts";
 import * as mlpoliciesCreate from "./mlpolicies/create.ts";
 import * as mlpoliciesDelete from "./mlpolicies/delete.ts";
 import * as mlpoliciesGet from "./mlpolicies/get.ts";
@@ -63,6 +69,8 @@ import * as organizationsCreate from "./organizations/create.ts";
 import * as organizationsDelete from "./organizations/delete.ts";
 import * as organizationsGet from "./organizations/get.ts";
 import * as organizationsList from "./organizations/list.ts";
+import * as organizationsSecurityGet from "./organizations/security-get.ts";
+import * as organizationsSecurityUpdate from "./organizations/security-update.ts";
 import * as organizationsUpdate from "./organizations/update.ts";
 import * as pathlabelsCreate from "./pathlabels/create.ts";
 import * as pathlabelsDelete from "./pathlabels/delete.ts";
@@ -74,6 +82,13 @@ import * as peersDelete from "./peers/delete.ts";
 import * as peersGet from "./peers/get.ts";
 import * as peersList from "./peers/list.ts";
 import * as peersUpdate from "./peers/update.ts";
+import * as ssoCallback from "./sso/callback.ts";
+import * as ssoCreate from "./sso/create.ts";
+import * as ssoDelete from "./sso/delete.ts";
+import * as ssoGet from "./sso/get.ts";
+import * as ssoList from "./sso/list.ts";
+import * as ssoStart from "./sso/start.ts";
+import * as ssoUpdate from "./sso/update.ts";
 import * as health from "./system/health.ts";
 import * as version from "./system/version.ts";
 import * as tokensCreate from "./tokens/create.ts";
@@ -118,6 +133,21 @@ export const ROUTES: readonly RouteModule[] = [
   usersPasswordResetConfirm,
   usersSessionsList,
   usersSessionsDelete,
+  // Two-factor sign-in: the second login step (public) and the user's own settings (auth "user").
+  mfaLogin,
+  mfaStatus,
+  mfaEnrol,
+  mfaConfirm,
+  mfaDisable,
+  mfaRecoveryCodes,
+  // Single sign-on: identity providers (resource members), the public start and callback.
+  ssoList,
+  ssoCreate,
+  ssoGet,
+  ssoUpdate,
+  ssoDelete,
+  ssoStart,
+  ssoCallback,
   accountsList,
   accountsUpdate,
   organizationsList,
@@ -125,6 +155,8 @@ export const ROUTES: readonly RouteModule[] = [
   organizationsGet,
   organizationsUpdate,
   organizationsDelete,
+  organizationsSecurityGet,
+  organizationsSecurityUpdate,
   membersList,
   membersUpdate,
   membersDelete,

@@ -4,7 +4,7 @@
  * e-mail must match exactly, letter case included.
  */
 import { randomUUID } from "node:crypto";
-import type { TokenPair } from "@tern/protocol";
+import type { LoginResult, TokenPair } from "@tern/protocol";
 import { sql } from "kysely";
 import { signAccessToken } from "../auth/jwt.ts";
 import { dummyPasswordHash, verifyPassword } from "../auth/password.ts";
@@ -12,6 +12,7 @@ import { hashSecretToken, newSecretToken, TOKEN_PREFIX } from "../auth/secret-to
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { auditFailedLogin, auditLogout } from "./accounts/sign-in-audit.ts";
+import { startSecondFactor } from "./mfa/challenge.ts";
 
 export interface ClientInfo {
   ip: string;
@@ -38,7 +39,11 @@ async function tokenPair(deps: SessionDeps, userId: string, sessionId: string, r
   };
 }
 
-export async function login(deps: SessionDeps, input: { username: string; password: string }, client: ClientInfo) {
+export async function login(
+  deps: SessionDeps,
+  input: { username: string; password: string },
+  client: ClientInfo,
+): Promise<LoginResult> {
   // Per-address limit, then the back-off of failed passwords (never a lock-out of the owner: login-backoff.ts).
   const { ip, backoff } = deps.loginLimits;
   const ipKey = `ip:${client.ip}`;
@@ -64,21 +69,33 @@ export async function login(deps: SessionDeps, input: { username: string; passwo
     throw badCredentials();
   }
   backoff.succeeded(client.ip, input.username);
+  return finishSignIn(deps, user.id, client);
+}
 
+/**
+ * The end of every sign-in (password, SSO): a second-factor challenge when the
+ * user has 2FA, else a new session.
+ */
+export async function finishSignIn(deps: SessionDeps, userId: string, client: ClientInfo): Promise<LoginResult> {
+  return (await startSecondFactor(deps, userId)) ?? issueSession(deps, userId, client);
+}
+
+/** A new session of a user who has proved who they are: the one place sessions are issued. */
+export async function issueSession(deps: SessionDeps, userId: string, client: ClientInfo): Promise<TokenPair> {
   const sessionId = randomUUID();
   const refreshToken = newSecretToken(TOKEN_PREFIX.refresh);
   await deps.db
     .insertInto("sessions")
     .values({
       id: sessionId,
-      user_id: user.id,
+      user_id: userId,
       refresh_hash: hashSecretToken(refreshToken),
       expires_at: refreshExpiry(deps),
       ip: client.ip.slice(0, 100),
       user_agent: client.userAgent.slice(0, 300),
     })
     .execute();
-  return tokenPair(deps, user.id, sessionId, refreshToken);
+  return tokenPair(deps, userId, sessionId, refreshToken);
 }
 
 /** A new pair for a valid refresh token; the old refresh token stops working. */

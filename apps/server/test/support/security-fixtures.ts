@@ -24,6 +24,21 @@ export type FixtureFactory = (t: TestServer) => Promise<Fixture>;
 
 export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
   "/api/organizations/{id}": async (t) => ({ params: { id: t.admin.orgId }, bodies: { put: { description: "x" } } }),
+  // Turning the requirement off needs no 2FA of the caller, so the owner's request succeeds.
+  "/api/organizations/{id}/security": async (t) => ({ params: { id: t.admin.orgId }, bodies: { put: { requireMfa: false } } }),
+  "/api/sso/providers/{id}": async (t) => {
+    const res = await t.api<{ id: string }>("POST", "/api/sso/providers", {
+      token: t.admin.token,
+      body: {
+        name: `fixture-${Date.now()}-${Math.random()}`,
+        issuer: "https://idp.example.com",
+        clientId: "c",
+        clientSecret: "s",
+      },
+    });
+    if (res.status !== 201) throw new Error(`SSO provider fixture: ${res.status} ${res.text}`);
+    return { params: { id: res.body.id }, bodies: { put: { enabled: false } } };
+  },
   "/api/accounts/{id}": async (t) => ({ params: { id: t.admin.accountId }, bodies: { put: { country: "NL" } } }),
   "/api/members/{id}": async (t) => {
     const member = await t.addMember("viewer");
