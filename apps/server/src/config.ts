@@ -1,5 +1,6 @@
 /** Server configuration, parsed once at start from the environment; only main.ts passes process.env here. */
 import { z } from "zod";
+import { parseNetworks } from "./notify/delivery/webhook-target.ts";
 
 const Port = z.coerce.number().int().min(0).max(65535);
 const Flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
@@ -105,6 +106,23 @@ export const ServerConfig = z.object({
   TERN_NOTIFY_RETRY_BASE_MS: PositiveInt.default(1_000),
   /** Days delivery attempts stay in the delivery log. */
   TERN_DELIVERY_LOG_RETENTION_DAYS: PositiveInt.max(3650).default(30),
+  /** Webhooks may target private addresses (RFC 1918, fc00::/7, 100.64.0.0/10); loopback, link-local and metadata stay refused. */
+  TERN_WEBHOOK_ALLOW_PRIVATE: Flag.default(false),
+  /** Comma-separated networks webhooks may target whatever their class, e.g. `127.0.0.0/8,::1` for a receiver on this host. */
+  TERN_WEBHOOK_ALLOWED_NETWORKS: z
+    .string()
+    .refine(
+      (s) => {
+        try {
+          parseNetworks(s);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: "must be a comma-separated list of IP addresses or CIDR networks (127.0.0.0/8,::1/128)" },
+    )
+    .default(""),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 

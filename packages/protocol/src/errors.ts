@@ -16,6 +16,8 @@ export const ErrorCode = z.enum([
   "DEVICE_NOT_CONNECTED",
   "DEVICE_TIMEOUT",
   "UNSUPPORTED_PROTOCOL_VERSION",
+  /** A webhook URL that points at loopback, link-local, cloud metadata or (unless allowed) private addresses. */
+  "WEBHOOK_TARGET_FORBIDDEN",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -50,6 +52,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   DEVICE_NOT_CONNECTED: 409,
   DEVICE_TIMEOUT: 504,
   UNSUPPORTED_PROTOCOL_VERSION: 400,
+  WEBHOOK_TARGET_FORBIDDEN: 400,
   INTERNAL: 500,
 };
 
