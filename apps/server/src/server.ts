@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { createRateLimiter } from "./auth/rate-limiter.ts";
 import type { ServerConfig } from "./config.ts";
+import { assertPrivateDataDir, restrictUmask, tightenDataDir } from "./data-dir/permissions.ts";
 import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateToLatest } from "./db/migrate.ts";
@@ -85,6 +86,14 @@ export interface StartOptions {
 }
 
 export async function startServer(config: ServerConfig, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
+  // The data directory holds the embedded database and/or the generated key: owner only (data-dir/permissions.ts).
+  const dataDir = path.resolve(config.TERN_DATA_DIR);
+  const embedded = !config.DATABASE_URL && !options.database;
+  const usesDataDir = embedded || !config.TERN_SECRET_KEY;
+  if (usesDataDir) {
+    restrictUmask();
+    await assertPrivateDataDir(dataDir);
+  }
   const serverKey = await loadServerKey({ secretKey: config.TERN_SECRET_KEY, dataDir: config.TERN_DATA_DIR });
   if (serverKey.source === "generated") logger.info({ file: serverKey.file }, "generated a new server key");
   if (config.DATABASE_URL && serverKey.source !== "environment") {
@@ -102,6 +111,11 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
   let notifications: NotificationEngine | null = null;
   try {
     database = options.database ?? (await openConfiguredDatabase(config));
+    // PGlite unpacks a new database with explicit 0666 modes; the check above saw nothing loose, so these are ours.
+    if (embedded) {
+      const tightened = await tightenDataDir(dataDir);
+      if (tightened) logger.debug({ files: tightened }, "data directory: removed group/other access from new files");
+    }
     const applied = await migrateToLatest(database.db as never);
     for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, "migration");
     const bootstrap = await bootstrapFirstAdmin(database.db, {
