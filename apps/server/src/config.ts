@@ -28,6 +28,21 @@ export const ServerConfig = z.object({
   TERN_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Server key; unset = generated once into TERN_DATA_DIR/secret.key. Every instance on one database needs the same. */
   TERN_SECRET_KEY: SecretKey.optional(),
+  /**
+   * Previous server keys while rotating (comma-separated, each like TERN_SECRET_KEY): they only decrypt what
+   * they encrypted and verify JWTs they signed; at start every stored secret is re-encrypted with the current
+   * key (docs/security.md). Remove them once the start-up log reports the re-encryption done.
+   */
+  TERN_SECRET_KEY_PREVIOUS: z
+    .string()
+    .transform((s) =>
+      s
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k !== ""),
+    )
+    .pipe(z.array(SecretKey))
+    .optional(),
   /** Credentials of the first admin, used only when the database is empty. */
   TERN_ADMIN_EMAIL: z
     .string()

@@ -26,6 +26,7 @@ import { API_BASE } from "./http/openapi.ts";
 import { createServerMetrics } from "./metrics/server-metrics.ts";
 import { NotificationEngine } from "./notify/engine.ts";
 import { createKeyring } from "./secrets/keyring.ts";
+import { reencryptSecrets } from "./secrets/reencrypt.ts";
 import { loadServerKey } from "./secrets/server-key.ts";
 import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
 import { sealLegacyDesiredConfigs } from "./services/desired-config-seal.ts";
@@ -124,9 +125,11 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
       passwordHashCost: config.TERN_PASSWORD_HASH_COST,
     });
 
-    const keyring = createKeyring(serverKey.key);
+    const previousKeys = (config.TERN_SECRET_KEY_PREVIOUS ?? []).map((k) => Buffer.from(k, "base64"));
+    const keyring = createKeyring(serverKey.key, previousKeys);
     const sealed = await sealLegacyDesiredConfigs(database.db, keyring);
     if (sealed) logger.info({ devices: sealed }, "desired configs stored in clear by an older server sealed");
+    if (keyring.hasPreviousKeys) await rotateStoredSecrets(database.db, keyring, config, logger);
 
     const events = new GatewayEvents(logger);
     const deps: AppDeps = {
@@ -186,6 +189,27 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     if (ownsDatabase) await database?.close().catch(() => {});
     await lock?.release();
     throw err;
+  }
+}
+
+/** Key rotation at start: every secret re-encrypted with the current key, and what is left to do logged. */
+async function rotateStoredSecrets(
+  db: DatabaseHandle["db"],
+  keyring: ReturnType<typeof createKeyring>,
+  config: ServerConfig,
+  logger: Logger,
+) {
+  const result = await reencryptSecrets(db, keyring);
+  logger.info(
+    { reencrypted: result.reencrypted, alreadyCurrent: result.current, unreadable: result.unreadable.length },
+    `server key rotation: ${result.reencrypted} stored secrets re-encrypted with the current key; remove TERN_SECRET_KEY_PREVIOUS ` +
+      `once every instance runs with the new key and ${config.TERN_ACCESS_TOKEN_TTL} s have passed (access tokens the old key signed)`,
+  );
+  if (result.unreadable.length) {
+    logger.error(
+      { unreadable: result.unreadable.slice(0, 20) },
+      `${result.unreadable.length} stored secrets open with neither TERN_SECRET_KEY nor TERN_SECRET_KEY_PREVIOUS: add the key they were written with to TERN_SECRET_KEY_PREVIOUS`,
+    );
   }
 }
 

@@ -153,7 +153,8 @@ export function updateEmailConf(ctx: ServiceCtx, input: EmailConf): Promise<Emai
 }
 
 /** The AES-GCM associated data of an organization's webhook secret: a secret copied to another org will not decrypt. */
-const secretAad = (orgId: string) => `notification-webhook:${orgId}`;
+export const webhookSecretAad = (orgId: string) => `notification-webhook:${orgId}`;
+const secretAad = webhookSecretAad;
 
 export async function getWebhookConf(ctx: ServiceCtx): Promise<WebhookConf> {
   return webhookView(await loadSettings(ctx.db, ctx.org.id));
