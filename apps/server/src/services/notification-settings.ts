@@ -167,6 +167,15 @@ export async function getWebhookConf(ctx: ServiceCtx): Promise<WebhookConf> {
  */
 export async function assertWebhookTargetAllowed(ctx: Pick<ServiceCtx, "config">, url: string): Promise<void> {
   if (url === "") return;
+  // The URL is stored, returned by GET and written to the delivery log in clear: no place for a password.
+  const parsed = new URL(url);
+  if (parsed.username || parsed.password)
+    throw validationFailed("a webhook URL may not carry credentials", [
+      {
+        path: "url",
+        message: "remove user:password@ (the URL is stored and shown in clear; deliveries are signed with the secret)",
+      },
+    ]);
   const refused = await checkWebhookUrl(url, webhookTargetPolicy(ctx.config));
   if (refused) throw new ApiError("WEBHOOK_TARGET_FORBIDDEN", refused.message, [{ path: "url", message: refused.reason }]);
 }

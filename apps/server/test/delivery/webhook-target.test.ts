@@ -161,6 +161,13 @@ describe("PUT /notificationsConf/webhook and POST /notificationsConf/webhook/tes
     expect(conf.body.url).not.toBe(url);
   });
 
+  it("refuses credentials in the URL (it is stored and shown in clear)", async () => {
+    const res = await put("https://user:hunter2-password@93.184.216.34/hook");
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("VALIDATION_FAILED");
+    expect(res.body.details[0]?.path).toBe("url");
+  });
+
   it("accepts a public address", async () => {
     expect((await put("https://93.184.216.34/hook")).status).toBe(200);
   });
