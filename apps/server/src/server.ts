@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { createRateLimiter } from "./auth/rate-limiter.ts";
 import type { ServerConfig } from "./config.ts";
-import { assertPrivateDataDir, restrictUmask, tightenDataDir } from "./data-dir/permissions.ts";
+import { assertPrivateDataDir, restrictUmask } from "./data-dir/permissions.ts";
 import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateToLatest } from "./db/migrate.ts";
@@ -111,12 +111,8 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
   let gateway: Gateway | null = null;
   let notifications: NotificationEngine | null = null;
   try {
+    // The check above saw nothing loose; openDatabase tightens what PGlite unpacks into a new database.
     database = options.database ?? (await openConfiguredDatabase(config));
-    // PGlite unpacks a new database with explicit 0666 modes; the check above saw nothing loose, so these are ours.
-    if (embedded) {
-      const tightened = await tightenDataDir(dataDir);
-      if (tightened) logger.debug({ files: tightened }, "data directory: removed group/other access from new files");
-    }
     const applied = await migrateToLatest(database.db as never);
     for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, "migration");
     const bootstrap = await bootstrapFirstAdmin(database.db, {

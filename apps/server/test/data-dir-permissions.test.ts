@@ -14,6 +14,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { DataDirPermissionsError, findLoosePaths } from "../src/data-dir/permissions.ts";
+import { openDatabase } from "../src/db/database.ts";
 import { startServer } from "../src/server.ts";
 import { createPostgresDatabase, testDatabaseKind } from "./support/test-database.ts";
 
@@ -68,7 +69,7 @@ describe("the data directory", () => {
     // A restart finds nothing to complain about (what PGlite created while running is private too).
     const again = await start();
     await again.close();
-  });
+  }, 120_000);
 
   it("a file open to others stops the start with one line and the chmod that fixes it", async () => {
     const victim =
@@ -84,7 +85,7 @@ describe("the data directory", () => {
     expect(message).toContain(`${victim} mode 0666`);
     expect(message).toContain(`chmod -R go-rwx '${dataDir}'`);
     await chmod(victim, 0o600);
-  });
+  }, 60_000);
 
   it("a data directory readable by others is refused too, and the printed command is the fix", async () => {
     await chmod(dataDir, 0o755);
@@ -94,7 +95,7 @@ describe("the data directory", () => {
     await chmod(dataDir, 0o700);
     const server = await start();
     await server.close();
-  });
+  }, 60_000);
 
   it("main.ts prints the refusal as one line on stderr and exits 1", async () => {
     const stray = path.join(dataDir, "operator-notes.txt");
@@ -117,7 +118,18 @@ describe("the data directory", () => {
       /^tern-server: the data directory .* is open to other users .*operator-notes\.txt mode 0644\); fix it with: chmod -R go-rwx /,
     );
     await rm(stray);
-  });
+  }, 60_000);
+});
+
+describe.runIf(testDatabaseKind() === "pglite")("an embedded database opened by another program first", () => {
+  it("is private as well, so a server starts on it (the bench seeds a database with openDatabase, then starts the server)", async () => {
+    const seeded = path.join(parent, "seeded");
+    const handle = await openDatabase({ kind: "pglite", dataDir: path.join(seeded, "pgdata") });
+    await handle.close();
+    expect((await findLoosePaths(seeded)).loose).toEqual([]);
+    const server = await startServer(loadConfig({ ...env, TERN_DATA_DIR: seeded }), silent);
+    await server.close();
+  }, 120_000);
 });
 
 describe.runIf(testDatabaseKind() === "postgres")("a data directory the server does not need", () => {

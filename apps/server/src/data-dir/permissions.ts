@@ -10,9 +10,10 @@
  *   stops the start with one line that says how to fix it (a key or a
  *   database someone else could have read or swapped is not ours to trust
  *   silently);
- * - after the embedded database opened, the files it created are tightened:
- *   PGlite unpacks a new database with explicit 0666 modes (chmod, which the
- *   umask does not limit).
+ * - after the embedded database opened (db/database.ts, whoever opens it:
+ *   the server, the bench's seeder), its files are tightened: PGlite unpacks
+ *   a new database with explicit 0666 modes (chmod, which the umask does not
+ *   limit).
  */
 import { chmod, lstat, mkdir, readdir, stat } from "node:fs/promises";
 import path from "node:path";
@@ -43,11 +44,21 @@ export async function findLoosePaths(dir: string): Promise<{ loose: LoosePath[];
   let total = 0;
   const visit = async (p: string, root: boolean) => {
     // The directory itself may be a link to where the operator keeps it; below it, links are not followed.
-    const s = root ? await stat(p) : await lstat(p);
-    if (s.isSymbolicLink()) return;
+    const s = await (root ? stat(p) : lstat(p)).catch((err: NodeJS.ErrnoException) => {
+      // A running database may remove a file between readdir and lstat.
+      if (!root && err.code === "ENOENT") return null;
+      throw err;
+    });
+    if (!s || s.isSymbolicLink()) return;
     total++;
     if (s.mode & OPEN_TO_OTHERS) loose.push({ path: p, mode: s.mode & 0o7777 });
-    if (s.isDirectory()) for (const name of await readdir(p)) await visit(path.join(p, name), false);
+    if (s.isDirectory()) {
+      const names = await readdir(p).catch((err: NodeJS.ErrnoException) => {
+        if (!root && err.code === "ENOENT") return [];
+        throw err;
+      });
+      for (const name of names) await visit(path.join(p, name), false);
+    }
   };
   await visit(dir, true);
   return { loose, total };
