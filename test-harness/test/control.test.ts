@@ -47,6 +47,8 @@ describe("control plan", () => {
       HOST: "127.0.0.1",
       TERN_DATA_DIR: "/srv/lab/ctl/server-data",
       TERN_ADMIN_EMAIL: "admin@ctl.lab",
+      // The scenarios' webhook receiver listens on loopback, which webhooks may not reach by default.
+      TERN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1",
     });
     expect(cp.server.env?.TERN_ADMIN_PASSWORD).toMatch(/^[\w-]{16}$/);
     expect(cp.server.env?.DATABASE_URL).toBeUndefined();

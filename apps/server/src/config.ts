@@ -1,5 +1,6 @@
 /** Server configuration, parsed once at start from the environment; only main.ts passes process.env here. */
 import { z } from "zod";
+import { parseNetworks } from "./notify/delivery/webhook-target.ts";
 
 const Port = z.coerce.number().int().min(0).max(65535);
 const Flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
@@ -27,6 +28,21 @@ export const ServerConfig = z.object({
   TERN_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Server key; unset = generated once into TERN_DATA_DIR/secret.key. Every instance on one database needs the same. */
   TERN_SECRET_KEY: SecretKey.optional(),
+  /**
+   * Previous server keys while rotating (comma-separated, each like TERN_SECRET_KEY): they only decrypt what
+   * they encrypted and verify JWTs they signed; at start every stored secret is re-encrypted with the current
+   * key (docs/security.md). Remove them once the start-up log reports the re-encryption done.
+   */
+  TERN_SECRET_KEY_PREVIOUS: z
+    .string()
+    .transform((s) =>
+      s
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k !== ""),
+    )
+    .pipe(z.array(SecretKey))
+    .optional(),
   /** Credentials of the first admin, used only when the database is empty. */
   TERN_ADMIN_EMAIL: z
     .string()
@@ -130,6 +146,23 @@ export const ServerConfig = z.object({
   TERN_NOTIFY_RETRY_BASE_MS: PositiveInt.default(1_000),
   /** Days delivery attempts stay in the delivery log. */
   TERN_DELIVERY_LOG_RETENTION_DAYS: PositiveInt.max(3650).default(30),
+  /** Webhooks may target private addresses (RFC 1918, fc00::/7, 100.64.0.0/10); loopback, link-local and metadata stay refused. */
+  TERN_WEBHOOK_ALLOW_PRIVATE: Flag.default(false),
+  /** Comma-separated networks webhooks may target whatever their class, e.g. `127.0.0.0/8,::1` for a receiver on this host. */
+  TERN_WEBHOOK_ALLOWED_NETWORKS: z
+    .string()
+    .refine(
+      (s) => {
+        try {
+          parseNetworks(s);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: "must be a comma-separated list of IP addresses or CIDR networks (127.0.0.0/8,::1/128)" },
+    )
+    .default(""),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 

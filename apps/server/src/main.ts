@@ -2,6 +2,7 @@
 import path from "node:path";
 import { pino } from "pino";
 import { loadConfig, type ServerConfig } from "./config.ts";
+import { DataDirPermissionsError } from "./data-dir/permissions.ts";
 import { docsUrl, startServer } from "./server.ts";
 import { announceInitialPassword } from "./services/accounts/initial-password.ts";
 
@@ -55,6 +56,8 @@ try {
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
 } catch (err) {
-  logger.fatal({ err }, "start-up failed");
+  // An operator's mistake with one fix: one line saying it, like a configuration error, not a stack trace.
+  if (err instanceof DataDirPermissionsError) console.error(`tern-server: ${err.message}`);
+  else logger.fatal({ err }, "start-up failed");
   process.exit(1);
 }

@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { createRateLimiter } from "./auth/rate-limiter.ts";
 import type { ServerConfig } from "./config.ts";
+import { assertPrivateDataDir, restrictUmask } from "./data-dir/permissions.ts";
 import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateToLatest } from "./db/migrate.ts";
@@ -25,6 +26,7 @@ import { API_BASE } from "./http/openapi.ts";
 import { createServerMetrics } from "./metrics/server-metrics.ts";
 import { NotificationEngine } from "./notify/engine.ts";
 import { createKeyring } from "./secrets/keyring.ts";
+import { reencryptSecrets } from "./secrets/reencrypt.ts";
 import { loadServerKey } from "./secrets/server-key.ts";
 import { createLoginLimits } from "./services/accounts/login-limits.ts";
 import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
@@ -86,6 +88,14 @@ export interface StartOptions {
 }
 
 export async function startServer(config: ServerConfig, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
+  // The data directory holds the embedded database and/or the generated key: owner only (data-dir/permissions.ts).
+  const dataDir = path.resolve(config.TERN_DATA_DIR);
+  const embedded = !config.DATABASE_URL && !options.database;
+  const usesDataDir = embedded || !config.TERN_SECRET_KEY;
+  if (usesDataDir) {
+    restrictUmask();
+    await assertPrivateDataDir(dataDir);
+  }
   const serverKey = await loadServerKey({ secretKey: config.TERN_SECRET_KEY, dataDir: config.TERN_DATA_DIR });
   if (serverKey.source === "generated") logger.info({ file: serverKey.file }, "generated a new server key");
   if (config.DATABASE_URL && serverKey.source !== "environment") {
@@ -102,6 +112,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
   let gateway: Gateway | null = null;
   let notifications: NotificationEngine | null = null;
   try {
+    // The check above saw nothing loose; openDatabase tightens what PGlite unpacks into a new database.
     database = options.database ?? (await openConfiguredDatabase(config));
     const applied = await migrateToLatest(database.db as never);
     for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, "migration");
@@ -111,9 +122,11 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
       passwordHashCost: config.TERN_PASSWORD_HASH_COST,
     });
 
-    const keyring = createKeyring(serverKey.key);
+    const previousKeys = (config.TERN_SECRET_KEY_PREVIOUS ?? []).map((k) => Buffer.from(k, "base64"));
+    const keyring = createKeyring(serverKey.key, previousKeys);
     const sealed = await sealLegacyDesiredConfigs(database.db, keyring);
     if (sealed) logger.info({ devices: sealed }, "desired configs stored in clear by an older server sealed");
+    if (keyring.hasPreviousKeys) await rotateStoredSecrets(database.db, keyring, config, logger);
 
     const events = new GatewayEvents(logger);
     const deps: AppDeps = {
@@ -170,6 +183,27 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     if (ownsDatabase) await database?.close().catch(() => {});
     await lock?.release();
     throw err;
+  }
+}
+
+/** Key rotation at start: every secret re-encrypted with the current key, and what is left to do logged. */
+async function rotateStoredSecrets(
+  db: DatabaseHandle["db"],
+  keyring: ReturnType<typeof createKeyring>,
+  config: ServerConfig,
+  logger: Logger,
+) {
+  const result = await reencryptSecrets(db, keyring);
+  logger.info(
+    { reencrypted: result.reencrypted, alreadyCurrent: result.current, unreadable: result.unreadable.length },
+    `server key rotation: ${result.reencrypted} stored secrets re-encrypted with the current key; remove TERN_SECRET_KEY_PREVIOUS ` +
+      `once every instance runs with the new key and ${config.TERN_ACCESS_TOKEN_TTL} s have passed (access tokens the old key signed)`,
+  );
+  if (result.unreadable.length) {
+    logger.error(
+      { unreadable: result.unreadable.slice(0, 20) },
+      `${result.unreadable.length} stored secrets open with neither TERN_SECRET_KEY nor TERN_SECRET_KEY_PREVIOUS: add the key they were written with to TERN_SECRET_KEY_PREVIOUS`,
+    );
   }
 }
 

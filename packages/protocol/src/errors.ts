@@ -36,6 +36,8 @@ export const ErrorCode = z.enum([
   "SSO_NOT_ALLOWED",
   /** The identity provider could not be reached or answered something unusable. */
   "SSO_PROVIDER_UNAVAILABLE",
+  /** A webhook URL that points at loopback, link-local, cloud metadata or (unless allowed) private addresses. */
+  "WEBHOOK_TARGET_FORBIDDEN",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -80,6 +82,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   SSO_EMAIL_NOT_VERIFIED: 403,
   SSO_NOT_ALLOWED: 403,
   SSO_PROVIDER_UNAVAILABLE: 502,
+  WEBHOOK_TARGET_FORBIDDEN: 400,
   INTERNAL: 500,
 };
 

@@ -11,6 +11,13 @@ export interface ActionOutcome {
   summary: string;
 }
 
+/**
+ * The associated data of a purchased application's encrypted state fields
+ * (those ending in `Enc`): a secret copied to another purchase does not open,
+ * and key rotation (secrets/reencrypt.ts) knows how to re-encrypt them.
+ */
+export const appSecretAad = (purchaseId: string) => `app-key:${purchaseId}`;
+
 export interface AppActionContext {
   /** The request's context, inside the action's transaction. */
   ctx: ServiceCtx;

@@ -19,7 +19,12 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-export async function authenticate(db: Db, token: string, jwtKey: string, now = new Date()): Promise<Principal | null> {
+export async function authenticate(
+  db: Db,
+  token: string,
+  jwtKey: string | readonly string[],
+  now = new Date(),
+): Promise<Principal | null> {
   if (token.startsWith(TOKEN_PREFIX.access)) return authenticateAccessToken(db, token, now);
   const claims = await verifyAccessToken(token, jwtKey);
   if (!claims) return null;

@@ -46,7 +46,7 @@ export function authorize(auth: RouteAuthorization, method: string): MiddlewareH
     const { db, keyring } = c.get("deps");
     const token = bearerToken(c.req.header("authorization"));
     if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
-    const principal = await authenticate(db, token, keyring.jwtKey);
+    const principal = await authenticate(db, token, keyring.jwtVerifyKeys);
     if (!principal) throw unauthenticated("invalid or expired token");
 
     const pick = (name: string, text: string | undefined) => {

@@ -16,12 +16,16 @@ export async function signAccessToken(claims: AccessClaims, key: string, ttlSeco
 }
 
 /** The claims of a valid, unexpired access token, or null. */
-export async function verifyAccessToken(token: string, key: string): Promise<AccessClaims | null> {
-  try {
-    const payload = await verify(token, key, { alg: "HS256", iss: ISSUER });
-    if (payload.typ !== "access" || typeof payload.sub !== "string" || typeof payload.sid !== "string") return null;
-    return { sub: payload.sub, sid: payload.sid };
-  } catch {
-    return null;
+/** `keys`: the current key, or the current and previous keys (a rotated server key's tokens expire naturally). */
+export async function verifyAccessToken(token: string, keys: string | readonly string[]): Promise<AccessClaims | null> {
+  for (const key of typeof keys === "string" ? [keys] : keys) {
+    try {
+      const payload = await verify(token, key, { alg: "HS256", iss: ISSUER });
+      if (payload.typ !== "access" || typeof payload.sub !== "string" || typeof payload.sid !== "string") return null;
+      return { sub: payload.sub, sid: payload.sid };
+    } catch {
+      // not signed with this key (or expired): try the next
+    }
   }
+  return null;
 }

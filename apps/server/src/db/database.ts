@@ -7,6 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { restrictUmask, tightenDataDir } from "../data-dir/permissions.ts";
 import { createPGlitePool } from "./pglite-pool.ts";
 import type { Database } from "./schema.ts";
 
@@ -56,11 +57,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     const db = postgresDb(target.url, target.poolSize ?? 10);
     return { db, kind: "postgres", url: target.url, close: () => db.destroy() };
   }
-  if (target.dataDir) await mkdir(target.dataDir, { recursive: true });
+  // Owner-only files (data-dir/permissions.ts): the umask covers what PGlite creates while it runs; the files
+  // it unpacks into a new database come with explicit 0666 modes and are tightened once it is open.
+  if (target.dataDir) {
+    restrictUmask();
+    await mkdir(target.dataDir, { recursive: true, mode: 0o700 });
+  }
   const pglite = await PGlite.create({
     ...(target.dataDir ? { dataDir: target.dataDir } : {}),
     ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
   });
+  if (target.dataDir) await tightenDataDir(target.dataDir);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite) }) });
   return { db, kind: "pglite", pglite, close: () => db.destroy() };
 }

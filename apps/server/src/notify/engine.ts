@@ -27,6 +27,7 @@ import { type NotificationCondition, notificationDedupKey } from "../services/no
 import { checkDeviceConnections, checkPendingTunnels, resolveOrphans } from "./checks.ts";
 import { type ConditionState, higher, isIdle, newCondition, observe, type Step } from "./conditions.ts";
 import { Deliverer } from "./delivery/index.ts";
+import { webhookTargetPolicy } from "./delivery/webhook-target.ts";
 import { databaseDeliveryLog, deleteOldDeliveries } from "./delivery-log.ts";
 import { type DeviceContext, loadDeviceContext } from "./device-context.ts";
 import { evaluateStatus, STATUS_EVENTS } from "./evaluate-status.ts";
@@ -86,6 +87,7 @@ export class NotificationEngine {
       log: databaseDeliveryLog(deps.db, deps.metrics, this.logger),
       logger: this.logger,
       retry: { maxAttempts: config.TERN_NOTIFY_RETRY_ATTEMPTS, baseDelayMs: config.TERN_NOTIFY_RETRY_BASE_MS },
+      webhookTargets: webhookTargetPolicy(config),
     });
     this.work = new WorkQueue(this.logger, { concurrency: 4, maxPending: MAX_PENDING_WORK });
     this.settings = new SettingsCache(deps.db, deps.keyring);

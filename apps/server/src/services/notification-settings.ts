@@ -20,7 +20,8 @@ import {
 import type { z } from "zod";
 import { toJson } from "../db/json.ts";
 import type { Db } from "../db/schema.ts";
-import { validationFailed } from "../http/errors.ts";
+import { ApiError, validationFailed } from "../http/errors.ts";
+import { checkWebhookUrl, webhookTargetPolicy } from "../notify/delivery/webhook-target.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 
@@ -152,14 +153,36 @@ export function updateEmailConf(ctx: ServiceCtx, input: EmailConf): Promise<Emai
 }
 
 /** The AES-GCM associated data of an organization's webhook secret: a secret copied to another org will not decrypt. */
-const secretAad = (orgId: string) => `notification-webhook:${orgId}`;
+export const webhookSecretAad = (orgId: string) => `notification-webhook:${orgId}`;
+const secretAad = webhookSecretAad;
 
 export async function getWebhookConf(ctx: ServiceCtx): Promise<WebhookConf> {
   return webhookView(await loadSettings(ctx.db, ctx.org.id));
 }
 
+/**
+ * Refuses a webhook URL that points at loopback, link-local, cloud metadata or
+ * (unless allowed) private addresses: 400 WEBHOOK_TARGET_FORBIDDEN. Each
+ * delivery checks again as it connects (notify/delivery/webhook-target.ts).
+ */
+export async function assertWebhookTargetAllowed(ctx: Pick<ServiceCtx, "config">, url: string): Promise<void> {
+  if (url === "") return;
+  // The URL is stored, returned by GET and written to the delivery log in clear: no place for a password.
+  const parsed = new URL(url);
+  if (parsed.username || parsed.password)
+    throw validationFailed("a webhook URL may not carry credentials", [
+      {
+        path: "url",
+        message: "remove user:password@ (the URL is stored and shown in clear; deliveries are signed with the secret)",
+      },
+    ]);
+  const refused = await checkWebhookUrl(url, webhookTargetPolicy(ctx.config));
+  if (refused) throw new ApiError("WEBHOOK_TARGET_FORBIDDEN", refused.message, [{ path: "url", message: refused.reason }]);
+}
+
 /** Sets the webhook; an omitted `secret` keeps the stored one. The secret is stored encrypted and never returned. */
-export function updateWebhookConf(ctx: ServiceCtx, input: z.output<typeof WebhookConfUpdate>): Promise<WebhookConf> {
+export async function updateWebhookConf(ctx: ServiceCtx, input: z.output<typeof WebhookConfUpdate>): Promise<WebhookConf> {
+  await assertWebhookTargetAllowed(ctx, input.url);
   return changeSettings(
     ctx,
     "webhook",

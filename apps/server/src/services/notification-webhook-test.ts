@@ -7,8 +7,9 @@
 
 import { validationFailed } from "../http/errors.ts";
 import { Deliverer, type DeliveryResult } from "../notify/delivery/index.ts";
+import { webhookTargetPolicy } from "../notify/delivery/webhook-target.ts";
 import type { ServiceCtx } from "./context.ts";
-import { loadWebhookChannel } from "./notification-settings.ts";
+import { assertWebhookTargetAllowed, loadWebhookChannel } from "./notification-settings.ts";
 
 const TEST_TIMEOUT_MS = 10_000;
 
@@ -18,7 +19,14 @@ export async function testWebhook(ctx: ServiceCtx): Promise<DeliveryResult> {
     throw validationFailed("no webhook URL is configured", [{ path: "url", message: "set the webhook URL first" }]);
   if (channel.secret === null)
     throw validationFailed("no webhook secret is configured", [{ path: "secret", message: "set the webhook secret first" }]);
-  const deliverer = new Deliverer({ retry: { maxAttempts: 1 }, webhookTimeoutMs: TEST_TIMEOUT_MS, logger: ctx.logger });
+  // A URL saved before targets were checked (or since refused by a changed setting) is refused here as well.
+  await assertWebhookTargetAllowed(ctx, channel.url);
+  const deliverer = new Deliverer({
+    retry: { maxAttempts: 1 },
+    webhookTimeoutMs: TEST_TIMEOUT_MS,
+    logger: ctx.logger,
+    webhookTargets: webhookTargetPolicy(ctx.config),
+  });
   try {
     const [result] = await deliverer.deliver({
       event: "test",

@@ -1,9 +1,11 @@
 /** Webhook delivery against a real local HTTP receiver that verifies every signature. */
+
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Severity, WebhookPayload } from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Deliverer, type DelivererOptions, type DeliveryAttempt, type WebhookChannel } from "../../src/notify/delivery/index.ts";
+import { parseNetworks } from "../../src/notify/delivery/webhook-target.ts";
 import { notification } from "./notification.ts";
 import { WebhookReceiver } from "./webhook-receiver.ts";
 
@@ -30,6 +32,8 @@ function deliverer(options: DelivererOptions = {}) {
     random: () => 0.5,
     sleep: async (ms) => void sleeps.push(ms),
     webhookTimeoutMs: 2000,
+    // The receiver is on this host's loopback, which the default policy refuses (webhook-target.test.ts).
+    webhookTargets: { allowPrivate: false, allowedNetworks: parseNetworks("127.0.0.1") },
     ...options,
   });
 }

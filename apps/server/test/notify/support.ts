@@ -40,6 +40,8 @@ export async function createNotifyWorld(env: Record<string, string> = {}): Promi
     TERN_NOTIFY_CONFIRM_REPORTS: "2",
     TERN_NOTIFY_RETRY_BASE_MS: "20",
     TERN_NOTIFY_RETRY_ATTEMPTS: "3",
+    // The webhook receiver is on this host's loopback, which webhooks may not reach by default.
+    TERN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1",
     ...env,
   });
   const api = await g.api();

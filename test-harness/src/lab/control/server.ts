@@ -6,6 +6,8 @@
  * PORT, HOST=127.0.0.1, TERN_DATA_DIR, DATABASE_URL, TERN_LOG_LEVEL, and
  * TERN_ADMIN_EMAIL / TERN_ADMIN_PASSWORD, which create the first
  * administrator on an empty database (the lab drives the API as that admin).
+ * TERN_WEBHOOK_ALLOWED_NETWORKS=127.0.0.1: the scenarios' webhook receiver
+ * listens on this host's loopback, which webhooks may not reach by default.
  * Ready when `GET /api/health` answers 200 (the API and the database answer).
  */
 import { createServer } from "node:net";
@@ -33,6 +35,7 @@ export function serverSpec(o: ServerOptions): ProcessSpec {
     TERN_LOG_LEVEL: o.logLevel ?? "info",
     TERN_ADMIN_EMAIL: o.admin.email,
     TERN_ADMIN_PASSWORD: o.admin.password,
+    TERN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1",
   };
   if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
   return {

@@ -6,7 +6,7 @@
 import { Hostname } from "@tern/protocol";
 import { z } from "zod";
 import { issueSelfSignedCertificate } from "../certificate.ts";
-import { type AppDefinition, defineAction } from "../types.ts";
+import { type AppDefinition, appSecretAad, defineAction } from "../types.ts";
 
 const UpdateCertificateParams = z.strictObject({
   validityDays: z.coerce.number().int().min(1).max(825).default(365),
@@ -36,7 +36,7 @@ export const remoteVpn: AppDefinition = {
           state: {
             ...state,
             certificate,
-            privateKeyEnc: ctx.keyring.encrypt(cert.privateKeyPem, `app-key:${purchaseId}`),
+            privateKeyEnc: ctx.keyring.encrypt(cert.privateKeyPem, appSecretAad(purchaseId)),
           },
           result: certificate,
           summary: `certificate ${cert.fingerprintSha256.slice(0, 23)}… valid until ${cert.notAfter}`,

@@ -21,6 +21,7 @@ import {
   type SmtpSettings,
 } from "./types.ts";
 import { postWebhook } from "./webhook.ts";
+import { PUBLIC_ONLY, type WebhookTargetPolicy, webhookDispatcher } from "./webhook-target.ts";
 
 export interface DelivererOptions {
   /** SMTP server; without it e-mail deliveries are skipped with a reason. */
@@ -35,6 +36,8 @@ export interface DelivererOptions {
   /** Queued deliveries beyond this are dropped and logged as failed (default 1000): memory stays bounded in a storm. */
   maxQueued?: number;
   userAgent?: string;
+  /** Addresses webhooks may reach (default: public unicast only; see webhook-target.ts). */
+  webhookTargets?: WebhookTargetPolicy;
   /** For tests: the random source of the jitter, the sleep between attempts and the clock. */
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -53,6 +56,7 @@ export class Deliverer {
   readonly #concurrency: number;
   readonly #maxQueued: number;
   readonly #userAgent: string;
+  readonly #target: { policy: WebhookTargetPolicy; dispatcher: ReturnType<typeof webhookDispatcher> };
   readonly #random: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #now: () => Date;
@@ -69,6 +73,8 @@ export class Deliverer {
     this.#concurrency = options.concurrency ?? 8;
     this.#maxQueued = options.maxQueued ?? 1000;
     this.#userAgent = options.userAgent ?? "tern-notifications/1";
+    const policy = options.webhookTargets ?? PUBLIC_ONLY;
+    this.#target = { policy, dispatcher: webhookDispatcher(policy) };
     this.#random = options.random ?? Math.random;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#now = options.now ?? (() => new Date());
@@ -104,10 +110,11 @@ export class Deliverer {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Waits for queued deliveries, then closes the SMTP transport. */
+  /** Waits for queued deliveries, then closes the SMTP transport and the webhooks' connections. */
   async close(): Promise<void> {
     await this.idle();
     this.#smtp?.close();
+    await this.#target.dispatcher.close();
   }
 
   #pump(): void {
@@ -163,6 +170,7 @@ export class Deliverer {
         timeoutMs: this.#webhookTimeoutMs,
         userAgent: this.#userAgent,
         now: this.#now(),
+        target: this.#target,
       }),
     );
   }

@@ -1,5 +1,6 @@
 /** One webhook attempt: a signed JSON POST with a time-out, classified for the retry loop. */
 import type { Notification } from "@tern/protocol";
+import { type Dispatcher, fetch } from "undici";
 import { parseRetryAfter } from "./retry.ts";
 import type { AttemptOutcome, DeliveryEvent } from "./types.ts";
 import {
@@ -9,6 +10,7 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
 } from "./webhook-signature.ts";
+import { assertLiteralAllowed, type WebhookTargetPolicy, WebhookTargetRefused } from "./webhook-target.ts";
 
 export interface WebhookAttempt {
   url: string;
@@ -19,6 +21,8 @@ export interface WebhookAttempt {
   timeoutMs: number;
   userAgent: string;
   now: Date;
+  /** Which addresses may be reached, and the dispatcher that checks them as it connects (webhook-target.ts). */
+  target: { policy: WebhookTargetPolicy; dispatcher: Dispatcher };
 }
 
 /** The exact body sent: the protocol's `WebhookPayload`, with this attempt's time. */
@@ -30,9 +34,11 @@ export async function postWebhook(a: WebhookAttempt): Promise<AttemptOutcome> {
   // Whole seconds, so the header and the signed sentAt agree exactly.
   const now = new Date(Math.floor(a.now.getTime() / 1000) * 1000);
   const body = webhookBody(a.event, a.notification, now);
-  let response: Response;
+  let response: Awaited<ReturnType<typeof fetch>>;
   try {
+    assertLiteralAllowed(new URL(a.url), a.target.policy);
     response = await fetch(a.url, {
+      dispatcher: a.target.dispatcher,
       method: "POST",
       body,
       // A redirect would carry the signed body somewhere the admin did not configure.
@@ -48,6 +54,9 @@ export async function postWebhook(a: WebhookAttempt): Promise<AttemptOutcome> {
       },
     });
   } catch (err) {
+    const refused = err instanceof WebhookTargetRefused ? err : (err as { cause?: unknown }).cause;
+    if (refused instanceof WebhookTargetRefused)
+      return { ok: false, retryable: false, responseCode: null, error: refused.message };
     return { ok: false, retryable: true, responseCode: null, error: describeFetchError(err, a.timeoutMs) };
   }
   // The answer's body is not used; release the connection.

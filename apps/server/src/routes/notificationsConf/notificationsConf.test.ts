@@ -103,7 +103,8 @@ describe("GET/PUT /notificationsConf/email", () => {
 });
 
 describe("GET/PUT /notificationsConf/webhook and the test delivery", () => {
-  const t = useTestServer();
+  // The receiver is on this host's loopback: allowed explicitly, as the lab does.
+  const t = useTestServer({ TERN_WEBHOOK_ALLOWED_NETWORKS: "127.0.0.1" });
   const secret = "a-webhook-secret-of-32-characters!";
   const receiver = new WebhookReceiver(secret);
   afterAll(() => receiver.stop());

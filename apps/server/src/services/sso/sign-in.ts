@@ -28,7 +28,7 @@ export const SSO_COOKIE = "tern_sso";
 type SsoDeps = Pick<AppDeps, "db" | "config" | "keyring" | "logger" | "loginLimits">;
 
 const failed = (message: string) => new ApiError("SSO_FAILED", message);
-const verifierAad = (loginId: string) => `sso-login:${loginId}`;
+export const verifierAad = (loginId: string) => `sso-login:${loginId}`;
 
 function publicUrl(deps: SsoDeps): string {
   const url = deps.config.TERN_PUBLIC_URL;
