@@ -13,6 +13,7 @@ import { errorStatus } from "@tern/protocol";
 import { z } from "zod";
 import { authorize, type RouteAuthorization } from "../auth/authorize.ts";
 import { bitForMethod } from "../auth/permissions.ts";
+import { inputGuard } from "./input/guard.ts";
 import { ErrorBodySchema, OrgQuery } from "./schemas.ts";
 
 export type RouteAuth = "public" | RouteAuthorization;
@@ -51,10 +52,39 @@ function withOrgQuery(request: RouteConfig["request"]): RouteConfig["request"] {
   return { ...request, query: query ? (query as z.ZodObject).extend(OrgQuery.shape) : OrgQuery };
 }
 
-export function defineRoute<const R extends RouteConfig & { auth: RouteAuth; errors?: ErrorCode[] }>(
+/** The input guard of a route: its JSON body schema and final query schema. */
+function guardFor(request: RouteConfig["request"], options: Pick<RouteOptions, "allowUnknownFields" | "readOnlyFieldsOf">) {
+  const body = request?.body;
+  const schema = (body?.content?.["application/json"] as { schema?: unknown } | undefined)?.schema;
+  return inputGuard({
+    ...(schema ? { body: { schema: schema as z.ZodType, required: body?.required === true } } : {}),
+    ...(request?.query ? { query: request.query as z.ZodType } : {}),
+    allowUnknownFields: options.allowUnknownFields === true,
+    ...(options.readOnlyFieldsOf ? { readOnly: options.readOnlyFieldsOf } : {}),
+  });
+}
+
+export interface RouteOptions {
+  auth: RouteAuth;
+  errors?: ErrorCode[];
+  /**
+   * Drop body and query fields the schema does not know instead of refusing
+   * them (400 VALIDATION_FAILED "unknown field …"). Only for what agents send,
+   * so a newer agent still works with an older server.
+   */
+  allowUnknownFields?: boolean;
+  /**
+   * The resource schema GET answers, when this update takes it back whole:
+   * its read-only fields are accepted and ignored, fields neither knows refused.
+   */
+  readOnlyFieldsOf?: z.ZodType;
+}
+
+export function defineRoute<const R extends RouteConfig & RouteOptions>(
   config: R,
-): Omit<R, "auth" | "errors"> & { getRoutingPath(): string } {
-  const { auth, errors = [], ...route } = config;
+): Omit<R, "auth" | "errors" | "allowUnknownFields" | "readOnlyFieldsOf"> & { getRoutingPath(): string } {
+  const { auth, errors = [], allowUnknownFields, readOnlyFieldsOf, ...route } = config;
+  const guardOptions = { allowUnknownFields, readOnlyFieldsOf };
   const hasInput = Boolean(route.request?.body || route.request?.query || route.request?.params);
   const common: ErrorCode[] = [...(hasInput ? (["VALIDATION_FAILED"] as const) : []), ...errors, "INTERNAL"];
 
@@ -63,6 +93,7 @@ export function defineRoute<const R extends RouteConfig & { auth: RouteAuth; err
       ...route,
       responses: { ...errorResponses(common), ...route.responses },
       security: [],
+      middleware: [guardFor(route.request, guardOptions)],
       "x-tern-auth": { public: true } satisfies TernAuthExtension,
     }) as never;
   }
@@ -76,15 +107,17 @@ export function defineRoute<const R extends RouteConfig & { auth: RouteAuth; err
     ...(auth.orgParam ? { orgParam: auth.orgParam } : {}),
     ...(auth.accountParam ? { accountParam: auth.accountParam } : {}),
   };
+  const request = usesOrgQuery ? withOrgQuery(route.request) : route.request;
   return createRoute({
     ...route,
-    request: usesOrgQuery ? withOrgQuery(route.request) : route.request,
+    request,
     responses: {
       ...errorResponses(["VALIDATION_FAILED", "UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", ...common]),
       ...route.responses,
     },
     security: [{ bearerAuth: [] }],
-    middleware: [authorize(auth, route.method)],
+    // Authorization first: a caller without access learns nothing about the input rules.
+    middleware: [authorize(auth, route.method), guardFor(request, guardOptions)],
     "x-tern-auth": extension,
   }) as never;
 }

@@ -1,0 +1,70 @@
+/**
+ * The one JSON body parser of every route (run by the input guard before the
+ * route's validator): a body must be JSON with a JSON Content-Type, present
+ * when the route requires one, not nested deeper than MAX_JSON_DEPTH, and
+ * without NUL characters or `__proto__` keys. Each refusal is a 400
+ * VALIDATION_FAILED naming where, never a 500 from JSON.parse or the database
+ * (PostgreSQL refuses \u0000 in text).
+ */
+import type { Context } from "hono";
+import { validationFailed } from "../errors.ts";
+
+/** Deepest nesting of objects and arrays a body may have; real bodies stay under 8. */
+export const MAX_JSON_DEPTH = 32;
+
+const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+export type JsonBody = { present: false } | { present: true; value: unknown };
+
+const refuse = (path: string, message: string) => validationFailed(message, [{ path, message }]);
+
+/** Reads and checks the body. Body-limit errors (413) pass through untouched. */
+export async function readJsonBody(c: Context, required: boolean): Promise<JsonBody> {
+  const contentType = c.req.header("content-type");
+  const text = await c.req.text();
+  if (text.trim() === "") {
+    if (required) throw refuse("body", "a JSON body is required (Content-Type: application/json)");
+    return { present: false };
+  }
+  if (!contentType || !JSON_TYPE.test(contentType)) {
+    throw refuse(
+      "body",
+      `the body must be JSON with Content-Type: application/json (got ${contentType ? contentType.slice(0, 100) : "none"})`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw refuse("body", `the body is not valid JSON: ${(err as Error).message.slice(0, 200)}`);
+  }
+  checkJsonValue(value, "body");
+  return { present: true, value };
+}
+
+/**
+ * Depth, NUL characters and `__proto__` keys, iteratively so a hostile value
+ * cannot overflow the stack. `where` names the input in messages.
+ */
+export function checkJsonValue(root: unknown, where: string): void {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+  const at = (path: (string | number)[]) => (path.length ? path.join(".") : where);
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) throw refuse(at(path), "must not contain a NUL character (\\u0000)");
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (path.length >= MAX_JSON_DEPTH) throw refuse(at(path), `${where} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) stack.push({ value: v, path: [...path, i] });
+      continue;
+    }
+    for (const [key, v] of Object.entries(value)) {
+      if (key === "__proto__") throw refuse(at([...path, key]), "field __proto__ is not allowed");
+      if (key.includes("\u0000")) throw refuse(at(path), "a field name must not contain a NUL character (\\u0000)");
+      stack.push({ value: v, path: [...path, key] });
+    }
+  }
+}
