@@ -28,7 +28,7 @@ describe("security headers and CORS", () => {
     const scripts = [...page.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.length).toBeGreaterThan(0);
     for (const [, attrs, inline] of scripts) {
-      expect(inline.trim()).toBe("");
+      expect(inline?.trim()).toBe("");
       expect(attrs).toMatch(/src="\/api\/docs\//);
     }
     expect(page.text).not.toMatch(/https?:\/\//);

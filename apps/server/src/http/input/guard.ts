@@ -6,7 +6,7 @@
  * opting in.
  */
 import type { MiddlewareHandler } from "hono";
-import type { z } from "zod";
+import { z } from "zod";
 import { validationFailed } from "../errors.ts";
 import { checkJsonValue, readJsonBody } from "./json-body.ts";
 import { findUnknownFields, type UnknownField, unknownFieldMessage } from "./unknown-fields.ts";
@@ -26,6 +26,8 @@ export interface GuardedInput {
    */
   allowUnknownFields?: boolean;
 }
+
+const NO_PARAMETERS = z.object({});
 
 const fieldKey = (f: UnknownField) => JSON.stringify([...f.path, f.key]);
 
@@ -59,7 +61,8 @@ export function inputGuard(input: GuardedInput): MiddlewareHandler {
       checkJsonValue(value, name);
       query[name] = value;
     }
-    if (input.query && !input.allowUnknownFields) refuseUnknown("query", input.query, query);
+    // A route without a query schema takes no query parameters at all.
+    if (!input.allowUnknownFields) refuseUnknown("query", input.query ?? NO_PARAMETERS, query);
 
     if (input.body) {
       const body = await readJsonBody(c, input.body.required);
