@@ -122,9 +122,17 @@ function wrongTyped(schema: JsonSchema): fc.Arbitrary<unknown> {
   return fc.tuple(arbitraryOf(schema), wrong, fc.nat()).map(([value, bad, pick]) => {
     const holders: [Record<string, unknown> | unknown[], string | number][] = [];
     const walk = (v: unknown) => {
-      if (Array.isArray(v)) v.forEach((x, i) => (holders.push([v, i]), walk(x)));
-      else if (v && typeof v === "object")
-        for (const [k, x] of Object.entries(v)) holders.push([v as Record<string, unknown>, k]), walk(x);
+      if (Array.isArray(v)) {
+        for (const [i, x] of v.entries()) {
+          holders.push([v, i]);
+          walk(x);
+        }
+      } else if (v && typeof v === "object") {
+        for (const [k, x] of Object.entries(v)) {
+          holders.push([v as Record<string, unknown>, k]);
+          walk(x);
+        }
+      }
     };
     walk(value);
     if (holders.length === 0) return bad;
@@ -172,9 +180,11 @@ function withNulInEachString(value: unknown): unknown[] {
       set(`${v}\u0000`);
       out.push(structuredClone(root));
       set(v);
-    } else if (Array.isArray(v)) v.forEach((x, i) => visit(x, (y) => (v[i] = y)));
-    else if (v && typeof v === "object")
+    } else if (Array.isArray(v)) {
+      for (const [i, x] of v.entries()) visit(x, (y) => (v[i] = y));
+    } else if (v && typeof v === "object") {
       for (const [k, x] of Object.entries(v)) visit(x, (y) => ((v as Record<string, unknown>)[k] = y));
+    }
   };
   const root = structuredClone(value);
   visit(root, () => {});

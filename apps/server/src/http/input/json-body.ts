@@ -42,29 +42,43 @@ export async function readJsonBody(c: Context, required: boolean): Promise<JsonB
   return { present: true, value };
 }
 
+/** What is wrong with a parsed JSON value (too deep, a NUL, a `__proto__` key), or null. */
+export interface JsonProblem {
+  /** Dotted path, or "" for the value itself. */
+  path: string;
+  message: string;
+}
+
 /**
  * Depth, NUL characters and `__proto__` keys, iteratively so a hostile value
- * cannot overflow the stack. `where` names the input in messages.
+ * cannot overflow the stack. Shared with the device gateway's frame parser.
  */
-export function checkJsonValue(root: unknown, where: string): void {
+export function findJsonProblem(root: unknown, maxDepth = MAX_JSON_DEPTH): JsonProblem | null {
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
-  const at = (path: (string | number)[]) => (path.length ? path.join(".") : where);
   while (stack.length) {
     const { value, path } = stack.pop()!;
     if (typeof value === "string") {
-      if (value.includes("\u0000")) throw refuse(at(path), "must not contain a NUL character (\\u0000)");
+      if (value.includes("\u0000")) return { path: path.join("."), message: "must not contain a NUL character (\\u0000)" };
       continue;
     }
     if (value === null || typeof value !== "object") continue;
-    if (path.length >= MAX_JSON_DEPTH) throw refuse(at(path), `${where} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    if (path.length >= maxDepth) return { path: path.join("."), message: `nested deeper than ${maxDepth} levels` };
     if (Array.isArray(value)) {
       for (const [i, v] of value.entries()) stack.push({ value: v, path: [...path, i] });
       continue;
     }
     for (const [key, v] of Object.entries(value)) {
-      if (key === "__proto__") throw refuse(at([...path, key]), "field __proto__ is not allowed");
-      if (key.includes("\u0000")) throw refuse(at(path), "a field name must not contain a NUL character (\\u0000)");
+      if (key === "__proto__") return { path: [...path, key].join("."), message: "field __proto__ is not allowed" };
+      if (key.includes("\u0000"))
+        return { path: path.join("."), message: "a field name must not contain a NUL character (\\u0000)" };
       stack.push({ value: v, path: [...path, key] });
     }
   }
+  return null;
+}
+
+/** findJsonProblem as a 400 naming where; `where` names the input when the problem is the value itself. */
+export function checkJsonValue(root: unknown, where: string): void {
+  const problem = findJsonProblem(root);
+  if (problem) throw refuse(problem.path || where, problem.message);
 }
