@@ -28,6 +28,8 @@ const ERROR_TEXT: Partial<Record<ErrorCode, string>> = {
   UNAUTHENTICATED: "Missing, invalid or expired token (UNAUTHENTICATED)",
   FORBIDDEN: "The caller lacks the permission bit for this resource (FORBIDDEN)",
   NOT_FOUND: "No such resource in the caller's organization (NOT_FOUND)",
+  PAYLOAD_TOO_LARGE: "Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE)",
+  RATE_LIMITED: "Too many requests for this token or address; see Retry-After (RATE_LIMITED)",
   INTERNAL: "Unexpected server error (INTERNAL)",
 };
 
@@ -85,8 +87,8 @@ export function defineRoute<const R extends RouteConfig & RouteOptions>(
 ): Omit<R, "auth" | "errors" | "allowUnknownFields" | "readOnlyFieldsOf"> & { getRoutingPath(): string } {
   const { auth, errors = [], allowUnknownFields, readOnlyFieldsOf, ...route } = config;
   const guardOptions = { allowUnknownFields, readOnlyFieldsOf };
-  const hasInput = Boolean(route.request?.body || route.request?.query || route.request?.params);
-  const common: ErrorCode[] = [...(hasInput ? (["VALIDATION_FAILED"] as const) : []), ...errors, "INTERNAL"];
+  // Every route can be refused by the body parser (400, 413) and the API-wide rate limit (429).
+  const common: ErrorCode[] = ["VALIDATION_FAILED", "PAYLOAD_TOO_LARGE", ...errors, "RATE_LIMITED", "INTERNAL"];
 
   if (auth === "public") {
     return createRoute({
