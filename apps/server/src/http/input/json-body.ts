@@ -54,24 +54,37 @@ export interface JsonProblem {
  * cannot overflow the stack. Shared with the device gateway's frame parser.
  */
 export function findJsonProblem(root: unknown, maxDepth = MAX_JSON_DEPTH): JsonProblem | null {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+  // Each entry points at its parent, so the path is only built for the one value that has a problem.
+  type Entry = { value: unknown; depth: number; key: string | number | null; parent: Entry | null };
+  const pathOf = (entry: Entry, extra?: string) => {
+    const parts: (string | number)[] = extra === undefined ? [] : [extra];
+    for (let e: Entry | null = entry; e && e.key !== null; e = e.parent) parts.unshift(e.key);
+    return parts.join(".");
+  };
+  const stack: Entry[] = [{ value: root, depth: 0, key: null, parent: null }];
   while (stack.length) {
-    const { value, path } = stack.pop()!;
+    const entry = stack.pop()!;
+    const { value, depth } = entry;
     if (typeof value === "string") {
-      if (value.includes("\u0000")) return { path: path.join("."), message: "must not contain a NUL character (\\u0000)" };
+      if (value.includes("\u0000")) return { path: pathOf(entry), message: "must not contain a NUL character (\\u0000)" };
       continue;
     }
     if (value === null || typeof value !== "object") continue;
-    if (path.length >= maxDepth) return { path: path.join("."), message: `nested deeper than ${maxDepth} levels` };
+    if (depth >= maxDepth) return { path: pathOf(entry), message: `nested deeper than ${maxDepth} levels` };
+    const push = (v: unknown, key: string | number) => {
+      // Numbers, booleans and null cannot hold a problem: not worth a stack entry.
+      if (typeof v === "string" || (v !== null && typeof v === "object"))
+        stack.push({ value: v, depth: depth + 1, key, parent: entry });
+    };
     if (Array.isArray(value)) {
-      for (const [i, v] of value.entries()) stack.push({ value: v, path: [...path, i] });
+      for (const [i, v] of value.entries()) push(v, i);
       continue;
     }
-    for (const [key, v] of Object.entries(value)) {
-      if (key === "__proto__") return { path: [...path, key].join("."), message: "field __proto__ is not allowed" };
+    for (const [key, v] of Object.entries(value as object)) {
+      if (key === "__proto__") return { path: pathOf(entry, key), message: "field __proto__ is not allowed" };
       if (key.includes("\u0000"))
-        return { path: path.join("."), message: "a field name must not contain a NUL character (\\u0000)" };
-      stack.push({ value: v, path: [...path, key] });
+        return { path: pathOf(entry), message: "a field name must not contain a NUL character (\\u0000)" };
+      push(v, key);
     }
   }
   return null;
