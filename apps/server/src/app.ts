@@ -3,15 +3,17 @@
  * app.request() without a port.
  */
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { swaggerUI } from "@hono/swagger-ui";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { AppDeps } from "./deps.ts";
+import { mountDocsPage } from "./http/docs-ui/docs-page.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, handleError } from "./http/errors.ts";
 import { API_BASE, createApi, openApiDocument } from "./http/openapi.ts";
+import { apiRateLimit } from "./http/rate-limit/api-rate-limit.ts";
+import { corsFor, securityHeaders } from "./http/security-headers.ts";
 import { METRICS_PATH, mountMetrics } from "./metrics/route.ts";
 
 function clientIp(c: Context, trustProxy: boolean): string {
@@ -42,12 +44,30 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     if (c.req.path === `${API_BASE}/health` || c.req.path === METRICS_PATH) c.get("logger").debug(entry, "request");
     else c.get("logger").info(entry, "request");
   });
+  app.use("*", securityHeaders());
+  const cors = corsFor(deps.config.TERN_CORS_ORIGINS);
+  if (cors) app.use(`${API_BASE}/*`, cors);
+  const rateLimit = apiRateLimit({
+    perToken: deps.config.TERN_API_RATE_TOKEN,
+    perAddress: deps.config.TERN_API_RATE_ADDRESS,
+    windowSeconds: deps.config.TERN_API_RATE_WINDOW,
+  });
+  // Health checks of load balancers poll often from one address: not counted.
+  app.use(`${API_BASE}/*`, (c, next) => (c.req.path === `${API_BASE}/health` ? next() : rateLimit(c, next)));
   app.use(
     `${API_BASE}/*`,
     bodyLimit({
       maxSize: deps.config.TERN_MAX_BODY_BYTES,
-      onError: (c) =>
-        errorResponse(c, new ApiError("PAYLOAD_TOO_LARGE", `request body larger than ${deps.config.TERN_MAX_BODY_BYTES} bytes`)),
+      onError: (c) => {
+        const res = errorResponse(
+          c,
+          new ApiError("PAYLOAD_TOO_LARGE", `request body larger than ${deps.config.TERN_MAX_BODY_BYTES} bytes`),
+        );
+        // The rest of the refused body is never read: say the connection ends here, so the client opens a new one
+        // instead of sending its next request into a socket that is being torn down.
+        res.headers.set("connection", "close");
+        return res;
+      },
     }),
   );
 
@@ -55,7 +75,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   const document = openApiDocument(app);
   app.get(`${API_BASE}/openapi.json`, (c) => c.json(document));
-  app.get(`${API_BASE}/docs`, swaggerUI({ url: `${API_BASE}/openapi.json`, title: "Tern API" }));
+  mountDocsPage(app as never, `${API_BASE}/docs`, `${API_BASE}/openapi.json`);
   mountMetrics(app, deps);
 
   app.notFound((c) => errorResponse(c, new ApiError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));

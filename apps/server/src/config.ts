@@ -78,6 +78,29 @@ export const ServerConfig = z.object({
   TERN_REGISTER_RATE_WINDOW: PositiveInt.default(300),
   /** Trust X-Forwarded-For for the client IP (only behind a reverse proxy that sets it). */
   TERN_TRUST_PROXY: Flag.default(false),
+  /**
+   * API-wide rate limit: requests per TERN_API_RATE_WINDOW seconds per access token and per client
+   * address (429 RATE_LIMITED with Retry-After and RateLimit-* headers). Login and registration have
+   * their own, stricter limits on top.
+   */
+  TERN_API_RATE_TOKEN: PositiveInt.default(1200),
+  TERN_API_RATE_ADDRESS: PositiveInt.default(2400),
+  TERN_API_RATE_WINDOW: PositiveInt.max(3600).default(60),
+  /** Origins allowed to call the API from a browser (comma-separated, e.g. https://noc.example.net); unset = CORS off. */
+  TERN_CORS_ORIGINS: z
+    .string()
+    .transform((s) =>
+      s
+        .split(",")
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.url({ protocol: /^https?$/, message: "each origin must be an http(s):// URL" }).transform((u) => new URL(u).origin),
+      ),
+    )
+    .default([]),
   /** Largest accepted request body in bytes. */
   TERN_MAX_BODY_BYTES: PositiveInt.default(1024 * 1024),
   /** Seconds to wait for in-flight requests on SIGTERM before closing connections. */
@@ -124,7 +147,7 @@ export const ServerConfig = z.object({
   TERN_PUBLIC_ADDRESS_WINDOW_MS: PositiveInt.default(600_000),
   /** How long a live status read (`?live=true`) waits for the device's answer. */
   TERN_DEVICE_READ_TIMEOUT_MS: PositiveInt.max(120_000).default(10_000),
-  /** Bearer token GET /metrics requires; unset = open (bind HOST to a private address or filter it). */
+  /** Bearer token GET /metrics requires; unset = answered only to direct loopback clients (no proxy headers). */
   TERN_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 
   // Notifications (docs/notifications.md).

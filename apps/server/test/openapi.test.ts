@@ -44,7 +44,10 @@ describe("OpenAPI document", () => {
     const res = await t.api("GET", "/api/docs");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
-    expect(res.text).toContain("/api/openapi.json");
-    expect(res.text).toContain("SwaggerUIBundle");
+    // No inline script (the strict CSP): the page loads its init script, which points at the document.
+    expect(res.text).toContain('<script src="/api/docs/init.js">');
+    const init = await t.api("GET", "/api/docs/init.js");
+    expect(init.text).toContain("/api/openapi.json");
+    expect(init.text).toContain("SwaggerUIBundle");
   });
 });

@@ -11,7 +11,7 @@ export type FilterOp = z.infer<typeof FilterOp>;
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 export const Filter = z
-  .object({
+  .strictObject({
     key: z.string().min(1).max(100),
     op: z.enum(FILTER_OPS, { message: `op must be one of ${FILTER_OPS.join(" ")}` }),
     val: z.union([Scalar, z.array(Scalar)]),

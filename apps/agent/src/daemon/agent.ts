@@ -133,7 +133,14 @@ export class Agent implements AgentView {
     const restored = await this.reconciler.restore();
     if (restored) log.info("last good config restored", { ok: restored.ok, hash: restored.appliedHash });
     const report = (source: string, message: string) => this.recordError(source, message);
-    if (this.options.metrics) this.metricsEndpoint = await startMetrics(this.metrics.registry, this.options.metrics, log, report);
+    if (this.options.metrics)
+      this.metricsEndpoint = await startMetrics(
+        this.metrics.registry,
+        this.options.metrics,
+        log,
+        report,
+        this.options.paths.stateDir,
+      );
     if (this.options.ui) this.uiEndpoint = await startUi(this, this.options.paths.stateDir, this.options.ui, log, report);
     if (this.control) this.control.start();
     else log.warn("not registered: running the last good config without a server (tern-agent register to connect)");

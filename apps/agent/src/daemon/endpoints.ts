@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Registry } from "prom-client";
 import { describeError } from "../errors.ts";
 import type { AgentLogger } from "../log.ts";
-import { serveMetrics } from "../metrics/index.ts";
+import { isLoopbackHost, serveMetrics } from "../metrics/index.ts";
 import { loadOrCreateUiSecret, startUiServer } from "../ui/index.ts";
 import type { AgentView } from "./snapshot.ts";
 import { agentUiData } from "./ui-data.ts";
@@ -21,15 +21,27 @@ export interface Endpoint {
 
 type Report = (source: string, message: string) => void;
 
+/** Where the metrics token lives when metrics listen beyond loopback: `<stateDir>/metrics-token` (0600). */
+export const metricsTokenFile = (stateDir: string) => join(stateDir, "metrics-token");
+
+/**
+ * Metrics on a loopback address are open to this host (like node_exporter);
+ * on any other address they need the bearer token kept in metricsTokenFile.
+ */
 export async function startMetrics(
   registry: Registry,
   where: { host: string; port: number },
   log: AgentLogger,
   report: Report,
+  stateDir: string,
 ): Promise<Endpoint | null> {
   try {
-    const served = await serveMetrics(registry, where.host, where.port);
-    log.info("metrics listening", { url: `http://${where.host}:${served.port}/metrics` });
+    const token = isLoopbackHost(where.host) ? undefined : await loadOrCreateUiSecret(stateDir, "metrics-token");
+    const served = await serveMetrics(registry, where.host, where.port, token);
+    log.info("metrics listening", {
+      url: `http://${where.host}:${served.port}/metrics`,
+      ...(token ? { tokenFile: metricsTokenFile(stateDir) } : {}),
+    });
     return { host: where.host, port: served.port, close: () => void served.server.close() };
   } catch (err) {
     // Routing matters more than the agent's own metrics: say so loudly and carry on.

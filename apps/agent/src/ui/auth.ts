@@ -42,9 +42,9 @@ export class Sessions {
   }
 }
 
-/** The page secret kept in `<stateDir>/ui-secret` (0600), created on first use. */
-export async function loadOrCreateUiSecret(stateDir: string): Promise<string> {
-  const path = join(stateDir, "ui-secret");
+/** The page secret kept in `<stateDir>/ui-secret` (0600), created on first use; `name` for another such secret. */
+export async function loadOrCreateUiSecret(stateDir: string, name = "ui-secret"): Promise<string> {
+  const path = join(stateDir, name);
   const existing = (await readFile(path, "utf8").catch(() => "")).trim();
   if (existing) return existing;
   const secret = randomBytes(18).toString("base64url");

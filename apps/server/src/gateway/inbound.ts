@@ -1,5 +1,6 @@
 /** Turns a raw websocket frame into a validated DeviceMessage, or says what is wrong with it. */
 import { DeviceMessage } from "@tern/protocol";
+import { findJsonProblem } from "../http/input/json-body.ts";
 
 export type Inbound =
   | { ok: true; message: DeviceMessage }
@@ -21,6 +22,16 @@ export function parseInbound(data: Buffer | ArrayBuffer | Buffer[], isBinary: bo
   } catch (err) {
     return { ok: false, kind: "not-json", code: "BAD_MESSAGE", message: `message is not JSON: ${(err as Error).message}` };
   }
+  // Before the schema: a NUL would make the database refuse a whole status batch of many devices, and a
+  // hostile nesting depth costs the schema walk. Unknown fields stay accepted (a newer agent's additions).
+  const problem = findJsonProblem(json);
+  if (problem)
+    return {
+      ok: false,
+      kind: "invalid",
+      code: "VALIDATION_FAILED",
+      message: `invalid message: ${problem.path || "(message)"}: ${problem.message}`,
+    };
   const parsed = DeviceMessage.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues

@@ -142,12 +142,17 @@ function positive(
   throw new Error(`unhandled filter op ${op}`);
 }
 
+/** The field a key names: own keys of the spec only, so `toString` or `__proto__` is an unknown key, not Object.prototype's. */
+function fieldOf(spec: ListSpec, key: string): ListField | undefined {
+  return Object.hasOwn(spec.fields, key) ? spec.fields[key] : undefined;
+}
+
 const NEGATION: Partial<Record<FilterOp, FilterOp>> = { "!=": "==", "!contains": "contains" };
 
 /** One filter → one SQL condition. Negated ops are "no column matches", so NULLs count as not matching. */
 export function filterCondition(filter: Filter, spec: ListSpec, index: number): Expression<SqlBool> {
   const path = `filter.${index}`;
-  const field = spec.fields[filter.key];
+  const field = fieldOf(spec, filter.key);
   if (!field || field.filterable === false) {
     const allowed = Object.entries(spec.fields)
       .filter(([, f]) => f.filterable !== false)
@@ -183,7 +188,7 @@ export async function runList<DB, TB extends keyof DB, O>(
   });
 
   const sortKey = list.sort ?? spec.defaultSort.key;
-  const sortField = spec.fields[sortKey];
+  const sortField = fieldOf(spec, sortKey);
   if (!sortField || sortField.sortable === false || sortField.elements) {
     const allowed = Object.entries(spec.fields)
       .filter(([, f]) => f.sortable !== false && !f.elements)

@@ -38,6 +38,8 @@ export function openApiDocument(root: OpenAPIHono<AppEnv>): OpenApiDocument {
         "Every non-public route acts in one organization: `?org=<id>` or the caller's default. Permissions are per resource with bits get=1 post=2 put=4 del=8; a route needs the bit of its method (see `x-tern-auth`). Routes under /users/me (`x-tern-auth: {user: true}`) act on the signed-in user themself: a login session, never an access token, no organization.",
         "Lists take `offset`, `limit` (≤ 1000), `sort`/`order` (aliases `sortField`/`sortOrder`) and `filter` (alias `filters`), a JSON array of `{key, op, val}` with ops `== != contains !contains < > <= >= in`; the total is in the `records-total` header.",
         "Every error is `{error, code, details[]}` with a machine `code`.",
+        "Bodies are JSON (`Content-Type: application/json`, at most TERN_MAX_BODY_BYTES, nested at most 32 levels, no NUL characters). A body field or query parameter the operation does not declare is refused: 400 VALIDATION_FAILED `unknown field maxLossPct; did you mean maxLossPercent?`.",
+        "Rate limit per access token and per client address: every answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`; over the limit 429 RATE_LIMITED with `Retry-After`.",
       ].join("\n"),
     },
   });

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { authorize, type RouteAuthorization } from "../auth/authorize.ts";
 import { authorizeUser } from "../auth/authorize-user.ts";
 import { bitForMethod } from "../auth/permissions.ts";
+import { inputGuard } from "./input/guard.ts";
 import { ErrorBodySchema, OrgQuery } from "./schemas.ts";
 
 /** `"user"`: a signed-in user acting on their own account (password, sessions, 2FA: auth/authorize-user.ts); a session, never a key; no organization. */
@@ -30,6 +31,8 @@ const ERROR_TEXT: Partial<Record<ErrorCode, string>> = {
   UNAUTHENTICATED: "Missing, invalid or expired token (UNAUTHENTICATED)",
   FORBIDDEN: "The caller lacks the permission bit for this resource (FORBIDDEN)",
   NOT_FOUND: "No such resource in the caller's organization (NOT_FOUND)",
+  PAYLOAD_TOO_LARGE: "Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE)",
+  RATE_LIMITED: "Too many requests for this token or address; see Retry-After (RATE_LIMITED)",
   INTERNAL: "Unexpected server error (INTERNAL)",
 };
 
@@ -54,18 +57,48 @@ function withOrgQuery(request: RouteConfig["request"]): RouteConfig["request"] {
   return { ...request, query: query ? (query as z.ZodObject).extend(OrgQuery.shape) : OrgQuery };
 }
 
-export function defineRoute<const R extends RouteConfig & { auth: RouteAuth; errors?: ErrorCode[] }>(
+/** The input guard of a route: its JSON body schema and final query schema. */
+function guardFor(request: RouteConfig["request"], options: Pick<RouteOptions, "allowUnknownFields" | "readOnlyFieldsOf">) {
+  const body = request?.body;
+  const schema = (body?.content?.["application/json"] as { schema?: unknown } | undefined)?.schema;
+  return inputGuard({
+    ...(schema ? { body: { schema: schema as z.ZodType, required: body?.required === true } } : {}),
+    ...(request?.query ? { query: request.query as z.ZodType } : {}),
+    allowUnknownFields: options.allowUnknownFields === true,
+    ...(options.readOnlyFieldsOf ? { readOnly: options.readOnlyFieldsOf } : {}),
+  });
+}
+
+export interface RouteOptions {
+  auth: RouteAuth;
+  errors?: ErrorCode[];
+  /**
+   * Drop body and query fields the schema does not know instead of refusing
+   * them (400 VALIDATION_FAILED "unknown field …"). Only for what agents send,
+   * so a newer agent still works with an older server.
+   */
+  allowUnknownFields?: boolean;
+  /**
+   * The resource schema GET answers, when this update takes it back whole:
+   * its read-only fields are accepted and ignored, fields neither knows refused.
+   */
+  readOnlyFieldsOf?: z.ZodType;
+}
+
+export function defineRoute<const R extends RouteConfig & RouteOptions>(
   config: R,
-): Omit<R, "auth" | "errors"> & { getRoutingPath(): string } {
-  const { auth, errors = [], ...route } = config;
-  const hasInput = Boolean(route.request?.body || route.request?.query || route.request?.params);
-  const common: ErrorCode[] = [...(hasInput ? (["VALIDATION_FAILED"] as const) : []), ...errors, "INTERNAL"];
+): Omit<R, "auth" | "errors" | "allowUnknownFields" | "readOnlyFieldsOf"> & { getRoutingPath(): string } {
+  const { auth, errors = [], allowUnknownFields, readOnlyFieldsOf, ...route } = config;
+  const guardOptions = { allowUnknownFields, readOnlyFieldsOf };
+  // Every route can be refused by the body parser (400, 413) and the API-wide rate limit (429).
+  const common: ErrorCode[] = ["VALIDATION_FAILED", "PAYLOAD_TOO_LARGE", ...errors, "RATE_LIMITED", "INTERNAL"];
 
   if (auth === "public") {
     return createRoute({
       ...route,
       responses: { ...errorResponses(common), ...route.responses },
       security: [],
+      middleware: [guardFor(route.request, guardOptions)],
       "x-tern-auth": { public: true } satisfies TernAuthExtension,
     }) as never;
   }
@@ -89,15 +122,17 @@ export function defineRoute<const R extends RouteConfig & { auth: RouteAuth; err
     ...(auth.orgParam ? { orgParam: auth.orgParam } : {}),
     ...(auth.accountParam ? { accountParam: auth.accountParam } : {}),
   };
+  const request = usesOrgQuery ? withOrgQuery(route.request) : route.request;
   return createRoute({
     ...route,
-    request: usesOrgQuery ? withOrgQuery(route.request) : route.request,
+    request,
     responses: {
       ...errorResponses(["VALIDATION_FAILED", "UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", ...common]),
       ...route.responses,
     },
     security: [{ bearerAuth: [] }],
-    middleware: [authorize(auth, route.method)],
+    // Authorization first: a caller without access learns nothing about the input rules.
+    middleware: [authorize(auth, route.method), guardFor(request, guardOptions)],
     "x-tern-auth": extension,
   }) as never;
 }

@@ -93,6 +93,14 @@ describe("bad websocket input", () => {
     link.send({ ...status(), tunnels: [{ id: "t", up: true, loss: 250, rtt: 1, jitter: 1, samples: 1 }] });
     const invalid = await link.next("error", (m) => m.code === "VALIDATION_FAILED");
     expect(invalid.message).toMatch(/tunnels\.0\.loss/);
+    // A NUL (the database refuses it in text) and a hostile nesting depth: refused before the schema, the link kept.
+    link.send({ ...status(), interfaces: [{ name: "eth\u00000" }] });
+    await link.next(
+      "error",
+      (m) => m.code === "VALIDATION_FAILED" && /interfaces\.0\.name: must not contain a NUL/.test(m.message),
+    );
+    link.send(`{"type":"status","x":${"[".repeat(50_000)}${"]".repeat(50_000)}}`);
+    await link.next("error", (m) => m.code === "VALIDATION_FAILED" && /nested deeper/.test(m.message));
     link.send({ type: "no-such-type" });
     await link.next("error", (m) => m.code === "VALIDATION_FAILED" && /no-such-type/.test(m.message));
     expect(link.ws.readyState).toBe(link.ws.OPEN);

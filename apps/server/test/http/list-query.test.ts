@@ -120,6 +120,12 @@ describe("list conventions", () => {
       [{ filter: filter({ key: "id", op: "==", val: "not-a-uuid" }) }, "filter.0.val", /UUID/],
       [{ filter: filter({ key: "createdAt", op: "contains", val: "2025" }) }, "filter.0.op", /text field/],
       [{ sort: "password" }, "sort", /cannot sort by "password"/],
+      // Keys from Object.prototype are not fields of a list (once "toString" != 1 matched every row).
+      [{ filter: filter({ key: "toString", op: "!=", val: 1 }) }, "filter.0.key", /unknown filter key "toString"/],
+      [{ filter: filter({ key: "constructor", op: "==", val: 1 }) }, "filter.0.key", /unknown filter key "constructor"/],
+      [{ filter: filter({ key: "__proto__", op: "!=", val: 1 }) }, "filter.0.key", /unknown filter key "__proto__"/],
+      [{ filter: filter({ key: "name", op: "==", val: "a", value: "b" }) }, "filter.0", /value/],
+      [{ sort: "hasOwnProperty" }, "sort", /cannot sort by "hasOwnProperty"/],
       [{ order: "up" }, "order", /./],
       [{ limit: 1001 }, "limit", /./],
       [{ offset: -1 }, "offset", /./],

@@ -104,6 +104,9 @@ export function gatewayConfig(env: Record<string, string>): ServerConfig {
     TERN_ADMIN_EMAIL: TEST_ADMIN.email,
     TERN_ADMIN_PASSWORD: TEST_ADMIN.password,
     ...FAST_GATEWAY_ENV,
+    // Tests drive the API hard from one address.
+    TERN_API_RATE_TOKEN: "1000000",
+    TERN_API_RATE_ADDRESS: "1000000",
     ...env,
   });
 }

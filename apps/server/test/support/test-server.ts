@@ -84,6 +84,9 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
     TERN_PASSWORD_HASH_COST: TEST_HASH_COST,
     TERN_SECRET_KEY: randomBytes(32).toString("base64"),
     TERN_DATA_DIR: "/nonexistent-tests-use-no-data-dir",
+    // Tests drive the API hard from one address; the rate limit's own tests set low limits.
+    TERN_API_RATE_TOKEN: "1000000",
+    TERN_API_RATE_ADDRESS: "1000000",
     ...env,
   });
   const database = await openTestDatabase();

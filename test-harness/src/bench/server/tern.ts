@@ -129,6 +129,9 @@ export async function startTern(fleet: Fleet, ctx: BenchContext, env: Record<str
     TERN_LOG_LEVEL: "info",
     // One admin session for the whole measurement.
     TERN_ACCESS_TOKEN_TTL: "86400",
+    // The bench's API load comes from one address and one admin token: measure the server, not its rate limit.
+    TERN_API_RATE_TOKEN: "100000000",
+    TERN_API_RATE_ADDRESS: "100000000",
     ...(scratch.url ? { DATABASE_URL: scratch.url } : {}),
     ...env,
   };

@@ -21,7 +21,8 @@ export const AppIdParams = z.object({
     .meta({ param: { name: "id", in: "path" }, description: "Catalog application id (see GET /appstore)" }),
 });
 
-export const ActionQuery = z.object({
+/** Open: every other query field is an action param, checked by the action's own strict schema. */
+export const ActionQuery = z.looseObject({
   action: z
     .string()
     .min(1)

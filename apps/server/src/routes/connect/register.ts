@@ -17,6 +17,8 @@ export const route = defineRoute({
     "An unknown or expired token is 401. Rate limited per client IP (TERN_REGISTER_RATE_IP per TERN_REGISTER_RATE_WINDOW seconds): 429 with Retry-After.",
   ].join("\n\n"),
   auth: "public",
+  // Agents upgrade on their own schedule: a newer agent's extra fields are dropped, not refused.
+  allowUnknownFields: true,
   errors: ["UNAUTHENTICATED", "REGISTRATION_TOKEN_EXHAUSTED", "RATE_LIMITED", "CONFLICT"],
   request: { body: jsonBody(RegisterRequestSchema) },
   responses: {

@@ -160,7 +160,11 @@ describe("DELETE /api/devices (by filter)", () => {
     const names = Array.from({ length: 5 }, (_, i) => `lab-${i}`).concat(["prod-1"]);
     const devices = await fleet(names);
     const foreign = await insertValidDevice(t, { name: "lab-foreign" });
-    const res = await del({ filter: filter("name", "contains", "lab-"), limit: "1" });
+    // There is no paging here: `limit` is not a parameter of this route, so it is refused, not silently dropped.
+    const paged = await del({ filter: filter("name", "contains", "lab-"), limit: "1" });
+    expect(paged.status).toBe(400);
+    expect((paged.body as unknown as { code: string }).code).toBe("VALIDATION_FAILED");
+    const res = await del({ filter: filter("name", "contains", "lab-") });
     expect(res.status).toBe(200);
     expect(res.body.deviceIds.sort()).toEqual(
       devices

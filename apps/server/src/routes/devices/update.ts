@@ -13,7 +13,7 @@ export const route = defineRoute({
   tags: ["devices"],
   summary: "Change a device's configuration, or approve it",
   description: [
-    "Fields given replace the stored ones; fields left out stay. `interfaces` entries name an interface by `devId` (interfaces come from the device: an unknown devId is refused) and change only the fields they contain; read-only fields (`id`, `PublicIP`, `PublicPort`, `isPublicAddressRateLimited`) are ignored. `staticRoutes`, `dhcp`, `bgp` and `firewall` are replaced whole. A whole device from GET can be sent back.",
+    "Fields given replace the stored ones; fields left out stay. `interfaces` entries name an interface by `devId` (interfaces come from the device: an unknown devId is refused) and change only the fields they contain; read-only fields (`id`, `PublicIP`, `PublicPort`, `isPublicAddressRateLimited` and the other fields only GET answers) are ignored; a field neither GET nor this schema knows is refused (400 VALIDATION_FAILED `unknown field …`). `staticRoutes`, `dhcp`, `bgp` and `firewall` are replaced whole. A whole device from GET can be sent back.",
     "`isApproved: true` approves a registered device (its first job carries the whole configuration).",
     "Validated as a whole (VALIDATION_FAILED naming each problem's path): addresses inside their interface subnets and off the tunnel range, DHCP ranges inside the LAN and `defaultLeaseTime` ≤ `maxLeaseTime`, routes unique, BGP `multiHop` on every neighbor when enabled, LAN NAT prefixes of equal length, interfaces carrying tunnels stay assigned WAN, VRRP groups of the device stay valid. The pre-5.1.1 `deviceSpecifficRulesEnabled` is refused naming `deviceSpecificRulesEnabled`.",
     "A LAN subnet overlapping another device's LAN in the organization is 400 LAN_OVERLAPPING naming that device, unless `allowOverlapping=true`.",
@@ -21,6 +21,8 @@ export const route = defineRoute({
   ].join("\n\n"),
   auth: { resource: "devices" },
   errors: ["LAN_OVERLAPPING"],
+  // A whole device from GET can be sent back: its read-only fields are ignored, unknown ones refused.
+  readOnlyFieldsOf: DeviceSchema,
   request: { params: IdParams, query: DeviceUpdateQuerySchema, body: jsonBody(DeviceUpdateSchema) },
   responses: { 200: jsonResponse(DeviceSchema, "Stored; no device work needed"), 202: jobsQueuedResponse },
 });
