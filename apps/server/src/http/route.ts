@@ -108,7 +108,7 @@ export function defineRoute<const R extends RouteConfig & RouteOptions>(
       ...route,
       responses: { ...errorResponses(["UNAUTHENTICATED", "FORBIDDEN", ...common]), ...route.responses },
       security: [{ bearerAuth: [] }],
-      middleware: [authorizeUser()],
+      middleware: [authorizeUser(), guardFor(route.request, guardOptions)],
       "x-tern-auth": { user: true } satisfies TernAuthExtension,
     }) as never;
   }
