@@ -45,6 +45,11 @@ try {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests");
+    // A stop that hangs (a database that does not answer) must still end: the service manager waits 10 s at most.
+    setTimeout(() => {
+      logger.error("shutdown did not finish in time: exiting");
+      process.exit(1);
+    }, 9_500).unref();
     server.close().then(
       () => {
         logger.info("stopped");
