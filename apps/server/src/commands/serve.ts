@@ -1,0 +1,78 @@
+/**
+ * `tern-server serve` (and `npm start` through main.ts): starts the server,
+ * prints the first administrator's generated password once, and stops
+ * gracefully on SIGTERM/SIGINT. Start-up failures become one line (cli-error.ts).
+ */
+import { pino } from "pino";
+import { docsUrl, startServer } from "../server.ts";
+import type { CliIo } from "./io.ts";
+import { type GlobalOptions, loadSettings } from "./settings.ts";
+import { startupError } from "./startup-errors.ts";
+
+export interface ServeOptions {
+  port?: string;
+  host?: string;
+}
+
+/** Resolves with the exit code once the server has stopped (or failed to start). */
+export async function serve(io: CliIo, globals: GlobalOptions, options: ServeOptions = {}): Promise<number> {
+  const config = await loadSettings(io, globals, {
+    ...(options.port !== undefined ? { PORT: options.port } : {}),
+    ...(options.host !== undefined ? { HOST: options.host } : {}),
+  });
+  const logger = pino({ level: config.TERN_LOG_LEVEL, base: { service: "tern-server" } });
+
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config, logger);
+  } catch (err) {
+    throw startupError(err, config);
+  }
+  const database = config.DATABASE_URL ? "PostgreSQL" : `embedded PGlite in ${config.TERN_DATA_DIR}`;
+  logger.info({ url: server.url, docs: docsUrl(server), database }, `listening on ${server.url}, API docs at ${docsUrl(server)}`);
+  if (server.bootstrap.created && server.bootstrap.generatedPassword) {
+    // Printed once, to the console and not to the structured log.
+    io.err(
+      [
+        "",
+        "  First start: created the administrator account.",
+        `    username: ${server.bootstrap.email}`,
+        `    password: ${server.bootstrap.generatedPassword}`,
+        "  It is shown only now. Log in:",
+        `    curl -s -X POST ${server.url}/api/users/login -H 'content-type: application/json' \\`,
+        `      -d '{"username":"${server.bootstrap.email}","password":"<password>"}'`,
+        `  API docs: ${docsUrl(server)}`,
+        "",
+        "",
+      ].join("\n"),
+    );
+  } else if (server.bootstrap.created) {
+    logger.info({ email: server.bootstrap.email }, "created the administrator from TERN_ADMIN_EMAIL/TERN_ADMIN_PASSWORD");
+  }
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, "shutting down: finishing in-flight requests");
+      // A stop that hangs (a database that does not answer) must still end: the service manager waits 10 s at most.
+      setTimeout(() => {
+        logger.error("shutdown did not finish in time: exiting");
+        process.exit(1);
+      }, 9_500).unref();
+      server.close().then(
+        () => {
+          logger.info("stopped");
+          resolve(0);
+        },
+        (err) => {
+          logger.error({ err }, "shutdown failed");
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+  });
+}
