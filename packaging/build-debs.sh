@@ -5,7 +5,7 @@
 # Versions come from apps/agent/package.json and apps/server/package.json (TERN_PACKAGE_VERSION overrides both).
 # Both run on the system's nodejs (>= 20): the bundles are plain JavaScript. The agent's bundle needs no
 # node_modules; the server keeps @electric-sql/pglite as files (it loads its wasm and data beside its module).
-# Lintian checks them when it is installed.
+# Lintian checks them when it is installed (an error fails the build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -17,6 +17,8 @@ npx turbo run build --filter=@tern/agent --filter=@tern/server --output-logs=err
 stage=$(mktemp -d /tmp/tern-package.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$out"
+# Only this build's packages in $out: CI installs them by glob, and a machine may hold an older version's.
+rm -f "$out"/tern-agent_*_all.deb "$out"/tern-server_*_all.deb
 
 version_of() { TERN_PACKAGE_VERSION=${TERN_PACKAGE_VERSION:-} node -p "process.env.TERN_PACKAGE_VERSION || require('./$1/package.json').version"; }
 
@@ -87,6 +89,8 @@ install -D -m 0640 packaging/tern-server/server.env "$d/etc/tern/server.env"
 install_doc tern-server "$version" docs/server.md docs/install.md
 finish tern-server "$version"
 
+# Lintian when it is installed (CI installs it): an error fails the build, warnings are printed.
 if command -v lintian >/dev/null; then
-  lintian --tag-display-limit 0 "$out"/tern-agent_*_all.deb "$out"/tern-server_*_all.deb || true
+  lintian --fail-on error --tag-display-limit 0 "$out/tern-agent_$(version_of apps/agent)_all.deb" \
+    "$out/tern-server_$(version_of apps/server)_all.deb"
 fi
