@@ -1,6 +1,6 @@
 /**
  * The README's start command as a user runs it: `npm start` at the repository root (after `npm ci`, which CI
- * runs before the tests). SIGTERM to the pid of that npm process must bring the whole tree down (npm, the build
+ * runs before the tests). SIGTERM (then SIGINT) to the pid of that npm process must bring the whole tree down (npm, the build
  * wrapper, the server) within 10 s, the server stopping gracefully; the next start must find the database as it
  * was left (it opens it, the administrator logs in, the organization made before the stop is there).
  */
@@ -78,20 +78,20 @@ async function login(url: string): Promise<string> {
   return res.body.accessToken as string;
 }
 
-/** SIGTERM to npm's pid only; returns how long until no process of its tree ran any more (throws after 10 s). */
-async function terminate(started: Started): Promise<number> {
+/** A signal to npm's pid only; returns how long until no process of its tree ran any more (throws after 10 s). */
+async function terminate(started: Started, signal: "SIGTERM" | "SIGINT"): Promise<number> {
   const pid = started.child.pid!;
   const tree = [pid, ...descendants(pid)];
   // npm, then node running the server: the tree really holds the server, or this test proves nothing.
   expect(tree.map(commandLine).some((c) => c.includes("scripts/start.mjs"))).toBe(true);
   const t0 = Date.now();
-  process.kill(pid, "SIGTERM");
+  process.kill(pid, signal);
   for (;;) {
     const left = stillRunning([...tree, ...descendants(pid)]);
     if (left.length === 0) return Date.now() - t0;
     if (Date.now() - t0 > 10_000)
       throw new Error(
-        `still running 10 s after SIGTERM to npm (${pid}):\n${left.map((p) => `${p} ${commandLine(p)}`).join("\n")}`,
+        `still running 10 s after ${signal} to npm (${pid}):\n${left.map((p) => `${p} ${commandLine(p)}`).join("\n")}`,
       );
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -114,14 +114,14 @@ describe("npm start (the README's command)", () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("stops the whole process tree on SIGTERM to npm, and the next start finds the data", async () => {
+  it("stops the whole process tree on SIGTERM (and SIGINT) to npm, and the next start finds the data", async () => {
     const first = await npmStart(dataDir);
     started.push(first);
     const token = await login(first.url);
     const org = await post(`${first.url}/api/organizations`, { name: "Survives restarts" }, token);
     expect(org.status).toBe(201);
 
-    const ms = await terminate(first);
+    const ms = await terminate(first, "SIGTERM");
     expect(ms).toBeLessThan(10_000);
     await first.exited;
     // The server itself stopped through its graceful path (gateway, requests, database), not by being killed.
@@ -135,7 +135,8 @@ describe("npm start (the README's command)", () => {
     const res = await fetch(`${second.url}/api/organizations/${org.body.id}`, { headers: { authorization: `Bearer ${again}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { name: string }).name).toBe("Survives restarts");
-    await terminate(second);
+    // Ctrl-C in a terminal reaches npm as SIGINT: the same clean stop.
+    expect(await terminate(second, "SIGINT")).toBeLessThan(10_000);
     await second.exited;
     expect(second.output()).toContain('"msg":"stopped"');
   }, 420_000);
