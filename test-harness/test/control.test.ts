@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import { DeviceInterface } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import {
+  agentCommand,
   agentSpec,
   describeControl,
   interfaceAssignment,
@@ -61,6 +62,11 @@ describe("control plan", () => {
       ["site-a", "tn-lab-abc123-site-a", "http://127.0.0.1:4100", "tern-lab-abc123-site-a"],
       ["site-b", "tn-lab-abc123-site-b", "http://127.0.0.1:4100", "tern-lab-abc123-site-b"],
     ]);
+  });
+
+  it("runs an installed agent (TERN_AGENT_BIN) itself, so its own interpreter line applies; else the repo's bin through this node", () => {
+    expect(agentCommand("/repo", "/usr/bin/tern-agent")).toEqual(["/usr/bin/tern-agent"]);
+    expect(agentCommand("/repo", undefined)).toEqual([process.execPath, "/repo/apps/agent/bin/tern-agent"]);
   });
 
   it("runs the real tern-agent: register with --server and --token, then run, standalone with its own state dir and hostname", () => {

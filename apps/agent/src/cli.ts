@@ -1,4 +1,4 @@
-/** Process entry of `tern-agent` (bin/tern-agent runs it through tsx): the only place that reads process.env. */
+/** Process entry of `tern-agent` (bin/tern-agent runs its bundle, dist/cli.js): the only place that reads process.env. */
 import { main } from "./main.ts";
 
 const stop = new AbortController();

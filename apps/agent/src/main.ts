@@ -9,6 +9,7 @@ import { AgentError, describeError } from "./errors.ts";
 import { parseCli, USAGE } from "./options.ts";
 import { TunnelProber } from "./probes/prober.ts";
 import { ExecRunner, type Runner } from "./runner.ts";
+import { DEFAULT_SETTINGS_FILE, settingsFileEnv } from "./settings-file.ts";
 import type { HealthSource, TunnelQualitySource } from "./status/index.ts";
 import { AGENT_VERSION } from "./version.ts";
 
@@ -20,20 +21,26 @@ export interface MainDeps {
   health?: HealthSource | null;
   tunnels?: TunnelQualitySource;
   stopSignal?: AbortSignal;
+  /** enroll: whether systemd manages this machine (default: /run/systemd/system exists); tests answer it. */
+  systemdBooted?: () => Promise<boolean>;
 }
 
 /** Exit codes: 0 ok, 1 failed, 2 usage or invalid input, 3 not running (status). */
 export async function main(argv: string[], deps: MainDeps): Promise<number> {
   try {
-    const options = parseCli(argv, deps.env);
-    if (options.command === "help") {
+    const flagsAndEnv = parseCli(argv, deps.env);
+    if (flagsAndEnv.command === "help") {
       deps.io.out(USAGE);
       return 0;
     }
-    if (options.command === "version") {
+    if (flagsAndEnv.command === "version") {
       deps.io.out(`${AGENT_VERSION}\n`);
       return 0;
     }
+    // The settings file sits under the environment and the flags: parse again with it layered below.
+    const file = flagsAndEnv.config ?? (flagsAndEnv.mode === "system" ? DEFAULT_SETTINGS_FILE : undefined);
+    const fileEnv = await settingsFileEnv(file, flagsAndEnv.config !== undefined);
+    const options = Object.keys(fileEnv).length > 0 ? parseCli(argv, { ...fileEnv, ...deps.env }) : flagsAndEnv;
     // The daemon measures its tunnels; the policy driver reads the same measurements.
     const prober = options.command === "run" && !deps.tunnels && !deps.drivers ? new TunnelProber() : null;
     const tunnels = deps.tunnels ?? prober;
@@ -50,6 +57,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     switch (options.command) {
       case "register":
         return await (await import("./commands/register.ts")).register(cli);
+      case "enroll":
+        return await (await import("./commands/enroll.ts")).enroll(cli, deps.systemdBooted);
       case "run":
         return await (await import("./commands/run.ts")).run(cli);
       case "status":
@@ -60,6 +69,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
         return await (await import("./commands/apply.ts")).apply(cli);
       case "dump":
         return await (await import("./commands/dump.ts")).dump(cli);
+      default:
+        throw new AgentError("INTERNAL", `no handler for ${options.command}`);
     }
   } catch (err) {
     deps.io.err(`tern-agent: ${describeError(err)}\n`);

@@ -10,7 +10,7 @@ import type { DaemonMode } from "./drivers/driver.ts";
 import { AgentError, formatIssues } from "./errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log.ts";
 
-export const COMMANDS = ["register", "run", "status", "plan", "apply", "dump", "help", "version"] as const;
+export const COMMANDS = ["register", "enroll", "run", "status", "plan", "apply", "dump", "help", "version"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 /** Options every command accepts: flag, variable, default. */
@@ -32,8 +32,9 @@ export const COMMON_OPTIONS = {
 
 /** Options only some commands take. */
 const COMMAND_OPTIONS: Record<string, readonly Command[]> = {
-  server: ["register"],
-  token: ["register"],
+  server: ["register", "enroll"],
+  token: ["register", "enroll"],
+  "no-start": ["enroll"],
   json: ["status", "plan", "apply"],
   "show-secrets": ["plan"],
   dest: ["dump"],
@@ -69,6 +70,10 @@ export interface CliOptions {
   uiHost: string;
   server: string | undefined;
   token: string | undefined;
+  /** The settings file named by --config or TERN_AGENT_CONFIG (settings-file.ts), if any. */
+  config: string | undefined;
+  /** enroll: register only, do not enable and start the service. */
+  noStart: boolean;
   json: boolean;
   showSecrets: boolean;
   includeSecrets: boolean;
@@ -86,6 +91,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
         ...Object.fromEntries(Object.keys(COMMON_OPTIONS).map((k) => [k, { type: "string" as const }])),
         server: { type: "string" },
         token: { type: "string" },
+        config: { type: "string" },
+        "no-start": { type: "boolean" },
         dest: { type: "string" },
         json: { type: "boolean" },
         "show-secrets": { type: "boolean" },
@@ -128,6 +135,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     hostname: o.hostname,
     server: values.server as string | undefined,
     token: values.token as string | undefined,
+    config: (values.config as string | undefined) ?? env.TERN_AGENT_CONFIG,
+    noStart: values["no-start"] === true,
     json: values.json === true,
     showSecrets: values["show-secrets"] === true,
     includeSecrets: values["include-secrets"] === true,
@@ -139,6 +148,8 @@ export const USAGE = `Usage: tern-agent <command> [options]
 
 Commands:
   register --server URL --token TOKEN   register this router with a Tern server (stores the device token)
+  enroll --server URL --token TOKEN [--no-start]
+                                        register, then enable and start the tern-agent service (systemd)
   run                                   run the agent: restore the last good config, connect, apply, report
   status [--json]                       connection, applied config, drivers, interfaces and tunnels
   plan CONFIG.json [--json] [--show-secrets]
@@ -147,8 +158,9 @@ Commands:
   dump [--dest DIR] [--include-secrets] collect logs, configs and daemon state into one .tar.gz
                                         (default destination <state-dir>/dumps)
 
-Options (flag, or environment variable):
+Options (flag, or environment variable, or the same name in the settings file):
 ${Object.entries(COMMON_OPTIONS)
   .map(([flag, o]) => `  --${flag.padEnd(20)} ${o.env.padEnd(30)} ${o.help}`)
   .join("\n")}
+  --config FILE            TERN_AGENT_CONFIG              settings file (YAML; default /etc/tern/agent.yaml in system mode, if present)
 `;

@@ -1,6 +1,4 @@
-/** The agent's version, from its package.json (one source of truth). */
-import { readFileSync } from "node:fs";
+/** The agent's version, from its package.json (one source of truth; the bundler inlines it). */
+import pkg from "../package.json" with { type: "json" };
 
-export const AGENT_VERSION: string = (
-  JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
+export const AGENT_VERSION: string = pkg.version;

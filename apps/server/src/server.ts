@@ -167,10 +167,9 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
       bootstrap,
       close() {
         closing ??= (async () => {
-          // Devices first: their links end cleanly and their bookkeeping reaches the database before it closes.
-          await gw.close();
-          await notify.close();
-          await closeHttp(http, config.TERN_SHUTDOWN_GRACE);
+          // Devices' links (close code 1012, their jobs requeued) and in-flight HTTP requests wind down together, both
+          // before the database closes: one after the other they could add up past the 10 s a service manager gives.
+          await Promise.all([gw.close().then(() => notify.close()), closeHttp(http, config.TERN_SHUTDOWN_GRACE)]);
           if (ownsDatabase) await db.close();
           await lock?.release();
         })();

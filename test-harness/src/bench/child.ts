@@ -11,8 +11,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 /** Path of a worker script in ./workers. */
-export function workerPath(name: string): string {
-  return fileURLToPath(new URL(`./workers/${name}.ts`, import.meta.url));
+export function workerPath(name: string, ext: "ts" | "mjs" = "ts"): string {
+  return fileURLToPath(new URL(`./workers/${name}.${ext}`, import.meta.url));
 }
 
 export interface Worker {
@@ -31,6 +31,8 @@ export interface SpawnOptions {
   args?: string[];
   /** Extra node flags, e.g. --expose-gc. */
   nodeFlags?: string[];
+  /** false: plain node without tsx's loader (for a .mjs script, e.g. the bare-node baseline of the bundled agent). */
+  loader?: boolean;
   /** Ready message time-out. */
   readyTimeoutMs?: number;
   /**
@@ -41,14 +43,13 @@ export interface SpawnOptions {
   prefix?: string[];
 }
 
-/** Starts `script` (a .ts file) in a child node process with IPC. */
+/** Starts `script` (a .ts file; .mjs with `loader: false`) in a child node process with IPC. */
 export function spawnWorker(script: string, options: SpawnOptions = {}): Worker {
   const argv = [
     ...(options.prefix ?? []),
     process.execPath,
     ...(options.nodeFlags ?? []),
-    "--import",
-    tsxLoader,
+    ...(options.loader === false ? [] : ["--import", tsxLoader]),
     script,
     ...(options.args ?? []),
   ];

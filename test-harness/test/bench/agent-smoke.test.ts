@@ -13,8 +13,10 @@ import { agentFailover } from "../../src/bench/cases/agent-failover.ts";
 import { agentFootprint } from "../../src/bench/cases/agent-footprint.ts";
 import { agentMeasurement } from "../../src/bench/cases/agent-measurement.ts";
 import { agentPathFailover } from "../../src/bench/cases/agent-path-failover.ts";
+import { agentStart } from "../../src/bench/cases/agent-start.ts";
 import { fpingLink } from "../../src/bench/cases/fping-link.ts";
 import { nodeIdle } from "../../src/bench/cases/node-idle.ts";
+import { nodeStart } from "../../src/bench/cases/node-start.ts";
 import { firstLossDetectedMs } from "../../src/bench/cases/policy-bound.ts";
 import { rawApply } from "../../src/bench/cases/raw-apply.ts";
 import { masterDownMs, vrrpBound } from "../../src/bench/cases/vrrp-bound.ts";
@@ -66,6 +68,16 @@ describe.runIf(enabled)("agent bench cases, smallest runs", () => {
     expect(m.figures.every((f) => f.baseline?.case === "node-idle")).toBe(true);
     const base = await nodeIdle.run({ settleMs: 300, windowMs: 700 }, ctx);
     expect(value(base, "rss")).toBeGreaterThan(10 * 2 ** 20);
+  }, 90_000);
+
+  it("agent-start times --help and run-to-connected of the bundled agent; node-start bare node's start", async () => {
+    const m = await agentStart.run({ runs: 2 }, ctx);
+    expect(value(m, "help-ms")).toBeGreaterThan(0);
+    expect(value(m, "connected-ms")).toBeGreaterThan(0);
+    expect(m.figures.every((f) => f.baseline?.case === "node-start")).toBe(true);
+    const base = await nodeStart.run({ runs: 2 }, ctx);
+    // Starting node is part of running --help: the baseline is the smaller of the two.
+    expect(value(base, "start-ms")).toBeLessThan(value(m, "help-ms"));
   }, 90_000);
 
   it("agent-measurement and fping-link see the lab's loss and delay within a wide band", async () => {

@@ -10,6 +10,17 @@ export interface DataDirLock {
   release(): Promise<void>;
 }
 
+/** Another live process holds the directory (the CLI turns it into one line with the fix). */
+export class DataDirLockedError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly pid: number,
+  ) {
+    super(`another Tern server (pid ${pid}) is using the embedded database in ${dir}`);
+    this.name = "DataDirLockedError";
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -39,7 +50,7 @@ export async function lockDataDir(dir: string): Promise<DataDirLock> {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const pid = Number((await readFile(file, "utf8").catch(() => "")).trim());
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new Error(`another Tern server (pid ${pid}) is using the embedded database in ${dir}`);
+        throw new DataDirLockedError(dir, pid);
       }
       await rm(file, { force: true });
     }

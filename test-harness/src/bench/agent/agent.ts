@@ -82,6 +82,8 @@ export interface ManagedAgent {
   gateway: Worker;
   daemon: AgentDaemon;
   deviceId: string;
+  /** From spawning `tern-agent run` to the gateway's hello from it (registration before, not counted). */
+  connectedMs: number;
 }
 
 export async function startManagedAgent(r: LabRouter): Promise<ManagedAgent> {
@@ -90,11 +92,12 @@ export async function startManagedAgent(r: LabRouter): Promise<ManagedAgent> {
   try {
     const { url, token } = (await gateway.ready) as { url: string; token: string };
     await agentCommand(r, ["register", "--server", url, "--token", token]);
+    const t0 = performance.now();
     daemon = new AgentDaemon(r);
     const { deviceId } = await gateway.call<{ deviceId: string }>("waitDevice", { timeoutMs: 60_000 }).catch(async (err) => {
       throw new Error(`${(err as Error).message}\nagent log:\n${await daemon!.logTail()}`);
     });
-    return { gateway, daemon, deviceId };
+    return { gateway, daemon, deviceId, connectedMs: performance.now() - t0 };
   } catch (err) {
     await daemon?.stop();
     await gateway.stop();

@@ -27,7 +27,7 @@ export const agentFootprint: BenchCase<AgentFootprintParams> = {
     "registered with the simulator's fake gateway inside the router's namespace. Read from /proc of the agent process " +
     "(daemons not included): idle after hello, then during the apply of a full config (RSS sampled every 20 ms, CPU over " +
     "the apply), then running that config (one tunnel probed every 500 ms, a status every second). Baseline: `node-idle`, " +
-    "the same runtime (node + tsx) with nothing loaded, over the same windows.",
+    "the same runtime (plain node, the bin's flags) with nothing loaded, over the same windows.",
   sizes: (mode) => [mode === "quick" ? { settleMs: 2000, windowMs: 3000 } : { settleMs: 5000, windowMs: 10_000 }],
   async run(params, ctx) {
     requireLab(DAEMON_COMMANDS);

@@ -6,10 +6,12 @@ import { agentFailover } from "./agent-failover.ts";
 import { agentFootprint } from "./agent-footprint.ts";
 import { agentMeasurement } from "./agent-measurement.ts";
 import { agentPathFailover } from "./agent-path-failover.ts";
+import { agentStart } from "./agent-start.ts";
 import { fpingLink } from "./fping-link.ts";
 import { httpStatic } from "./http-static.ts";
 import { pgIngest, pgliteIngest } from "./ingest.ts";
 import { nodeIdle } from "./node-idle.ts";
+import { nodeStart } from "./node-start.ts";
 import { policyBound } from "./policy-bound.ts";
 import { rawApply } from "./raw-apply.ts";
 import { serverApi } from "./server-api.ts";
@@ -44,6 +46,8 @@ export function defaultRegistry(): CaseRegistry {
     .register(agentPathFailover)
     .register(nodeIdle)
     .register(agentFootprint)
+    .register(nodeStart)
+    .register(agentStart)
     .register(fpingLink)
     .register(agentMeasurement);
 }

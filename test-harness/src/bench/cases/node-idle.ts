@@ -1,4 +1,4 @@
-/** Baseline of agent-footprint: a node process with the tsx loader and nothing else, the agent's runtime alone. */
+/** Baseline of agent-footprint: a plain node process with the agent's flags and nothing else, the agent's runtime alone. */
 import { agentNodeFlags } from "../agent/agent.ts";
 import { spawnWorker, type Worker, workerPath } from "../child.ts";
 import { cpuPercent, readProcUsage } from "../proc-usage.ts";
@@ -13,17 +13,16 @@ export interface NodeIdleParams extends Params {
 export const nodeIdle: BenchCase<NodeIdleParams> = {
   name: "node-idle",
   kind: "baseline",
-  title: "bare node + tsx process, idle",
+  title: "bare node process, idle",
   description:
-    "A node process started like the agent (Node with the agent bin's flags and tsx's loader; the agent's bin registers tsx " +
-    "the same way) that loads " +
-    "nothing else and waits: its RSS and CPU after `settleMs`, over `windowMs`, read from /proc. What any TypeScript " +
+    "A node process started like the agent (plain node with the agent bin's flags: the agent runs its bundle, no TypeScript " +
+    "loader) that loads nothing else and waits: its RSS and CPU after `settleMs`, over `windowMs`, read from /proc. What any " +
     "program on this runtime costs before it does anything.",
   sizes: (mode) => [mode === "quick" ? { settleMs: 2000, windowMs: 3000 } : { settleMs: 5000, windowMs: 10_000 }],
   async run(params) {
     let w: Worker | undefined;
     try {
-      w = spawnWorker(workerPath("idle"), { nodeFlags: agentNodeFlags() });
+      w = spawnWorker(workerPath("idle-plain", "mjs"), { nodeFlags: agentNodeFlags(), loader: false });
       await w.ready;
       await sleep(params.settleMs);
       const u0 = readProcUsage(w.pid);

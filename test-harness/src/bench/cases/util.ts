@@ -20,3 +20,21 @@ export function redactUrl(url: string): string {
     return "<unparseable url>";
   }
 }
+
+/** Median wall time (ms) of `runs` runs of argv one after the other, from spawn to exit; throws on a failed run. */
+export async function timeCommand(argv: string[], runs: number): Promise<number> {
+  const { spawn } = await import("node:child_process");
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(argv[0]!, argv.slice(1), { stdio: "ignore" });
+      child.once("error", reject);
+      child.once("exit", (c) => resolve(c));
+    });
+    if (code !== 0) throw new Error(`${argv.join(" ")} exited with ${code}`);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}

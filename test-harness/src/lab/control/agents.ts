@@ -1,5 +1,5 @@
 /**
- * One Tern agent per edge, the real program (`apps/agent/bin/tern-agent`),
+ * One Tern agent per edge, the real program (`apps/agent/bin/tern-agent`, or an installed one: TERN_AGENT_BIN),
  * inside the edge's namespace in standalone mode: it starts its own daemons
  * (charon, FRR, keepalived, kea, dhclient) with per-instance paths under its
  * state directory, so several agents share one host.
@@ -37,6 +37,16 @@ export function agentBin(repoRoot: string): string {
   return join(repoRoot, "apps", "agent", "bin", "tern-agent");
 }
 
+/**
+ * The agent program as argv: an installed agent when TERN_AGENT_BIN names one (CI runs a scenario with
+ * /usr/bin/tern-agent from the Debian package), executed itself so its own first line (interpreter, node
+ * flags) applies; otherwise the repository's bin through this node. Either way the process execs in place,
+ * so the recorded pid is the agent's.
+ */
+export function agentCommand(repoRoot: string, installed: string | undefined = process.env.TERN_AGENT_BIN): string[] {
+  return installed ? [installed] : [process.execPath, agentBin(repoRoot)];
+}
+
 /** Options every tern-agent command of a lab edge takes. */
 export function agentCommonArgs(o: Pick<AgentOptions, "labDir" | "edge">): string[] {
   return ["--mode", "standalone", "--state-dir", agentStateDir(o.labDir, o.edge), "--hostname", o.edge];
@@ -48,7 +58,7 @@ export function agentSpec(o: AgentOptions): ProcessSpec {
     key: agentKey(o.edge),
     role: "agent",
     // `ip netns exec` and node exec in place: the recorded pid is the agent's own.
-    argv: [process.execPath, agentBin(o.repoRoot), "run", ...agentCommonArgs(o), "--log-level", o.logLevel ?? "info"],
+    argv: [...agentCommand(o.repoRoot), "run", ...agentCommonArgs(o), "--log-level", o.logLevel ?? "info"],
     netns: o.netns,
     cwd: o.repoRoot,
     log: join(o.labDir, "nodes", o.edge, "agent.log"),
@@ -64,8 +74,7 @@ export function registerArgv(o: AgentOptions, token: string): string[] {
     "netns",
     "exec",
     o.netns,
-    process.execPath,
-    agentBin(o.repoRoot),
+    ...agentCommand(o.repoRoot),
     "register",
     "--server",
     o.serverUrl,

@@ -1,0 +1,61 @@
+/**
+ * Bundles one app (server or agent) into plain JavaScript in <app>/dist with
+ * esbuild, so nothing at run time needs tsx, TypeScript or dev dependencies.
+ *
+ * Why esbuild itself rather than tsup/tsdown: it is already in the tree (tsx and
+ * vite run on it, same version), it is one dependency with no plugins to keep in
+ * step, and what we need from it is small: ESM out, code splitting (the agent's
+ * commands load lazily, so `tern-agent --help` parses only the dispatcher), a
+ * few packages left external, linked source maps.
+ *
+ * Usage: node scripts/bundle.mjs <app dir> <entry…> [--external pkg…]
+ */
+import { existsSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { build } from "esbuild";
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { external: { type: "string", multiple: true, default: [] } },
+});
+const [appDir, ...entries] = positionals;
+if (!appDir || entries.length === 0) {
+  console.error("usage: node scripts/bundle.mjs <app dir> <entry…> [--external pkg…]");
+  process.exit(2);
+}
+const root = path.resolve(appDir);
+const outdir = path.join(root, "dist");
+// An entry listed but not (yet) present is skipped: the server's admin CLI (src/cli.ts) lands separately.
+const present = entries.filter((e) => existsSync(path.join(root, e)));
+
+await rm(outdir, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: present,
+  outdir,
+  outbase: "src",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  // Stack traces point at the TypeScript (node --enable-source-maps); the sources themselves stay out of the
+  // maps, which keeps them small: node reads a bundle's map when it loads the bundle.
+  sourcemap: "linked",
+  sourcesContent: false,
+  chunkNames: "chunks/[name]-[hash]",
+  // Optional native helpers of ws and pg, loaded in try/catch or only on request; absent is fine.
+  external: ["bufferutil", "utf-8-validate", "pg-native", ...values.external],
+  // CommonJS dependencies (pino, prom-client …) call require() for Node's own modules; ESM has none.
+  banner: {
+    js: 'import { createRequire as __ternCreateRequire } from "node:module"; const require = __ternCreateRequire(import.meta.url);',
+  },
+  legalComments: "linked",
+  metafile: true,
+  logLevel: "warning",
+});
+await writeFile(path.join(outdir, "meta.json"), JSON.stringify(result.metafile));
+const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+console.log(`${path.basename(root)}: ${present.join(", ")} → dist/ (${(bytes / 2 ** 20).toFixed(1)} MiB with maps)`);
