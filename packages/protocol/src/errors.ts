@@ -16,6 +16,7 @@ export const ErrorCode = z.enum([
   "DEVICE_NOT_CONNECTED",
   "DEVICE_TIMEOUT",
   "UNSUPPORTED_PROTOCOL_VERSION",
+  "IDENTITY_PROOF_INVALID",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -50,6 +51,8 @@ export const errorStatus: Record<ErrorCode, number> = {
   DEVICE_NOT_CONNECTED: 409,
   DEVICE_TIMEOUT: 504,
   UNSUPPORTED_PROTOCOL_VERSION: 400,
+  /** A device's signature (registration, websocket hello, re-key) is missing, wrong, stale or replayed. */
+  IDENTITY_PROOF_INVALID: 401,
   INTERNAL: 500,
 };
 

@@ -17,6 +17,7 @@ import * as vrrpMemberState from "./migrations/20251123-301-vrrp-member-state.ts
 import * as gateway from "./migrations/20251123-401-gateway.ts";
 import * as notifyAndSealedConfigs from "./migrations/20251124-501-notify-and-sealed-configs.ts";
 import * as liveStateFillfactor from "./migrations/20251124-801-live-state-fillfactor.ts";
+import * as deviceIdentity from "./migrations/20261125-101-device-identity.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -25,6 +26,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20251123-401-gateway": gateway,
   "20251124-501-notify-and-sealed-configs": notifyAndSealedConfigs,
   "20251124-801-live-state-fillfactor": liveStateFillfactor,
+  "20261125-101-device-identity": deviceIdentity,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
