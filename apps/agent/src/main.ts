@@ -52,6 +52,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
         return await (await import("./commands/register.ts")).register(cli);
       case "run":
         return await (await import("./commands/run.ts")).run(cli);
+      case "rekey":
+        return await (await import("./commands/rekey.ts")).rekey(cli);
       case "status":
         return await (await import("./commands/status.ts")).status(cli);
       case "plan":

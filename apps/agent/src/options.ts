@@ -10,7 +10,7 @@ import type { DaemonMode } from "./drivers/driver.ts";
 import { AgentError, formatIssues } from "./errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log.ts";
 
-export const COMMANDS = ["register", "run", "status", "plan", "apply", "dump", "help", "version"] as const;
+export const COMMANDS = ["register", "run", "rekey", "status", "plan", "apply", "dump", "help", "version"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 /** Options every command accepts: flag, variable, default. */
@@ -34,6 +34,8 @@ export const COMMON_OPTIONS = {
 const COMMAND_OPTIONS: Record<string, readonly Command[]> = {
   server: ["register"],
   token: ["register"],
+  "ca-file": ["register", "run", "rekey"],
+  insecure: ["register", "run", "rekey"],
   json: ["status", "plan", "apply"],
   "show-secrets": ["plan"],
   dest: ["dump"],
@@ -69,6 +71,10 @@ export interface CliOptions {
   uiHost: string;
   server: string | undefined;
   token: string | undefined;
+  /** `--ca-file` / TERN_AGENT_CA_FILE: the CA the server's certificate must chain to (pinned). */
+  caFile: string | undefined;
+  /** `--insecure` / TERN_AGENT_INSECURE=1: allow http/ws to a server that is not on this host. */
+  insecure: boolean;
   json: boolean;
   showSecrets: boolean;
   includeSecrets: boolean;
@@ -86,6 +92,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
         ...Object.fromEntries(Object.keys(COMMON_OPTIONS).map((k) => [k, { type: "string" as const }])),
         server: { type: "string" },
         token: { type: "string" },
+        "ca-file": { type: "string" },
+        insecure: { type: "boolean" },
         dest: { type: "string" },
         json: { type: "boolean" },
         "show-secrets": { type: "boolean" },
@@ -128,6 +136,13 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     hostname: o.hostname,
     server: values.server as string | undefined,
     token: values.token as string | undefined,
+    caFile:
+      (values["ca-file"] as string | undefined) ??
+      (command === "register" || command === "run" || command === "rekey" ? env.TERN_AGENT_CA_FILE || undefined : undefined),
+    insecure:
+      values.insecure === true ||
+      ((command === "register" || command === "run" || command === "rekey") &&
+        /^(1|true|yes)$/i.test(env.TERN_AGENT_INSECURE ?? "")),
     json: values.json === true,
     showSecrets: values["show-secrets"] === true,
     includeSecrets: values["include-secrets"] === true,
@@ -138,14 +153,22 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
 export const USAGE = `Usage: tern-agent <command> [options]
 
 Commands:
-  register --server URL --token TOKEN   register this router with a Tern server (stores the device token)
-  run                                   run the agent: restore the last good config, connect, apply, report
+  register --server URL --token TOKEN [--ca-file PATH] [--insecure]
+                                        register this router with a Tern server: makes the device key
+                                        (<state-dir>/device-key.pem, 0600) and stores the device token
+  run [--ca-file PATH] [--insecure]     run the agent: restore the last good config, connect, apply, report
+  rekey [--ca-file PATH] [--insecure]   replace the device key (the server must hold the old one)
   status [--json]                       connection, applied config, drivers, interfaces and tunnels
   plan CONFIG.json [--json] [--show-secrets]
                                         print the files and commands the drivers would apply (no root needed)
   apply CONFIG.json [--json]            apply a config locally without a server (labs, recovery)
   dump [--dest DIR] [--include-secrets] collect logs, configs and daemon state into one .tar.gz
                                         (default destination <state-dir>/dumps)
+
+Server connection (register, run, rekey; register stores them for run):
+  --ca-file PATH         TERN_AGENT_CA_FILE             trust only this CA (PEM) for the server's certificate
+                                                        (default: the system's trust store)
+  --insecure             TERN_AGENT_INSECURE=1          allow http:// to a server that is not on this host
 
 Options (flag, or environment variable):
 ${Object.entries(COMMON_OPTIONS)

@@ -7,9 +7,10 @@
  *   POST <url>/api/connect/register   RegisterRequest → 201 RegisterResponse
  *   GET  <url>/api/connect/ws         websocket, Authorization: Bearer <device token>
  *                                     401 unknown token, 403 not approved;
- *                                     hello → welcome, then apply/request/status.
+ *                                     challenge → hello (signed with the device key,
+ *                                     checked) → welcome, then apply/request/status.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { createPublicKey, randomBytes, randomUUID, verify } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -17,6 +18,8 @@ import {
   configHash,
   type DeviceConfig,
   DeviceMessage,
+  type Hello,
+  helloProofText,
   MAX_MESSAGE_BYTES,
   PROTOCOL_VERSION,
   RegisterRequest,
@@ -30,6 +33,8 @@ export interface FakeDevice {
   token: string;
   approved: boolean;
   machineId: string;
+  /** The key it registered with; null: the first hello's key is taken (as the server does for old devices). */
+  publicKey: string | null;
 }
 
 export interface FakeServerOptions {
@@ -51,6 +56,8 @@ export class FakeControlServer {
   /** Every valid message with the device that sent it. */
   readonly receivedFrom: { deviceId: string; message: DeviceMessage }[] = [];
   readonly invalid: { raw: string; problem: string }[] = [];
+  /** Hellos refused because their proof did not verify. */
+  refusedProofs = 0;
   /** Successful websocket connections (hello received). */
   connections = 0;
   /** Upgrade attempts, accepted or not. */
@@ -97,6 +104,7 @@ export class FakeControlServer {
       token: fields.token ?? `dt_${randomBytes(12).toString("hex")}`,
       approved: fields.approved ?? true,
       machineId: fields.machineId ?? "",
+      publicKey: fields.publicKey ?? null,
     };
     this.devices.set(device.token, device);
     return device;
@@ -214,7 +222,11 @@ export class FakeControlServer {
     if (parsed.data.token !== (this.options.registrationToken ?? "rt_test"))
       return json(401, { error: "unknown registration token", code: "UNAUTHENTICATED", details: [] });
     this.registrations.push(parsed.data);
-    const device = this.addDevice({ approved: this.options.autoApprove ?? true, machineId: parsed.data.machineId });
+    const device = this.addDevice({
+      approved: this.options.autoApprove ?? true,
+      machineId: parsed.data.machineId,
+      publicKey: parsed.data.identity.publicKey,
+    });
     const answer: RegisterResponse = { deviceId: device.deviceId, deviceToken: device.token, isApproved: device.approved };
     json(201, answer);
   }
@@ -229,11 +241,13 @@ export class FakeControlServer {
     if (req.url !== "/api/connect/ws") refuse(404, "Not Found");
     else if (!device) refuse(401, "Unauthorized");
     else if (!device.approved) refuse(403, "Forbidden");
-    else this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, device));
+    else this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, device, req.headers.host ?? ""));
   }
 
-  private onConnection(ws: WebSocket, device: FakeDevice): void {
+  private onConnection(ws: WebSocket, device: FakeDevice, host: string): void {
     let helloed = false;
+    const nonce = randomBytes(24).toString("base64url");
+    ws.send(JSON.stringify({ type: "challenge", nonce, publicKey: device.publicKey }));
     ws.on("message", (data) => {
       const raw = String(data);
       let parsed: ReturnType<typeof DeviceMessage.safeParse>;
@@ -250,6 +264,12 @@ export class FakeControlServer {
       this.received.push(parsed.data);
       this.receivedFrom.push({ deviceId: device.deviceId, message: parsed.data });
       if (parsed.data.type === "hello" && !helloed) {
+        if (!proven(parsed.data, device, nonce, host)) {
+          this.refusedProofs++;
+          ws.close(4001, "device identity not proven");
+          return;
+        }
+        device.publicKey ??= parsed.data.proof!.publicKey;
         helloed = true;
         this.connections++;
         this.sockets.set(ws, device);
@@ -267,4 +287,14 @@ export class FakeControlServer {
     });
     ws.on("close", () => this.sockets.delete(ws));
   }
+}
+
+/** The hello is signed by the device's key (or, before it has one, by the key it presents) over this link. */
+function proven(hello: Hello, device: FakeDevice, nonce: string, host: string): boolean {
+  const proof = hello.proof;
+  if (!proof || (device.publicKey !== null && proof.publicKey !== device.publicKey)) return false;
+  if (new URL(proof.url).host !== host) return false;
+  const text = helloProofText({ nonce, deviceId: device.deviceId, machineId: hello.machineId, url: proof.url });
+  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: proof.publicKey }, format: "jwk" });
+  return verify(null, Buffer.from(text), key, Buffer.from(proof.signature, "base64url"));
 }
