@@ -12,6 +12,7 @@
  */
 import { createPublicKey, randomBytes, randomUUID, verify } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import {
   type ApplyResult,
@@ -20,6 +21,8 @@ import {
   DeviceMessage,
   type Hello,
   helloProofText,
+  type Rekey,
+  rekeyProofText,
   MAX_MESSAGE_BYTES,
   PROTOCOL_VERSION,
   RegisterRequest,
@@ -47,6 +50,8 @@ export interface FakeServerOptions {
   registrationToken?: string;
   autoApprove?: boolean;
   statusIntervalMs?: number;
+  /** Serve https/wss with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
 }
 
 export class FakeControlServer {
@@ -78,15 +83,16 @@ export class FakeControlServer {
 
   static async start(options: FakeServerOptions = {}): Promise<FakeControlServer> {
     const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-    const http = createServer();
+    const http = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }) : createServer();
     await new Promise<void>((resolve, reject) => {
       http.once("error", reject);
       if (options.socketPath) http.listen(options.socketPath, resolve);
       else http.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve);
     });
+    const scheme = options.tls ? "https" : "http";
     const url = options.socketPath
-      ? "http://unix"
-      : `http://${options.host ?? "127.0.0.1"}:${(http.address() as AddressInfo).port}`;
+      ? `${scheme}://unix`
+      : `${scheme}://${options.host ?? "127.0.0.1"}:${(http.address() as AddressInfo).port}`;
     const server = new FakeControlServer(http, wss, url, options);
     http.on("request", (req, res) => void server.onRequest(req, res));
     http.on("upgrade", (req, socket, head) => server.onUpgrade(req, socket, head));
@@ -263,6 +269,12 @@ export class FakeControlServer {
       }
       this.received.push(parsed.data);
       this.receivedFrom.push({ deviceId: device.deviceId, message: parsed.data });
+      if (parsed.data.type === "rekey" && helloed) {
+        if (rekeyProven(parsed.data, device, nonce)) {
+          device.publicKey = parsed.data.publicKey;
+          ws.send(JSON.stringify({ type: "rekeyed", publicKey: parsed.data.publicKey }));
+        } else ws.send(JSON.stringify({ type: "error", code: "IDENTITY_PROOF_INVALID", message: "re-key not proven" }));
+      }
       if (parsed.data.type === "hello" && !helloed) {
         if (!proven(parsed.data, device, nonce, host)) {
           this.refusedProofs++;
@@ -297,4 +309,19 @@ function proven(hello: Hello, device: FakeDevice, nonce: string, host: string): 
   const text = helloProofText({ nonce, deviceId: device.deviceId, machineId: hello.machineId, url: proof.url });
   const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: proof.publicKey }, format: "jwk" });
   return verify(null, Buffer.from(text), key, Buffer.from(proof.signature, "base64url"));
+}
+
+function verifies(publicKey: string, text: string, signature: string): boolean {
+  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: publicKey }, format: "jwk" });
+  return verify(null, Buffer.from(text), key, Buffer.from(signature, "base64url"));
+}
+
+/** Both the current and the new key signed the new key with this link's challenge. */
+function rekeyProven(rekey: Rekey, device: FakeDevice, nonce: string): boolean {
+  const text = rekeyProofText({ nonce, deviceId: device.deviceId, publicKey: rekey.publicKey });
+  return (
+    device.publicKey !== null &&
+    verifies(device.publicKey, text, rekey.signature) &&
+    verifies(rekey.publicKey, text, rekey.newKeySignature)
+  );
 }
