@@ -21,13 +21,13 @@ import {
   DeviceMessage,
   type Hello,
   helloProofText,
-  type Rekey,
-  rekeyProofText,
   MAX_MESSAGE_BYTES,
   PROTOCOL_VERSION,
   RegisterRequest,
   type RegisterResponse,
+  type Rekey,
   type Response,
+  rekeyProofText,
 } from "@tern/protocol";
 import { type WebSocket, WebSocketServer } from "ws";
 

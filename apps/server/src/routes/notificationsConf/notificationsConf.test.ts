@@ -21,7 +21,11 @@ describe("GET/PUT /notificationsConf", () => {
     expect(res.body.rules["tunnel-rtt"]).toMatchObject({ warningThreshold: 300, criticalThreshold: 600, thresholdUnit: "ms" });
     expect(res.body.rules["link-drop-rate"]).toMatchObject({ warningThreshold: 5, criticalThreshold: 20, thresholdUnit: "%" });
     expect(res.body.rules["device-connection"]).toMatchObject({ severity: "critical", immediateEmail: true, enabled: true });
-    expect(res.body.rules["device-identity-conflict"]).toMatchObject({ severity: "critical", immediateEmail: true, sendWebHook: true });
+    expect(res.body.rules["device-identity-conflict"]).toMatchObject({
+      severity: "critical",
+      immediateEmail: true,
+      sendWebHook: true,
+    });
   });
 
   it("PUT replaces the rules of the named events, in their own unit, and keeps the others", async () => {
