@@ -108,12 +108,16 @@ export class LinkHandler implements ConnectionHooks {
       conn.close(CLOSE_CODES.unauthenticated, "machine id does not match this device token");
       return;
     }
-    const proof = checkHelloProof(hello, {
-      deviceId: conn.deviceId,
-      nonce: conn.challenge.nonce,
-      host: conn.challenge.host,
-      publicKey: conn.device.publicKey,
-    });
+    const proof = checkHelloProof(
+      hello,
+      {
+        deviceId: conn.deviceId,
+        nonce: conn.challenge.nonce,
+        host: conn.challenge.host,
+        publicKey: conn.device.publicKey,
+      },
+      this.ctx.options.deviceHosts,
+    );
     if (!proof.ok) {
       conn.reject("identity", "IDENTITY_PROOF_INVALID", proof.message);
       conn.close(CLOSE_CODES.unauthenticated, "device identity not proven");

@@ -21,6 +21,8 @@ export function normalHost(host: string, scheme: "ws" | "wss" | "http" | "https"
 export function checkHelloProof(
   hello: Hello,
   link: { deviceId: string; nonce: string; host: string; publicKey: string | null },
+  /** Hosts the server is also known as (TERN_DEVICE_HOSTS). */
+  alsoKnownAs: readonly string[] = [],
 ): HelloProofOutcome {
   const proof = hello.proof;
   if (!proof) return { ok: false, message: "the hello carries no identity proof: this server needs agent protocol 2" };
@@ -33,10 +35,11 @@ export function checkHelloProof(
     return { ok: false, message: "the signed URL is not a URL" };
   }
   const scheme = url.protocol.replace(/:$/, "") as "ws" | "wss";
-  if (link.host && normalHost(url.host, scheme) !== normalHost(link.host)) {
+  const signedFor = normalHost(url.host, scheme);
+  if (link.host && signedFor !== normalHost(link.host) && !alsoKnownAs.some((h) => normalHost(h) === signedFor)) {
     return {
       ok: false,
-      message: `the hello was signed for ${url.host}, but this server was reached as ${link.host}`,
+      message: `the hello was signed for ${url.host}, but this server was reached as ${link.host} (a proxy that rewrites Host: list the public name in TERN_DEVICE_HOSTS)`,
     };
   }
   const text = helloProofText({ nonce: link.nonce, deviceId: link.deviceId, machineId: hello.machineId, url: proof.url });
