@@ -126,6 +126,8 @@ describe("control plan", () => {
     expect(cp.relays.map((r) => r.argv.slice(1, 4))).toEqual([["/run/netns/tn-lab-abc123-mgmt", "100.64.3.2", "4100"]]);
     expect(cp.agentServerUrl).toBe("http://100.64.3.2:4100");
     expect(cp.agents.map((a) => a.serverUrl)).toEqual(["http://100.64.3.2:4100", "http://100.64.3.2:4100"]);
+    // Plain http across the lab's network: the agent refuses it unless told --insecure.
+    expect(registerArgv(cp.agents[0]!, "t")).toContain("--insecure");
   });
 
   it("describes the command lines without secrets", () => {

@@ -61,6 +61,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
         return await (await import("./commands/enroll.ts")).enroll(cli, deps.systemdBooted);
       case "run":
         return await (await import("./commands/run.ts")).run(cli);
+      case "rekey":
+        return await (await import("./commands/rekey.ts")).rekey(cli);
       case "status":
         return await (await import("./commands/status.ts")).status(cli);
       case "plan":

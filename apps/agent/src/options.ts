@@ -10,7 +10,7 @@ import type { DaemonMode } from "./drivers/driver.ts";
 import { AgentError, formatIssues } from "./errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log.ts";
 
-export const COMMANDS = ["register", "enroll", "run", "status", "plan", "apply", "dump", "help", "version"] as const;
+export const COMMANDS = ["register", "enroll", "run", "rekey", "status", "plan", "apply", "dump", "help", "version"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 /** Options every command accepts: flag, variable, default. */
@@ -30,11 +30,16 @@ export const COMMON_OPTIONS = {
   "ui-host": { env: "TERN_AGENT_UI_HOST", help: "troubleshooting page address: 127.0.0.1 or a LAN address (default 127.0.0.1)" },
 } as const;
 
+/** Commands that talk to the server (and so take --ca-file and --insecure). */
+const connects = (command: Command) => command === "register" || command === "enroll" || command === "run" || command === "rekey";
+
 /** Options only some commands take. */
 const COMMAND_OPTIONS: Record<string, readonly Command[]> = {
   server: ["register", "enroll"],
   token: ["register", "enroll"],
   "no-start": ["enroll"],
+  "ca-file": ["register", "enroll", "run", "rekey"],
+  insecure: ["register", "enroll", "run", "rekey"],
   json: ["status", "plan", "apply"],
   "show-secrets": ["plan"],
   dest: ["dump"],
@@ -74,6 +79,10 @@ export interface CliOptions {
   config: string | undefined;
   /** enroll: register only, do not enable and start the service. */
   noStart: boolean;
+  /** `--ca-file` / TERN_AGENT_CA_FILE: the CA the server's certificate must chain to (pinned). */
+  caFile: string | undefined;
+  /** `--insecure` / TERN_AGENT_INSECURE=1: allow http/ws to a server that is not on this host. */
+  insecure: boolean;
   json: boolean;
   showSecrets: boolean;
   includeSecrets: boolean;
@@ -93,6 +102,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
         token: { type: "string" },
         config: { type: "string" },
         "no-start": { type: "boolean" },
+        "ca-file": { type: "string" },
+        insecure: { type: "boolean" },
         dest: { type: "string" },
         json: { type: "boolean" },
         "show-secrets": { type: "boolean" },
@@ -137,6 +148,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     token: values.token as string | undefined,
     config: (values.config as string | undefined) ?? env.TERN_AGENT_CONFIG,
     noStart: values["no-start"] === true,
+    caFile: (values["ca-file"] as string | undefined) ?? (connects(command) ? env.TERN_AGENT_CA_FILE || undefined : undefined),
+    insecure: values.insecure === true || (connects(command) && /^(1|true|yes)$/i.test(env.TERN_AGENT_INSECURE ?? "")),
     json: values.json === true,
     showSecrets: values["show-secrets"] === true,
     includeSecrets: values["include-secrets"] === true,
@@ -147,16 +160,24 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
 export const USAGE = `Usage: tern-agent <command> [options]
 
 Commands:
-  register --server URL --token TOKEN   register this router with a Tern server (stores the device token)
-  enroll --server URL --token TOKEN [--no-start]
+  register --server URL --token TOKEN [--ca-file PATH] [--insecure]
+                                        register this router with a Tern server: makes the device key
+                                        (<state-dir>/device-key.pem, 0600) and stores the device token
+  enroll --server URL --token TOKEN [--ca-file PATH] [--insecure] [--no-start]
                                         register, then enable and start the tern-agent service (systemd)
-  run                                   run the agent: restore the last good config, connect, apply, report
+  run [--ca-file PATH] [--insecure]     run the agent: restore the last good config, connect, apply, report
+  rekey [--ca-file PATH] [--insecure]   replace the device key (the server must hold the old one)
   status [--json]                       connection, applied config, drivers, interfaces and tunnels
   plan CONFIG.json [--json] [--show-secrets]
                                         print the files and commands the drivers would apply (no root needed)
   apply CONFIG.json [--json]            apply a config locally without a server (labs, recovery)
   dump [--dest DIR] [--include-secrets] collect logs, configs and daemon state into one .tar.gz
                                         (default destination <state-dir>/dumps)
+
+Server connection (register, enroll, run, rekey; register stores them for run):
+  --ca-file PATH         TERN_AGENT_CA_FILE             trust only this CA (PEM) for the server's certificate
+                                                        (default: the system's trust store)
+  --insecure             TERN_AGENT_INSECURE=1          allow http:// to a server that is not on this host
 
 Options (flag, or environment variable, or the same name in the settings file):
 ${Object.entries(COMMON_OPTIONS)

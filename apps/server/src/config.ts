@@ -126,6 +126,19 @@ export const ServerConfig = z.object({
   TERN_WS_PING_MISSES: PositiveInt.max(100).default(4),
   /** A connection that sends no valid `hello` within this time is closed. */
   TERN_WS_HELLO_TIMEOUT_MS: PositiveInt.default(10_000),
+  /**
+   * Hosts (`host` or `host:port`, comma-separated) a device's hello may be signed for besides the Host
+   * its request arrived with: the server's public name behind a reverse proxy that rewrites Host.
+   */
+  TERN_DEVICE_HOSTS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   /** Messages per second a device may send (sustained), and the burst above it. */
   TERN_DEVICE_RATE: PositiveInt.default(20),
   TERN_DEVICE_RATE_BURST: PositiveInt.default(200),

@@ -38,6 +38,7 @@ export const ErrorCode = z.enum([
   "SSO_PROVIDER_UNAVAILABLE",
   /** A webhook URL that points at loopback, link-local, cloud metadata or (unless allowed) private addresses. */
   "WEBHOOK_TARGET_FORBIDDEN",
+  "IDENTITY_PROOF_INVALID",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -83,6 +84,8 @@ export const errorStatus: Record<ErrorCode, number> = {
   SSO_NOT_ALLOWED: 403,
   SSO_PROVIDER_UNAVAILABLE: 502,
   WEBHOOK_TARGET_FORBIDDEN: 400,
+  /** A device's signature (registration, websocket hello, re-key) is missing, wrong, stale or replayed. */
+  IDENTITY_PROOF_INVALID: 401,
   INTERNAL: 500,
 };
 

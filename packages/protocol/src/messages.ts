@@ -4,18 +4,45 @@
  * PROTOCOL_VERSION history:
  *   1 (2026-11-21) first version: hello/welcome, apply/apply-result, status,
  *     request/response, error.
+ *   2 (2026-11-25) device identity: the server opens every link with
+ *     `challenge`; `hello` carries `proof` (the device key's signature of the
+ *     challenge, device id, machine id and URL); `rekey`/`rekeyed` replace
+ *     the device key; registration carries `identity` (connect.ts).
+ *     Version 1 agents are refused (they cannot prove their identity).
  */
 import { z } from "zod";
 import { IPv4, Timestamp } from "./common.ts";
+import { DevicePublicKey, DeviceSignature } from "./connect.ts";
 import { DeviceConfig } from "./device-config.ts";
 import { BgpState, Health, InterfaceState, VrrpRouterState } from "./device-status.ts";
 import { DriverResult } from "./job.ts";
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 /** Versions the server accepts from agents. */
-export const SUPPORTED_PROTOCOL_VERSIONS = [1] as const;
+export const SUPPORTED_PROTOCOL_VERSIONS = [2] as const;
 /** Largest websocket message either side accepts, in bytes. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
+
+/**
+ * The server's first message on every link: a one-time random `nonce` the
+ * hello must sign, and the public key the server holds for the device (null
+ * when it holds none yet: a device registered before version 2), so an agent
+ * in the middle of a re-key knows which of its keys to use.
+ */
+export const Challenge = z.object({
+  type: z.literal("challenge"),
+  nonce: z.string().min(32).max(200),
+  publicKey: DevicePublicKey.nullable(),
+});
+
+/** The device key's signature of `helloProofText` for this link. */
+export const HelloProof = z.strictObject({
+  publicKey: DevicePublicKey,
+  /** The websocket URL the agent connected to (its host must be the one the server was reached at). */
+  url: z.string().min(1).max(2000),
+  signature: DeviceSignature,
+});
+export type HelloProof = z.infer<typeof HelloProof>;
 
 export const Hello = z.object({
   type: z.literal("hello"),
@@ -25,6 +52,26 @@ export const Hello = z.object({
   hostname: z.string().max(253),
   /** Hash of the config the agent has applied, null when it has none. */
   appliedHash: z.string().nullable(),
+  /** Required from version 2 (optional in the schema so an old agent gets UNSUPPORTED_PROTOCOL_VERSION). */
+  proof: HelloProof.optional(),
+});
+
+/**
+ * Replaces the device's key (after welcome): `publicKey` is the new key,
+ * `signature` the current key's and `newKeySignature` the new key's signature
+ * of `rekeyProofText` with this link's challenge nonce. Answered `rekeyed`
+ * once stored, or `error` (IDENTITY_PROOF_INVALID) and the key is unchanged.
+ */
+export const Rekey = z.object({
+  type: z.literal("rekey"),
+  publicKey: DevicePublicKey,
+  signature: DeviceSignature,
+  newKeySignature: DeviceSignature,
+});
+
+export const Rekeyed = z.object({
+  type: z.literal("rekeyed"),
+  publicKey: DevicePublicKey,
 });
 
 export const Welcome = z.object({
@@ -120,11 +167,11 @@ export const ErrorMessage = z.object({
 });
 
 /** Everything a device may send. */
-export const DeviceMessage = z.discriminatedUnion("type", [Hello, ApplyResult, Status, Response, ErrorMessage]);
+export const DeviceMessage = z.discriminatedUnion("type", [Hello, ApplyResult, Status, Response, Rekey, ErrorMessage]);
 export type DeviceMessage = z.infer<typeof DeviceMessage>;
 
 /** Everything the server may send. */
-export const ServerMessage = z.discriminatedUnion("type", [Welcome, Apply, Request, ErrorMessage]);
+export const ServerMessage = z.discriminatedUnion("type", [Challenge, Welcome, Apply, Request, Rekeyed, ErrorMessage]);
 export type ServerMessage = z.infer<typeof ServerMessage>;
 
 /** Websocket close codes (4000–4999 are application codes). */
@@ -138,7 +185,10 @@ export const CLOSE_CODES = {
   deviceDeleted: 4410,
 } as const;
 
+export type Challenge = z.infer<typeof Challenge>;
 export type Hello = z.infer<typeof Hello>;
+export type Rekey = z.infer<typeof Rekey>;
+export type Rekeyed = z.infer<typeof Rekeyed>;
 export type Welcome = z.infer<typeof Welcome>;
 export type Apply = z.infer<typeof Apply>;
 export type ApplyResult = z.infer<typeof ApplyResult>;

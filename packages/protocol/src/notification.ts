@@ -18,6 +18,7 @@ export const NotificationEvent = z.enum([
   "missing-interface-ip",
   "device-memory-usage",
   "hard-drive-usage",
+  "device-identity-conflict",
 ]);
 export type NotificationEvent = z.infer<typeof NotificationEvent>;
 
@@ -38,6 +39,7 @@ export const NOTIFICATION_TITLES: Record<NotificationEvent, string> = {
   "missing-interface-ip": "Missing interface ip",
   "device-memory-usage": "Device memory usage",
   "hard-drive-usage": "Hard drive usage",
+  "device-identity-conflict": "Device identity conflict",
 };
 
 export const Severity = z.enum(["info", "warning", "critical"]);
@@ -123,6 +125,8 @@ export const DEFAULT_NOTIFICATION_RULES: Record<NotificationEvent, z.input<typeo
   "missing-interface-ip": { severity: "warning" },
   "device-memory-usage": { warningThreshold: 85, criticalThreshold: 95, thresholdUnit: "%" },
   "hard-drive-usage": { warningThreshold: 85, criticalThreshold: 95, thresholdUnit: "%" },
+  /** A registration presented an approved device's machine id without its key (a takeover attempt, or a new disk). */
+  "device-identity-conflict": { severity: "critical", immediateEmail: true, sendWebHook: true },
 };
 
 /** `GET/PUT /notificationsConf`: the organization's rules. */

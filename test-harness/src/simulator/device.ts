@@ -8,10 +8,12 @@
 import type { Agent } from "node:http";
 import {
   type Apply,
+  type Challenge,
   CLOSE_CODES,
   configHash,
   type DeviceConfig,
   type Hello,
+  helloProofText,
   MAX_MESSAGE_BYTES,
   type RegisterResponse,
   type Request,
@@ -22,6 +24,7 @@ import {
 } from "@tern/protocol";
 import WebSocket from "ws";
 import { SIM_DRIVERS, simulateApply } from "./apply.ts";
+import { type SimKey, signText, simDeviceKey } from "./device-key.ts";
 import { hostname, interfaceStates, machineId } from "./identity.ts";
 import { validateMetrics } from "./metrics.ts";
 import { register, registerRequest } from "./register.ts";
@@ -115,10 +118,15 @@ export class SimDevice {
     return this.tunnelIds;
   }
 
-  /** `POST /api/connect/register` with the fleet's registration token. */
+  /** The device's Ed25519 key, derived from the fleet's identity seed (not stored: a few hundred bytes per device). */
+  key(): SimKey {
+    return simDeviceKey(this.fleet.options.identitySeed, this.index);
+  }
+
+  /** `POST /api/connect/register` with the fleet's registration token, signed by the device key. */
   async register(): Promise<void> {
     const o = this.fleet.options;
-    const body = registerRequest(o.token, o.machinePrefix, this.index, o.agentVersion, o.protocolVersion);
+    const body = registerRequest(o.token, o.machinePrefix, this.index, o.agentVersion, this.key(), o.protocolVersion);
     const res = await register(o.server, body, this.fleet.registrationAgent());
     this.deviceId = res.deviceId;
     this.token = res.deviceToken;
@@ -302,15 +310,6 @@ export class SimDevice {
     ws.on("open", () => {
       this.state = "open";
       this.emit("connected");
-      const hello: Hello = {
-        type: "hello",
-        protocolVersion: o.protocolVersion,
-        agentVersion: o.agentVersion,
-        machineId: this.machineId,
-        hostname: this.hostname,
-        appliedHash: this.appliedHash,
-      };
-      ws.send(JSON.stringify(hello));
     });
     ws.on("message", (data, isBinary) => this.onMessage(isBinary ? null : data.toString()));
     ws.on("error", (err) => {
@@ -358,6 +357,11 @@ export class SimDevice {
     }
     const msg = parsed.data;
     switch (msg.type) {
+      case "challenge":
+        this.hello(msg);
+        return;
+      case "rekeyed":
+        return;
       case "welcome":
         this.onWelcome(msg.deviceId, msg.statusIntervalMs);
         return;
@@ -371,6 +375,30 @@ export class SimDevice {
         this.emit("server-error", { id: msg.code, reason: msg.message });
         return;
     }
+  }
+
+  /** The hello, signed with the device key over the server's challenge (protocol 2). */
+  private hello(challenge: Challenge): void {
+    const o = this.fleet.options;
+    const url = this.ws?.url ?? "";
+    const key = this.key();
+    const hello: Hello = {
+      type: "hello",
+      protocolVersion: o.protocolVersion,
+      agentVersion: o.agentVersion,
+      machineId: this.machineId,
+      hostname: this.hostname,
+      appliedHash: this.appliedHash,
+      proof: {
+        publicKey: key.publicKey,
+        url,
+        signature: signText(
+          key.privateKey,
+          helloProofText({ nonce: challenge.nonce, deviceId: this.deviceId ?? "", machineId: this.machineId, url }),
+        ),
+      },
+    };
+    this.send(hello);
   }
 
   private onWelcome(deviceId: string, intervalMs: number): void {

@@ -1,5 +1,6 @@
 export { SIM_DRIVERS, simulateApply } from "./apply.ts";
 export { type DeviceState, SimDevice } from "./device.ts";
+export { type SimKey, signText, simDeviceKey } from "./device-key.ts";
 export { type FakeDevice, FakeServer, type FakeServerOptions } from "./fake-server/server.ts";
 export { type FleetStats, Simulator } from "./fleet.ts";
 export { defaultPublicAddress, hostname, interfaceStates, machineId, registerInterfaces } from "./identity.ts";

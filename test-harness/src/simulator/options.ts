@@ -15,6 +15,7 @@ const Checked = z.object({
   count: z.number().int().min(1).max(100_000),
   startIndex: z.number().int().min(0).max(10_000_000),
   machinePrefix: z.string().regex(/^[A-Za-z0-9._:-]{1,60}$/, "must be 1–60 characters [A-Za-z0-9._:-]"),
+  identitySeed: z.string().min(1).max(200),
   agentVersion: z.string().max(50),
   protocolVersion: z.number().int(),
   statusIntervalMs: z.number().int().min(10).nullable(),
@@ -58,6 +59,7 @@ export function resolveOptions(input: SimulatorInput): SimulatorOptions {
     server: input.server,
     token: input.token,
     count: input.count,
+    identitySeed: input.identitySeed ?? `sim:${input.machinePrefix ?? "tern-sim"}`,
     apply: { ...DEFAULT_APPLY, ...stripUndefined(input.apply ?? {}) },
   };
   const checked = Checked.safeParse(options);

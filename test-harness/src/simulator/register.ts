@@ -1,7 +1,8 @@
 /** `POST <server>/api/connect/register`: what the agent does once, with its registration token. */
 import { type Agent, Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { PROTOCOL_VERSION, type RegisterRequest, RegisterResponse } from "@tern/protocol";
+import { PROTOCOL_VERSION, type RegisterRequest, RegisterResponse, registerProofText } from "@tern/protocol";
+import { type SimKey, signText } from "./device-key.ts";
 import { hostname, machineId, registerInterfaces } from "./identity.ts";
 
 export class RegistrationError extends Error {
@@ -19,19 +20,28 @@ export function registerUrl(server: string): string {
   return new URL("/api/connect/register", server).toString();
 }
 
+/** The registration of device `index`, signed now by its key (`at` overrides the signed time). */
 export function registerRequest(
   token: string,
   prefix: string,
   index: number,
   agentVersion: string,
+  key: SimKey,
   protocol = PROTOCOL_VERSION,
+  at = Date.now(),
 ): RegisterRequest {
+  const id = machineId(prefix, index);
   return {
     token,
-    machineId: machineId(prefix, index),
+    machineId: id,
     hostname: hostname(prefix, index),
     interfaces: registerInterfaces(index),
     versions: { agent: agentVersion, protocol },
+    identity: {
+      publicKey: key.publicKey,
+      at,
+      signature: signText(key.privateKey, registerProofText({ machineId: id, publicKey: key.publicKey, at })),
+    },
   };
 }
 

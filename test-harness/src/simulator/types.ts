@@ -83,6 +83,12 @@ export interface SimulatorOptions {
   startIndex: number;
   /** Machine ids are `<prefix>-<index>`; keep it stable to re-register the same devices. */
   machinePrefix: string;
+  /**
+   * Seed of the devices' Ed25519 keys (device-key.ts); default `sim:<machinePrefix>`, so the same
+   * machine ids prove the same keys across runs. Another seed is another set of machines (a takeover
+   * attempt with the same machine ids).
+   */
+  identitySeed: string;
   agentVersion: string;
   protocolVersion: number;
   /** Status period; null = the `statusIntervalMs` the server sends in `welcome`. */

@@ -1,5 +1,13 @@
 /** The simulator against the fake gateway: onboarding, apply, status, requests. */
-import { configHash, DeviceMessage, emptyDeviceConfig, type Hello, REQUESTS, type Status } from "@tern/protocol";
+import {
+  configHash,
+  DeviceMessage,
+  emptyDeviceConfig,
+  type Hello,
+  PROTOCOL_VERSION,
+  REQUESTS,
+  type Status,
+} from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeServer } from "../../src/simulator/fake-server/server.ts";
 import { Simulator } from "../../src/simulator/fleet.ts";
@@ -32,12 +40,21 @@ describe("onboarding", () => {
     for (const d of fleet.devices) {
       const fake = server.device(d.deviceId!);
       const hello = fake.messages[0] as Hello;
-      expect(hello).toMatchObject({ type: "hello", protocolVersion: 1, machineId: d.machineId, appliedHash: null });
+      expect(hello).toMatchObject({
+        type: "hello",
+        protocolVersion: PROTOCOL_VERSION,
+        machineId: d.machineId,
+        appliedHash: null,
+      });
+      // Signed with the device's own key, the one it registered (the fake server checked the signature).
+      expect(hello.proof?.publicKey).toBe(fake.registration.identity.publicKey);
+      expect(hello.proof?.publicKey).toBe(d.key().publicKey);
       expect(fake.registration.interfaces.map((i) => i.name)).toEqual(["eth0", "eth1"]);
       expect(fake.invalid).toEqual([]);
       machineIds.add(d.machineId);
     }
     expect(machineIds.size).toBe(5);
+    expect(new Set(fleet.devices.map((d) => d.key().publicKey)).size).toBe(5);
   });
 
   it("uses the server's status interval from welcome and sends valid periodic status", async () => {

@@ -2,6 +2,7 @@
 import { configHash, DeviceMessage, emptyDeviceConfig, RegisterRequest } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { simulateApply } from "../../src/simulator/apply.ts";
+import { simDeviceKey } from "../../src/simulator/device-key.ts";
 import { interfaceStates, machineId, registerInterfaces } from "../../src/simulator/identity.ts";
 import { resolveMetrics } from "../../src/simulator/metrics.ts";
 import { resolveOptions } from "../../src/simulator/options.ts";
@@ -14,8 +15,9 @@ describe("identity", () => {
     const ids = new Set<string>();
     const macs = new Set<string>();
     const publics = new Set<string>();
+    const key = simDeviceKey("seed", 0);
     for (let i = 0; i < 10_000; i++) {
-      const req = registerRequest("t", "tern-sim", i, "0.1.0");
+      const req = registerRequest("t", "tern-sim", i, "0.1.0", key);
       if (i % 997 === 0) expect(() => RegisterRequest.parse(req)).not.toThrow();
       ids.add(req.machineId);
       macs.add(req.interfaces[0]!.mac);

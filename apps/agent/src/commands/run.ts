@@ -4,6 +4,8 @@
  * agent configures it after every successful apply and at start. Resolves
  * after SIGTERM/SIGINT, once everything stopped.
  */
+import { loadTrust } from "../control/tls.ts";
+import { checkServerTransport } from "../control/urls.ts";
 import { Agent } from "../daemon/index.ts";
 import { loadCredentials, machineId } from "../identity/index.ts";
 import { createLogger } from "../log.ts";
@@ -14,6 +16,9 @@ export async function run({ options, runner, drivers, health, tunnels, stopSigna
   const paths = pathsOf(options);
   const log = createLogger(options.logLevel, paths.logFile);
   const credentials = await loadCredentials(paths.device);
+  // Refused before anything starts: an unencrypted link to another host needs --insecure (at register or here).
+  if (credentials) checkServerTransport(credentials.server, options.insecure || credentials.insecure === true);
+  const trust = credentials ? await loadTrust(options.caFile ?? credentials.caFile) : null;
   const agent = new Agent({
     paths,
     mode: options.mode,
@@ -27,6 +32,7 @@ export async function run({ options, runner, drivers, health, tunnels, stopSigna
     metrics: options.metricsPort === 0 ? null : { host: options.metricsHost, port: options.metricsPort },
     ui: options.uiPort === 0 ? null : { host: options.uiHost, port: options.uiPort },
     health: health === undefined ? new SystemHealth() : health,
+    ca: trust?.ca,
     ...(tunnels ? { tunnels } : {}),
   });
   log.info("tern-agent starting", {

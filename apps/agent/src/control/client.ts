@@ -1,7 +1,9 @@
 /**
  * The control link: one websocket to `<server>/api/connect/ws` with the device
- * token as a Bearer header. On open it says `hello` (protocol version, agent
- * version, machine id, applied hash); `welcome` makes it connected. It hands
+ * token as a Bearer header. The server opens with a one-time `challenge`; the
+ * agent answers `hello` (protocol version, agent version, machine id, applied
+ * hash) signed with the device key over the challenge, its device id, machine
+ * id and the URL it connected to; `welcome` makes it connected. It hands
  * `apply` to the reconcile loop and answers `apply-result`, answers `request`
  * with `response`, and reconnects with exponential back-off and jitter when
  * the link drops or goes silent. Nothing here changes the router: offline,
@@ -9,22 +11,27 @@
  */
 import {
   type ApplyResult as ApplyResultMessage,
+  Challenge,
   CLOSE_CODES,
   type DeviceMessage,
   type Hello,
+  helloProofText,
   MAX_MESSAGE_BYTES,
   PROTOCOL_VERSION,
+  Rekeyed,
+  rekeyProofText,
   Welcome,
 } from "@tern/protocol";
 import WebSocket from "ws";
 import type { Logger } from "../drivers/driver.ts";
-import { describeError } from "../errors.ts";
+import { AgentError, describeError } from "../errors.ts";
+import { type DeviceKey, signText } from "../identity/device-key.ts";
 import { Backoff, type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.ts";
 
 export type ConnectionState = "connecting" | "connected" | "disconnected" | "stopped";
 
 export interface ControlHandlers {
-  hello(): Omit<Hello, "type">;
+  hello(): Omit<Hello, "type" | "proof">;
   welcome(message: Welcome): void;
   /** `config` is unvalidated: the reconcile loop validates it and answers refusals with a code. */
   apply(message: { id: string; hash: string | undefined; config: unknown }): Promise<Omit<ApplyResultMessage, "type" | "id">>;
@@ -36,6 +43,12 @@ export interface ControlHandlers {
 export interface ControlClientOptions {
   url: string;
   token: string;
+  /** The device id the hello signs (the registration's). */
+  deviceId: string;
+  /** The device key to prove, given the key the server's challenge says it holds (null: none yet). */
+  key(serverKey: string | null): Promise<DeviceKey>;
+  /** Trusted CA certificates for wss (tls.ts); undefined = Node's roots. */
+  ca?: string[] | undefined;
   handlers: ControlHandlers;
   log: Logger;
   backoff?: BackoffOptions;
@@ -62,6 +75,9 @@ export class ControlClient {
   /** Address and port of the server end of the current (or last) connection, as the TCP socket saw it. */
   peer: { address: string; port: number } | null = null;
   private ws: WebSocket | null = null;
+  /** The challenge and the key of the current link (a re-key signs with both). */
+  private link: { nonce: string; key: DeviceKey } | null = null;
+  private rekeyWaiter: { resolve(publicKey: string): void; reject(err: Error): void } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private silence: NodeJS.Timeout | null = null;
   private readonly backoff: Backoff;
@@ -119,7 +135,9 @@ export class ControlClient {
       headers: { authorization: `Bearer ${this.options.token}` },
       maxPayload: MAX_MESSAGE_BYTES,
       handshakeTimeout: 10_000,
+      ...(this.options.ca ? { ca: this.options.ca } : {}),
     });
+    this.link = null;
     this.ws = ws;
     let welcomed = false;
     const welcomeTimer = setTimeout(() => {
@@ -133,10 +151,8 @@ export class ControlClient {
       const { remoteAddress, remotePort } = res.socket;
       if (remoteAddress && remotePort) this.peer = { address: remoteAddress.replace(/^::ffff:/, ""), port: remotePort };
     });
-    ws.on("open", () => {
-      this.armSilence(ws);
-      ws.send(JSON.stringify({ type: "hello", ...this.options.handlers.hello() } satisfies Hello));
-    });
+    // The hello waits for the server's challenge (the first message).
+    ws.on("open", () => this.armSilence(ws));
     ws.on("ping", () => this.armSilence(ws));
     ws.on("message", (data, isBinary) => {
       this.armSilence(ws);
@@ -148,6 +164,21 @@ export class ControlClient {
         return this.protocolError(ws, "message is not JSON");
       }
       const type = (message as { type?: unknown })?.type;
+      if (type === "challenge") {
+        const c = Challenge.safeParse(message);
+        if (!c.success || welcomed) return this.protocolError(ws, "bad challenge");
+        void this.hello(ws, c.data).catch((err: unknown) => {
+          this.lastError = `cannot prove the device identity: ${describeError(err)}`;
+          this.options.log.error("cannot sign the hello", { error: this.lastError });
+          ws.close(1000, "no device key");
+        });
+        return;
+      }
+      if (type === "rekeyed") {
+        const r = Rekeyed.safeParse(message);
+        if (r.success && this.rekeyWaiter) this.rekeyWaiter.resolve(r.data.publicKey);
+        return;
+      }
       if (type === "welcome") {
         const w = Welcome.safeParse(message);
         if (!w.success) return this.protocolError(ws, "bad welcome");
@@ -175,6 +206,7 @@ export class ControlClient {
     });
     ws.on("close", (code, reasonBuffer) => {
       clearTimeout(welcomeTimer);
+      this.rekeyWaiter?.reject(new Error(`the link closed (${code})`));
       if (this.silence) clearTimeout(this.silence);
       if (this.ws !== ws) return;
       this.ws = null;
@@ -187,6 +219,61 @@ export class ControlClient {
       this.options.log.warn("control link down; reconnecting", { error: this.lastError, inMs: delay });
       this.timer = setTimeout(() => this.connect(), delay);
     });
+  }
+
+  /** Answers the challenge: the hello, signed with the key the server holds. */
+  private async hello(ws: WebSocket, challenge: Challenge): Promise<void> {
+    const key = await this.options.key(challenge.publicKey);
+    const hello = this.options.handlers.hello();
+    const url = this.options.url;
+    const text = helloProofText({ nonce: challenge.nonce, deviceId: this.options.deviceId, machineId: hello.machineId, url });
+    this.link = { nonce: challenge.nonce, key };
+    if (ws.readyState !== WebSocket.OPEN) return;
+    ws.send(
+      JSON.stringify({
+        type: "hello",
+        ...hello,
+        proof: { publicKey: key.publicKey, url, signature: signText(key, text) },
+      } satisfies Hello),
+    );
+  }
+
+  /**
+   * Replaces the device key with `next` on the connected link: both keys sign the new public key with
+   * the link's challenge. Resolves once the server holds the new key (later hellos must use it);
+   * rejects when the server refuses or the link drops first.
+   */
+  async rekey(next: DeviceKey, timeoutMs = 10_000): Promise<void> {
+    const ws = this.ws;
+    const link = this.link;
+    if (!ws || !link || this.state !== "connected") throw new AgentError("NOT_REGISTERED", "not connected to the server");
+    const text = rekeyProofText({ nonce: link.nonce, deviceId: this.options.deviceId, publicKey: next.publicKey });
+    const stored = new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer to the re-key within ${timeoutMs} ms`)), timeoutMs);
+      this.rekeyWaiter = {
+        resolve: (k) => {
+          clearTimeout(timer);
+          resolve(k);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+    }).finally(() => {
+      this.rekeyWaiter = null;
+    });
+    ws.send(
+      JSON.stringify({
+        type: "rekey",
+        publicKey: next.publicKey,
+        signature: signText(link.key, text),
+        newKeySignature: signText(next, text),
+      } satisfies DeviceMessage),
+    );
+    const publicKey = await stored;
+    if (publicKey !== next.publicKey) throw new Error("the server stored another key");
+    this.link = { nonce: link.nonce, key: next };
   }
 
   private armSilence(ws: WebSocket): void {
@@ -234,6 +321,7 @@ export class ControlClient {
     if (m.type === "error") {
       this.options.log.warn("server reported an error", { code: m.code, message: m.message });
       this.lastError = `server: ${String(m.code)}: ${String(m.message)}`;
+      if (m.code === "IDENTITY_PROOF_INVALID") this.rekeyWaiter?.reject(new Error(this.lastError));
       return;
     }
     this.protocolError(ws, `unexpected message type ${JSON.stringify(m.type)}`);

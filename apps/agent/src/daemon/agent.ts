@@ -11,6 +11,7 @@ import type { DaemonMode, Driver, DriverContext, DriverDetails } from "../driver
 import { describeError } from "../errors.ts";
 import { writeFileAtomic } from "../fs.ts";
 import type { DeviceCredentials } from "../identity/credentials.ts";
+import { keyForChallenge } from "../identity/device-key.ts";
 import { acquirePidLock, type PidLock } from "../lock.ts";
 import type { AgentLogger } from "../log.ts";
 import { AgentMetrics } from "../metrics/index.ts";
@@ -41,6 +42,8 @@ export interface AgentOptions {
   health?: HealthSource | null;
   backoff?: BackoffOptions;
   silenceTimeoutMs?: number;
+  /** CA certificates the server's TLS certificate must chain to (control/tls.ts); undefined = Node's roots. */
+  ca?: string[] | undefined;
 }
 
 const MAX_RECENT_ERRORS = 50;
@@ -243,6 +246,10 @@ export class Agent implements AgentView {
     return new ControlClient({
       url: deviceWebsocketUrl(creds.server),
       token: creds.deviceToken,
+      deviceId: creds.deviceId,
+      // Read at every connection: a re-key (tern-agent rekey) may have replaced the key meanwhile.
+      key: (serverKey) => keyForChallenge(this.options.paths, serverKey),
+      ca: this.options.ca,
       log: this.options.log.child({ component: "control" }),
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
       ...(this.options.silenceTimeoutMs ? { silenceTimeoutMs: this.options.silenceTimeoutMs } : {}),

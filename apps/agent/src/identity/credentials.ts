@@ -1,4 +1,8 @@
-/** The device's registration: server URL, device id and the device token (`device.json`, 0600). */
+/**
+ * The device's registration: server URL, device id, the device token and how
+ * to reach the server (`device.json`, 0600). The token only selects the
+ * device; the device key (device-key.ts) proves it is this device.
+ */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { AgentError } from "../errors.ts";
@@ -11,6 +15,10 @@ export const DeviceCredentials = z.object({
   machineId: z.string(),
   isApproved: z.boolean(),
   registeredAt: z.string(),
+  /** A CA certificate file (PEM) the server's certificate must chain to, instead of the system's trust store. */
+  caFile: z.string().min(1).optional(),
+  /** The operator allowed an unencrypted (http/ws) server that is not on this host (`--insecure`). */
+  insecure: z.boolean().optional(),
 });
 export type DeviceCredentials = z.infer<typeof DeviceCredentials>;
 

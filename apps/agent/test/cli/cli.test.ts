@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
+import { createPrivateKey, createPublicKey, verify } from "node:crypto";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { configHash, DeviceConfig, RegisterRequest } from "@tern/protocol";
+import { configHash, DeviceConfig, RegisterRequest, registerProofText } from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDrivers } from "../../src/drivers/registry.ts";
 import { parseCli } from "../../src/options.ts";
@@ -163,7 +164,7 @@ describe("tern-agent commands (in-process, fake system)", () => {
       expect(RegisterRequest.parse(sent)).toEqual(sent);
       expect(sent).toMatchObject({
         hostname: "edge-a",
-        versions: { protocol: 1 },
+        versions: { protocol: 2 },
         interfaces: [
           {
             devId: "mac:02:00:00:00:0a:01",
@@ -181,6 +182,15 @@ describe("tern-agent commands (in-process, fake system)", () => {
       expect(sent?.machineId).toBe(kept);
       const device = join(dirs.stateDir, "device.json");
       expect((await stat(device)).mode & 0o777).toBe(0o600);
+      // The device key: made here, private half 0600 in the state dir, the registration signed by it.
+      const keyFile = join(dirs.stateDir, "device-key.pem");
+      expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+      const key = createPrivateKey(await readFile(keyFile, "utf8"));
+      expect((createPublicKey(key).export({ format: "jwk" }) as { x: string }).x).toBe(sent?.identity.publicKey);
+      const signed = registerProofText({ machineId: kept, publicKey: sent!.identity.publicKey, at: sent!.identity.at });
+      expect(verify(null, Buffer.from(signed), createPublicKey(key), Buffer.from(sent!.identity.signature, "base64url"))).toBe(
+        true,
+      );
       expect(JSON.parse(await readFile(device, "utf8"))).toMatchObject({
         server: server.url,
         isApproved: false,
@@ -190,6 +200,9 @@ describe("tern-agent commands (in-process, fake system)", () => {
       const again = await cli(["register", "--server", server.url, "--token", "rt_test", ...common], deps());
       expect(again.err).toMatch(/^note: replacing the registration as device [0-9a-f-]{36} with http/);
       expect(server.registrations[1]?.machineId).toBe(kept);
+      // Registering again proves the same key (the same device), signed anew.
+      expect(server.registrations[1]?.identity.publicKey).toBe(sent?.identity.publicKey);
+      expect(server.registrations[1]?.identity.at).toBeGreaterThanOrEqual(sent!.identity.at);
 
       const wrong = await cli(["register", "--server", server.url, "--token", "rt_nope", ...common], deps());
       expect(wrong.code).toBe(1);

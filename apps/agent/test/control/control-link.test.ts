@@ -32,7 +32,14 @@ describe("control link against the fake server", () => {
       machineId: "test-machine-0001",
       hostname: "edge-test",
       appliedHash: null,
+      // Signed with the device key over the server's challenge (the fake server checks it).
+      proof: {
+        publicKey: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        url: `${server.url.replace(/^http/, "ws")}/api/connect/ws`,
+        signature: expect.any(String),
+      },
     });
+    expect(server.refusedProofs).toBe(0);
     await expect.poll(() => server?.messages("status").length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
     const status = server.messages("status")[0];
     expect(status?.interfaces.map((i) => i.name)).toEqual(["wan0", "lan0"]);

@@ -125,7 +125,8 @@ describe.runIf(enabled)(
       lab = await buildEdgeLab(root);
       server = await FakeControlServer.start({ host: lab.serverAddress, statusIntervalMs: 1000 });
       for (const r of [lab.a, lab.b]) {
-        const reg = await agentCommand(r, ["register", "--server", server.url, "--token", "rt_test"]);
+        // The fake server speaks plain http on the lab's management veth (not this namespace's loopback).
+        const reg = await agentCommand(r, ["register", "--server", server.url, "--token", "rt_test", "--insecure"]);
         expect(reg.stderr).toBe("");
         expect(reg.exitCode).toBe(0);
         device[r.label] = JSON.parse(await readFile(join(r.stateDir, "device.json"), "utf8")).deviceId;

@@ -7,21 +7,27 @@
  *   POST <url>/api/connect/register   RegisterRequest → 201 RegisterResponse
  *   GET  <url>/api/connect/ws         websocket, Authorization: Bearer <device token>
  *                                     401 unknown token, 403 not approved;
- *                                     hello → welcome, then apply/request/status.
+ *                                     challenge → hello (signed with the device key,
+ *                                     checked) → welcome, then apply/request/status.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { createPublicKey, randomBytes, randomUUID, verify } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import {
   type ApplyResult,
   configHash,
   type DeviceConfig,
   DeviceMessage,
+  type Hello,
+  helloProofText,
   MAX_MESSAGE_BYTES,
   PROTOCOL_VERSION,
   RegisterRequest,
   type RegisterResponse,
+  type Rekey,
   type Response,
+  rekeyProofText,
 } from "@tern/protocol";
 import { type WebSocket, WebSocketServer } from "ws";
 
@@ -30,6 +36,8 @@ export interface FakeDevice {
   token: string;
   approved: boolean;
   machineId: string;
+  /** The key it registered with; null: the first hello's key is taken (as the server does for old devices). */
+  publicKey: string | null;
 }
 
 export interface FakeServerOptions {
@@ -42,6 +50,8 @@ export interface FakeServerOptions {
   registrationToken?: string;
   autoApprove?: boolean;
   statusIntervalMs?: number;
+  /** Serve https/wss with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
 }
 
 export class FakeControlServer {
@@ -51,6 +61,8 @@ export class FakeControlServer {
   /** Every valid message with the device that sent it. */
   readonly receivedFrom: { deviceId: string; message: DeviceMessage }[] = [];
   readonly invalid: { raw: string; problem: string }[] = [];
+  /** Hellos refused because their proof did not verify. */
+  refusedProofs = 0;
   /** Successful websocket connections (hello received). */
   connections = 0;
   /** Upgrade attempts, accepted or not. */
@@ -71,15 +83,16 @@ export class FakeControlServer {
 
   static async start(options: FakeServerOptions = {}): Promise<FakeControlServer> {
     const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-    const http = createServer();
+    const http = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }) : createServer();
     await new Promise<void>((resolve, reject) => {
       http.once("error", reject);
       if (options.socketPath) http.listen(options.socketPath, resolve);
       else http.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve);
     });
+    const scheme = options.tls ? "https" : "http";
     const url = options.socketPath
-      ? "http://unix"
-      : `http://${options.host ?? "127.0.0.1"}:${(http.address() as AddressInfo).port}`;
+      ? `${scheme}://unix`
+      : `${scheme}://${options.host ?? "127.0.0.1"}:${(http.address() as AddressInfo).port}`;
     const server = new FakeControlServer(http, wss, url, options);
     http.on("request", (req, res) => void server.onRequest(req, res));
     http.on("upgrade", (req, socket, head) => server.onUpgrade(req, socket, head));
@@ -97,6 +110,7 @@ export class FakeControlServer {
       token: fields.token ?? `dt_${randomBytes(12).toString("hex")}`,
       approved: fields.approved ?? true,
       machineId: fields.machineId ?? "",
+      publicKey: fields.publicKey ?? null,
     };
     this.devices.set(device.token, device);
     return device;
@@ -214,7 +228,11 @@ export class FakeControlServer {
     if (parsed.data.token !== (this.options.registrationToken ?? "rt_test"))
       return json(401, { error: "unknown registration token", code: "UNAUTHENTICATED", details: [] });
     this.registrations.push(parsed.data);
-    const device = this.addDevice({ approved: this.options.autoApprove ?? true, machineId: parsed.data.machineId });
+    const device = this.addDevice({
+      approved: this.options.autoApprove ?? true,
+      machineId: parsed.data.machineId,
+      publicKey: parsed.data.identity.publicKey,
+    });
     const answer: RegisterResponse = { deviceId: device.deviceId, deviceToken: device.token, isApproved: device.approved };
     json(201, answer);
   }
@@ -229,11 +247,13 @@ export class FakeControlServer {
     if (req.url !== "/api/connect/ws") refuse(404, "Not Found");
     else if (!device) refuse(401, "Unauthorized");
     else if (!device.approved) refuse(403, "Forbidden");
-    else this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, device));
+    else this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, device, req.headers.host ?? ""));
   }
 
-  private onConnection(ws: WebSocket, device: FakeDevice): void {
+  private onConnection(ws: WebSocket, device: FakeDevice, host: string): void {
     let helloed = false;
+    const nonce = randomBytes(24).toString("base64url");
+    ws.send(JSON.stringify({ type: "challenge", nonce, publicKey: device.publicKey }));
     ws.on("message", (data) => {
       const raw = String(data);
       let parsed: ReturnType<typeof DeviceMessage.safeParse>;
@@ -249,7 +269,19 @@ export class FakeControlServer {
       }
       this.received.push(parsed.data);
       this.receivedFrom.push({ deviceId: device.deviceId, message: parsed.data });
+      if (parsed.data.type === "rekey" && helloed) {
+        if (rekeyProven(parsed.data, device, nonce)) {
+          device.publicKey = parsed.data.publicKey;
+          ws.send(JSON.stringify({ type: "rekeyed", publicKey: parsed.data.publicKey }));
+        } else ws.send(JSON.stringify({ type: "error", code: "IDENTITY_PROOF_INVALID", message: "re-key not proven" }));
+      }
       if (parsed.data.type === "hello" && !helloed) {
+        if (!proven(parsed.data, device, nonce, host)) {
+          this.refusedProofs++;
+          ws.close(4001, "device identity not proven");
+          return;
+        }
+        device.publicKey ??= parsed.data.proof!.publicKey;
         helloed = true;
         this.connections++;
         this.sockets.set(ws, device);
@@ -267,4 +299,29 @@ export class FakeControlServer {
     });
     ws.on("close", () => this.sockets.delete(ws));
   }
+}
+
+/** The hello is signed by the device's key (or, before it has one, by the key it presents) over this link. */
+function proven(hello: Hello, device: FakeDevice, nonce: string, host: string): boolean {
+  const proof = hello.proof;
+  if (!proof || (device.publicKey !== null && proof.publicKey !== device.publicKey)) return false;
+  if (new URL(proof.url).host !== host) return false;
+  const text = helloProofText({ nonce, deviceId: device.deviceId, machineId: hello.machineId, url: proof.url });
+  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: proof.publicKey }, format: "jwk" });
+  return verify(null, Buffer.from(text), key, Buffer.from(proof.signature, "base64url"));
+}
+
+function verifies(publicKey: string, text: string, signature: string): boolean {
+  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: publicKey }, format: "jwk" });
+  return verify(null, Buffer.from(text), key, Buffer.from(signature, "base64url"));
+}
+
+/** Both the current and the new key signed the new key with this link's challenge. */
+function rekeyProven(rekey: Rekey, device: FakeDevice, nonce: string): boolean {
+  const text = rekeyProofText({ nonce, deviceId: device.deviceId, publicKey: rekey.publicKey });
+  return (
+    device.publicKey !== null &&
+    verifies(device.publicKey, text, rekey.signature) &&
+    verifies(rekey.publicKey, text, rekey.newKeySignature)
+  );
 }

@@ -17,6 +17,7 @@ import * as vrrpMemberState from "./migrations/20251123-301-vrrp-member-state.ts
 import * as gateway from "./migrations/20251123-401-gateway.ts";
 import * as notifyAndSealedConfigs from "./migrations/20251124-501-notify-and-sealed-configs.ts";
 import * as liveStateFillfactor from "./migrations/20251124-801-live-state-fillfactor.ts";
+import * as deviceIdentity from "./migrations/20261125-101-device-identity.ts";
 import * as accounts from "./migrations/20261125-201-accounts.ts";
 import * as mfaSso from "./migrations/20261125-301-mfa-sso.ts";
 
@@ -29,6 +30,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20251124-801-live-state-fillfactor": liveStateFillfactor,
   "20261125-201-accounts": accounts,
   "20261125-301-mfa-sso": mfaSso,
+  "20261125-101-device-identity": deviceIdentity,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

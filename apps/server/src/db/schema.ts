@@ -187,6 +187,10 @@ export interface DevicesTable {
   machine_id: string;
   is_approved: Generated<boolean>;
   device_token_hash: string;
+  /** The device's Ed25519 public key (base64url, 32 bytes); null before it proved one (legacy rows, after a reset). */
+  public_key: Generated<string | null>;
+  /** The time signed by the device's last accepted registration: the next one must be newer (no replay). */
+  identity_proof_at: NullableTimestamp;
   agent_version: Generated<string>;
   protocol_version: Generated<number>;
   interfaces: Json<DeviceInterface[]>;

@@ -80,6 +80,12 @@ export class DeviceConnection {
   lastVrrpJson: string | undefined = undefined;
   /** The hello this link was welcomed with. */
   hello: Hello | null = null;
+  /**
+   * The one-time challenge sent when the link opened and the host the device reached us at: its
+   * hello must sign both. `publicKey` is the key it proved (set by the hello, replaced by a re-key).
+   */
+  challenge: { nonce: string; host: string } = { nonce: "", host: "" };
+  publicKey: string | null = null;
   readonly logger: Logger;
 
   private chain: Promise<void> = Promise.resolve();

@@ -35,6 +35,11 @@ export interface GatewayEventMap {
   "self-healing-failed": DeviceRef & { desiredHash: string; appliedHash: string | null; attempts: number };
   /** Members' VRRP states changed (recorded in vrrp_members by status ingestion). */
   "vrrp-state-changed": DeviceRef & { changes: VrrpStateChange[] };
+  /**
+   * A registration presented the machine id of known devices (`knownDeviceIds`) without their key:
+   * it became the new pending device `deviceId` (services/device-registration.ts).
+   */
+  "identity-conflict": DeviceRef & { knownDeviceIds: string[]; machineId: string; hostname: string; remote: string };
   /** An interface's public address changes too often (limited) or calmed down (not limited). */
   "public-address-rate-limit": DeviceRef & { devId: string; limited: boolean };
 }

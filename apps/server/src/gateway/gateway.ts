@@ -5,7 +5,7 @@
  * the other instances and the periodic duties. It implements DeviceLink, the
  * face the rest of the server sees (deps.deviceLink).
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ServerType } from "@hono/node-server";
@@ -29,7 +29,7 @@ import { type GatewayOptions, gatewayOptions } from "./options.ts";
 import { RequestRouter, type RpcMessage } from "./requests.ts";
 import { heartbeat, openSession, reapStaleLinks, registerInstance, unregisterInstance } from "./sessions.ts";
 import { loadTunnelSides } from "./tunnel-sides.ts";
-import { authenticateUpgrade, refuseUpgrade } from "./upgrade.ts";
+import { authenticateUpgrade, refuseUpgrade, requestHost } from "./upgrade.ts";
 
 export interface Gateway extends DeviceLink {
   readonly instanceId: string;
@@ -291,6 +291,9 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
             logger,
           );
           sockets.add(conn);
+          // Every link starts with a fresh challenge that only the device key can answer (in its hello).
+          conn.challenge = { nonce: randomBytes(32).toString("base64url"), host: requestHost(req, options.trustProxy) };
+          conn.send({ type: "challenge", nonce: conn.challenge.nonce, publicKey: outcome.device.publicKey });
         });
       },
       (err) => {

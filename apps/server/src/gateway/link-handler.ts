@@ -1,16 +1,27 @@
 /**
  * What each device message means. `hello` is checked (protocol version,
- * machine id), recorded with the session in one transaction, answered with
+ * machine id, the device key's signature of the link's challenge), recorded
+ * with the session in one transaction (which checks again that the device is
+ * approved and still holds the key the hello proved), answered with
  * `welcome`, and the device's jobs are settled by the hash it reports before
  * anything is sent. Results go to the job engine, statuses to ingestion,
  * responses to the request waiting for them; anything that names an id this
  * link never sent is refused with an `error` message.
  */
-import { CLOSE_CODES, type DeviceMessage, type Hello, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@tern/protocol";
+import {
+  CLOSE_CODES,
+  type DeviceMessage,
+  type Hello,
+  PROTOCOL_VERSION,
+  type Rekey,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@tern/protocol";
 import type { AppDeps } from "../deps.ts";
 import { type JobEngine, lockDevice } from "../jobs/job-engine.ts";
 import { requeueRunning } from "../jobs/job-store.ts";
 import { openDesiredConfig } from "../services/desired-config-seal.ts";
+import { holdsOrBindsKey, rekeyDevice } from "../services/device-identity/link-identity.ts";
+import { checkHelloProof } from "../services/device-identity/link-proof.ts";
 import { SERVER_VERSION } from "../version.ts";
 import type { Bus } from "./bus.ts";
 import type { ConnectionHooks, DeviceConnection } from "./connection.ts";
@@ -75,6 +86,9 @@ export class LinkHandler implements ConnectionHooks {
           );
         }
         return;
+      case "rekey":
+        void conn.serial("rekey", () => this.rekey(conn, msg));
+        return;
       case "error":
         conn.fault("device-error", `the device reported an error: ${msg.code}: ${msg.message.slice(0, 500)}`);
         return;
@@ -94,6 +108,22 @@ export class LinkHandler implements ConnectionHooks {
       conn.close(CLOSE_CODES.unauthenticated, "machine id does not match this device token");
       return;
     }
+    const proof = checkHelloProof(
+      hello,
+      {
+        deviceId: conn.deviceId,
+        nonce: conn.challenge.nonce,
+        host: conn.challenge.host,
+        publicKey: conn.device.publicKey,
+      },
+      this.ctx.options.deviceHosts,
+    );
+    if (!proof.ok) {
+      conn.reject("identity", "IDENTITY_PROOF_INVALID", proof.message);
+      conn.close(CLOSE_CODES.unauthenticated, "device identity not proven");
+      return;
+    }
+    conn.publicKey = proof.publicKey;
     conn.state = "welcoming";
     conn.helloDone();
     conn.hello = hello;
@@ -106,11 +136,13 @@ export class LinkHandler implements ConnectionHooks {
     const found = await deps.db.transaction().execute(async (trx) => {
       const dev = await trx
         .selectFrom("devices")
-        .select(["desired_hash", "desired_config_enc", "interfaces", "is_approved"])
+        .select(["desired_hash", "desired_config_enc", "interfaces", "is_approved", "public_key"])
         .where("id", "=", conn.deviceId)
         .forNoKeyUpdate()
         .executeTakeFirst();
       if (!dev?.is_approved || conn.state !== "welcoming") return null;
+      // Reset or re-keyed since the upgrade: the key this hello proved is no longer the device's.
+      if (!(await holdsOrBindsKey(deps, trx, conn.device, dev.public_key, conn.publicKey!))) return "identity" as const;
       await openSession(trx, conn, instanceId, hello);
       const settled = await engine.settleByHash(trx, conn, hello.appliedHash, dev.desired_hash);
       // Whatever is still running came from an earlier link (or a dead instance): it goes out again.
@@ -123,6 +155,11 @@ export class LinkHandler implements ConnectionHooks {
         .executeTakeFirst();
       return { dev, settled, tunnels, stored: state?.public_addresses };
     });
+    if (found === "identity") {
+      conn.reject("identity", "IDENTITY_PROOF_INVALID", "the device's key changed while this link said hello");
+      conn.close(CLOSE_CODES.unauthenticated, "device identity not proven");
+      return;
+    }
     if (!found) {
       if (conn.state === "welcoming") conn.close(CLOSE_CODES.notApproved, "device not approved or deleted");
       return;
@@ -167,6 +204,24 @@ export class LinkHandler implements ConnectionHooks {
     engine.report(conn, found.settled);
     for (const msg of conn.early.splice(0)) this.handle(conn, msg);
     await engine.dispatch(conn);
+  }
+
+  /** Replaces the device's key; the link stays up (it proved the old key, and the re-key the new one). */
+  private async rekey(conn: DeviceConnection, msg: Rekey): Promise<void> {
+    if (conn.state !== "ready" || !conn.publicKey) return;
+    const outcome = await rekeyDevice(
+      this.ctx.deps,
+      conn.device,
+      { nonce: conn.challenge.nonce, publicKey: conn.publicKey },
+      msg,
+    );
+    if (!outcome.ok) {
+      conn.reject("identity", "IDENTITY_PROOF_INVALID", outcome.message);
+      return;
+    }
+    conn.publicKey = msg.publicKey;
+    conn.logger.info("device key replaced");
+    conn.send({ type: "rekeyed", publicKey: msg.publicKey });
   }
 
   /** The config's status period, else the server's default. */

@@ -19,6 +19,8 @@ export interface GatewayOptions {
   publicAddressMaxChanges: number;
   publicAddressWindowMs: number;
   trustProxy: boolean;
+  /** Hosts a hello may be signed for besides the request's own Host (TERN_DEVICE_HOSTS). */
+  deviceHosts: string[];
 }
 
 export function gatewayOptions(config: ServerConfig): GatewayOptions {
@@ -40,5 +42,6 @@ export function gatewayOptions(config: ServerConfig): GatewayOptions {
     publicAddressMaxChanges: config.TERN_PUBLIC_ADDRESS_MAX_CHANGES,
     publicAddressWindowMs: config.TERN_PUBLIC_ADDRESS_WINDOW_MS,
     trustProxy: config.TERN_TRUST_PROXY,
+    deviceHosts: config.TERN_DEVICE_HOSTS,
   };
 }

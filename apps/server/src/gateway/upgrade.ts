@@ -3,7 +3,8 @@
  * `Authorization: Bearer <device token>`. The token is looked up by its
  * SHA-256 hash; an unknown token is answered 401, a device not yet approved
  * 403, both with the API's JSON error body so the reason is readable, before
- * any websocket exists.
+ * any websocket exists. The token only selects the device: the link is the
+ * device's once its hello proves the device key (link-handler.ts).
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -20,6 +21,8 @@ export interface LinkDevice {
   accountId: string;
   orgName: string;
   machineId: string;
+  /** The device key the hello must prove; null for a device registered before keys (it binds the one it proves). */
+  publicKey: string | null;
 }
 
 export type UpgradeOutcome =
@@ -60,6 +63,7 @@ export async function authenticateUpgrade(db: Db, req: IncomingMessage): Promise
       "devices.organization_id",
       "devices.is_approved",
       "devices.machine_id",
+      "devices.public_key",
       "organizations.account_id",
       "organizations.name as org_name",
     ])
@@ -83,8 +87,22 @@ export async function authenticateUpgrade(db: Db, req: IncomingMessage): Promise
       accountId: row.account_id,
       orgName: row.org_name,
       machineId: row.machine_id,
+      publicKey: row.public_key,
     },
   };
+}
+
+/**
+ * The host (and port) the device reached this server at, which its hello must have signed: the
+ * Host header, or with a trusted proxy the first X-Forwarded-Host.
+ */
+export function requestHost(req: IncomingMessage, trustProxy: boolean): string {
+  const forwarded = trustProxy
+    ? String(req.headers["x-forwarded-host"] ?? "")
+        .split(",")[0]
+        ?.trim()
+    : "";
+  return (forwarded || req.headers.host || "").toLowerCase();
 }
 
 const REASONS: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable" };

@@ -12,7 +12,7 @@
  * the same device (a new link elsewhere, a change queued anywhere) take turns.
  */
 import { randomUUID } from "node:crypto";
-import { type ApplyResult, type DeviceConfig, type JobError, MAX_MESSAGE_BYTES } from "@tern/protocol";
+import { type ApplyResult, CLOSE_CODES, type DeviceConfig, type JobError, MAX_MESSAGE_BYTES } from "@tern/protocol";
 import { sql } from "kysely";
 import { GroupCommit } from "../db/group-commit.ts";
 import type { Db } from "../db/schema.ts";
@@ -120,6 +120,7 @@ export class JobEngine {
       const plan = await this.plans.submit(conn);
       this.report(conn, plan.settled);
       if (plan.kind === "send") return this.send(conn, plan);
+      if (plan.kind === "gone") return conn.close(CLOSE_CODES.notApproved, "device not approved or deleted");
       if (plan.kind === "paused") {
         this.deps.metrics.autoSyncs.inc({ outcome: "paused" });
         conn.logger.warn(
@@ -152,9 +153,13 @@ export class JobEngine {
             trx,
             conns.map((c) => c.deviceId),
           )
-            .select(["id", "desired_config_enc", "desired_hash", "sync_attempts", "auto_sync_paused"])
+            .select(["id", "desired_config_enc", "desired_hash", "sync_attempts", "auto_sync_paused", "is_approved"])
             .execute()
-        ).map((d) => [d.id, d]),
+        )
+          // Checked with the row locked, right before the config (PSKs and all) goes out: a device whose
+          // approval was withdrawn gets nothing, even before the trigger's notification closes its link.
+          .filter((d) => d.is_approved)
+          .map((d) => [d.id, d]),
       );
       // Only a hash not settled yet can finish jobs here (a new queued job for the applied hash still goes out).
       const settling = conns.filter((c) => devs.has(c.deviceId) && c.appliedHash !== c.settledHash);

@@ -17,6 +17,7 @@ export type WsErrorKind =
   | "hello-timeout"
   | "protocol-version"
   | "machine-id"
+  | "identity"
   | "unknown-id"
   | "foreign-tunnel"
   | "liveness"

@@ -103,6 +103,7 @@ export class NotificationEngine {
       events.on("jobs-finished", (e) => this.onJobsFinished(e)),
       events.on("self-healing-failed", (e) => this.onSelfHealingFailed(e)),
       events.on("vrrp-state-changed", (e) => this.onVrrpChanged(e)),
+      events.on("identity-conflict", (e) => this.onIdentityConflict(e)),
     );
   }
 
@@ -385,6 +386,34 @@ export class NotificationEngine {
       }
       return out;
     });
+  }
+
+  /** Raised on each known device whose machine id was presented without its key (repeats count up). */
+  private onIdentityConflict(e: GatewayEventMap["identity-conflict"]): void {
+    for (const knownId of e.knownDeviceIds) {
+      this.run(knownId, async () => {
+        const rule = await this.rule(e.orgId, "device-identity-conflict");
+        if (!rule?.enabled) return [];
+        const name = await this.deviceName(knownId);
+        return [
+          await this.notifier.raise(
+            this.deps.db,
+            e.orgId,
+            {
+              eventType: "device-identity-conflict",
+              targets: { deviceId: knownId },
+              severity: rule.severity,
+              details:
+                `a registration from ${e.remote || "an unknown address"} (hostname ${e.hostname}) presented the machine id ${e.machineId} of ${name ?? knownId} without its key; it was not let in as ${name ?? knownId} and waits as the new pending device ${e.deviceId}. If it is the same router on a new disk: delete the new device, reset the identity of ${name ?? knownId} (POST /api/devices/${knownId}/identity/reset) and register the router again. Otherwise delete the new device and keep the registration token away from it.`.slice(
+                  0,
+                  2000,
+                ),
+            },
+            name,
+          ),
+        ];
+      });
+    }
   }
 
   private async rule(orgId: string, event: NotificationEvent) {

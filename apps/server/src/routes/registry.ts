@@ -23,6 +23,7 @@ import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
 import * as devicesDeleteMany from "./devices/delete-many.ts";
 import * as devicesGet from "./devices/get.ts";
+import * as devicesIdentityReset from "./devices/identity-reset.ts";
 import * as devicesInterfaceStatus from "./devices/interface-status.ts";
 import * as devicesList from "./devices/list.ts";
 import * as devicesTunnels from "./devices/tunnels.ts";
@@ -192,6 +193,7 @@ export const ROUTES: readonly RouteModule[] = [
   devicesGet,
   devicesUpdate,
   devicesDelete,
+  devicesIdentityReset,
   devicesTunnels,
   devicesInterfaceStatus,
   devicesBgpStatus,

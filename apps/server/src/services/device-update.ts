@@ -52,6 +52,20 @@ interface MergedDevice {
   multilink: string | null;
 }
 
+/**
+ * A device is approved only once it holds a key (it registered with one): approving a device without
+ * one (its identity was reset) would trust whichever machine registers its machine id next.
+ */
+async function requireIdentity(ctx: ServiceCtx, id: string): Promise<void> {
+  const row = await ctx.db.selectFrom("devices").select("public_key").where("id", "=", id).executeTakeFirst();
+  if (row && row.public_key === null)
+    throw new ApiError(
+      "CONFLICT",
+      "the device has no identity (its identity was reset, or it registered before device keys): register the router again, then approve it",
+      [{ path: "isApproved", message: "the device must register with its key first" }],
+    );
+}
+
 function merge(row: DeviceReadRow, input: DeviceUpdateInput): { merged: MergedDevice; problems: Problem[] } {
   const { body } = input;
   const applied = body.interfaces
@@ -194,6 +208,7 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
   return inTransaction(ctx, async (tx) => {
     const row = await findDeviceRow(tx.db, tx.org.id, input.id, true);
     if (!row) throw notFound("device");
+    if (input.body.isApproved && !row.is_approved) await requireIdentity(tx, row.id);
     const { merged, problems } = merge(row, input);
     problems.push(...(await collectProblems(tx, row, input, merged)));
     const error = problemsToErrorBody(problems);

@@ -44,6 +44,8 @@ export const DEVICE_COLUMNS = [
 export type DeviceReadRow = Omit<
   DeviceRow,
   | "device_token_hash"
+  | "public_key"
+  | "identity_proof_at"
   | "desired_config_enc"
   | "desired_tunnel_ids"
   | "disconnected_at"

@@ -37,7 +37,7 @@ function status(fields: Partial<Status> = {}): Status {
 }
 
 async function welcomed(device: SimRow) {
-  const link = await openRawLink(g.server.url, device.token);
+  const link = await openRawLink(g.server.url, device.token, device);
   link.send(helloFor(device.machineId));
   await link.next("welcome");
   return link;
@@ -75,13 +75,13 @@ describe("bad websocket input", () => {
 
   it("refuses a device that is not approved with 403", async () => {
     const { devices } = await g.fleet(1, { connect: false, approved: false });
-    const r = await refusal(openRawLink(g.server.url, devices[0]!.token));
+    const r = await refusal(openRawLink(g.server.url, devices[0]!.token, devices[0]!));
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ code: "FORBIDDEN", error: expect.stringMatching(/not approved/) });
   });
 
   it("answers malformed JSON, binary frames and invalid messages with an error and keeps the link", async () => {
-    const link = await openRawLink(g.server.url, raw[0]!.token);
+    const link = await openRawLink(g.server.url, raw[0]!.token, raw[0]!);
     link.send("{not json");
     const notJson = await link.next("error");
     expect(notJson).toMatchObject({ code: "BAD_MESSAGE", message: expect.stringMatching(/not JSON/) });
@@ -109,7 +109,7 @@ describe("bad websocket input", () => {
   });
 
   it("requires hello first", async () => {
-    const link = await openRawLink(g.server.url, raw[1]!.token);
+    const link = await openRawLink(g.server.url, raw[1]!.token, raw[1]!);
     link.send(status());
     const err = await link.next("error");
     expect(err.code).toBe("HELLO_REQUIRED");
@@ -117,22 +117,22 @@ describe("bad websocket input", () => {
   });
 
   it("refuses an unsupported protocol version, naming the accepted ones", async () => {
-    const link = await openRawLink(g.server.url, raw[1]!.token);
+    const link = await openRawLink(g.server.url, raw[1]!.token, raw[1]!);
     link.send(helloFor(raw[1]!.machineId, { protocolVersion: 99 }));
     const err = await link.next("error");
     expect(err).toEqual({
       type: "error",
       code: "UNSUPPORTED_PROTOCOL_VERSION",
-      message: "protocol version 99 is not supported; this server accepts 1",
+      message: "protocol version 99 is not supported; this server accepts 2",
     });
     expect(await link.closed).toEqual({
       code: CLOSE_CODES.protocolVersion,
-      reason: "unsupported protocol version 99; accepted: 1",
+      reason: "unsupported protocol version 99; accepted: 2",
     });
   });
 
   it("refuses a hello whose machine id is not the token's device", async () => {
-    const link = await openRawLink(g.server.url, raw[1]!.token);
+    const link = await openRawLink(g.server.url, raw[1]!.token, raw[1]!);
     link.send(helloFor(raw[2]!.machineId));
     expect(await link.closed).toEqual({
       code: CLOSE_CODES.unauthenticated,

@@ -85,7 +85,7 @@ describe.runIf(onPostgres)("two server instances on one PostgreSQL", () => {
     const {
       devices: [d],
     } = await g.fleet(1, { connect: false, queueConfig: false });
-    const raw = await openRawLink(a.url, d!.token);
+    const raw = await openRawLink(a.url, d!.token, d!);
     raw.send(helloFor(d!.machineId));
     await raw.next("welcome");
     const answer = b.deps.deviceLink.requestFromDevice(d!.id, "traceroute", { target: "10.0.0.9" }, 5000);
@@ -100,7 +100,7 @@ describe.runIf(onPostgres)("two server instances on one PostgreSQL", () => {
   it("replaces a link on A when the same device connects to B (4009 on A)", async () => {
     const device = devices[2]!;
     const closed = fleet.device(2).waitFor("closed", { timeoutMs: 5000 });
-    const raw = await openRawLink(b.url, device.token);
+    const raw = await openRawLink(b.url, device.token, device);
     raw.send(helloFor(device.machineId, { appliedHash: fleet.device(2).appliedHash }));
     await raw.next("welcome");
     expect(await closed).toMatchObject({ code: 4009 });

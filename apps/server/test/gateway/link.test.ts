@@ -46,12 +46,12 @@ describe("device link", () => {
 
   it("tells the device its status interval: from its config, else the server's default", async () => {
     const { devices } = await g.fleet(2, { connect: false, queueConfig: false });
-    const bare = await openRawLink(g.server.url, devices[0]!.token);
+    const bare = await openRawLink(g.server.url, devices[0]!.token, devices[0]!);
     bare.send(helloFor(devices[0]!.machineId));
     expect((await bare.next("welcome")).statusIntervalMs).toBe(g.config.TERN_STATUS_INTERVAL_MS);
     bare.ws.close();
     await g.change(devices[1]!.id);
-    const configured = await openRawLink(g.server.url, devices[1]!.token);
+    const configured = await openRawLink(g.server.url, devices[1]!.token, devices[1]!);
     configured.send(helloFor(devices[1]!.machineId));
     const welcome = await configured.next("welcome");
     expect(welcome).toMatchObject({
@@ -66,7 +66,7 @@ describe("device link", () => {
     const { fleet, devices } = await g.fleet(1, { queueConfig: false });
     const device = devices[0]!;
     const closed = fleet.device(0).waitFor("closed", { timeoutMs: 5000 });
-    const second = await openRawLink(g.server.url, device.token);
+    const second = await openRawLink(g.server.url, device.token, device);
     second.send(helloFor(device.machineId));
     await second.next("welcome");
     expect(await closed).toMatchObject({ code: CLOSE_CODES.replaced, reason: "replaced by a newer connection of this device" });

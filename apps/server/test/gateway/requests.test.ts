@@ -49,7 +49,7 @@ describe("requestFromDevice", () => {
   it("says DEVICE_TIMEOUT when the device does not answer in time", async () => {
     const { devices } = await g.fleet(1, { connect: false, queueConfig: false });
     // The simulator answers everything: a bare link that ignores requests stands in for a stuck agent.
-    const raw = await openRawLink(g.server.url, devices[0]!.token);
+    const raw = await openRawLink(g.server.url, devices[0]!.token, devices[0]!);
     raw.send(helloFor(devices[0]!.machineId));
     await raw.next("welcome");
     const started = Date.now();
@@ -70,7 +70,7 @@ describe("requestFromDevice", () => {
 
   it("rejects an answer that does not fit the method's result schema", async () => {
     const { devices } = await g.fleet(1, { connect: false, queueConfig: false });
-    const raw = await openRawLink(g.server.url, devices[0]!.token);
+    const raw = await openRawLink(g.server.url, devices[0]!.token, devices[0]!);
     raw.send(helloFor(devices[0]!.machineId));
     await raw.next("welcome");
     const answer = g.server.deps.deviceLink.requestFromDevice(devices[0]!.id, "bgp-status", {}, 5000);

@@ -89,7 +89,7 @@ beforeAll(async () => {
     })
     .where("id", "=", device!.id)
     .execute();
-  link = await openRawLink(w.g.server.url, device!.token);
+  link = await openRawLink(w.g.server.url, device!.token, device!);
   link.send(helloFor(device!.machineId));
   await link.next("welcome");
 });

@@ -3,7 +3,7 @@
  * inserted straight into the database: an approved device with a WAN and a
  * LAN interface shaped like the protocol's Device fixture.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Device, DeviceInterface } from "@tern/protocol";
@@ -68,6 +68,8 @@ export async function insertTestDevice(t: TestServer, options: TestDeviceOptions
       machine_id: `machine-${id}`,
       is_approved: options.approved ?? true,
       device_token_hash: `test-hash-${id}`,
+      // A registered device holds a key (any 32 bytes: these devices never connect).
+      public_key: randomBytes(32).toString("base64url"),
       interfaces: toJson([wan, lan]),
       static_routes: toJson([]),
       dhcp: toJson([]),

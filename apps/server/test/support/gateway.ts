@@ -12,7 +12,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { DeviceInterface, type JobState, type JobType } from "@tern/protocol";
-import { registerInterfaces, Simulator, type SimulatorInput } from "@tern/test-harness/src/simulator/index.ts";
+import { registerInterfaces, type SimKey, Simulator, type SimulatorInput } from "@tern/test-harness/src/simulator/index.ts";
 import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { hashSecretToken, newSecretToken } from "../../src/auth/secret-tokens.ts";
@@ -38,6 +38,8 @@ export const FAST_GATEWAY_ENV: Record<string, string> = {
 export interface SimRow {
   id: string;
   token: string;
+  /** The device's key (the simulator's), stored as its public key. */
+  key: SimKey;
   machineId: string;
   /** Position in the fleet. */
   position: number;
@@ -145,6 +147,7 @@ export async function createGatewayHarness(env: Record<string, string> = {}): Pr
       for (const d of fleet.devices) {
         const id = randomUUID();
         const token = newSecretToken("tern_dt_");
+        const key = d.key();
         const interfaces = registerInterfaces(d.index).map((itf, i) =>
           DeviceInterface.parse({
             ...itf,
@@ -163,6 +166,7 @@ export async function createGatewayHarness(env: Record<string, string> = {}): Pr
             machine_id: d.machineId,
             is_approved: approved,
             device_token_hash: hashSecretToken(token),
+            public_key: key.publicKey,
             interfaces: toJson(interfaces),
             static_routes: toJson([]),
             dhcp: toJson([]),
@@ -180,7 +184,7 @@ export async function createGatewayHarness(env: Record<string, string> = {}): Pr
           .execute();
         d.useCredentials({ deviceId: id, deviceToken: token, isApproved: approved });
         if (!publicAddresses) d.setPublicAddress({ publicIp: "", publicPort: null });
-        devices.push({ id, token, machineId: d.machineId, position: d.position, wanId: interfaces[0]!.id });
+        devices.push({ id, token, key, machineId: d.machineId, position: d.position, wanId: interfaces[0]!.id });
       }
       if (queueConfig) {
         await inTransaction(ctx(), (tx) =>

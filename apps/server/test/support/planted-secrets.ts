@@ -8,6 +8,7 @@ import type { TokenPair } from "@tern/protocol";
 import { expect } from "vitest";
 import { appSecretAad } from "../../src/appstore/types.ts";
 import { webhookSecretAad } from "../../src/services/notification-settings.ts";
+import { signedRegistration } from "./signed-registration.ts";
 import type { TestServer } from "./test-server.ts";
 import { createPeer, createTunnels, peerTunnelBody, tunnelBody, wanDevice } from "./tunnels.ts";
 
@@ -83,13 +84,13 @@ export async function plantSecrets(t: TestServer): Promise<PlantedSecrets> {
   ids.push(reg.id);
   const device = await ok(
     t.api<{ deviceId: string; deviceToken: string }>("POST", "/api/connect/register", {
-      body: {
+      body: signedRegistration({
         token: reg.token,
         machineId: "machine-planted-secrets-1",
         hostname: "planted",
         interfaces: [{ devId: "pci:0000:00:03.0", name: "eth0", IPv4: "203.0.113.7", IPv4Mask: 24, gateway: "203.0.113.1" }],
-        versions: { agent: "1.0.0", protocol: 1 },
-      },
+        versions: { agent: "1.0.0", protocol: 2 },
+      }),
     }),
     201,
   );

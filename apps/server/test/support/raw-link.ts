@@ -3,11 +3,20 @@
  * well-behaved agent never would (wrong token, malformed JSON, oversized
  * frames, another device's ids). Records every message and how it closed.
  */
-import { PROTOCOL_VERSION, type ServerMessage } from "@tern/protocol";
+import { type Challenge, helloProofText, PROTOCOL_VERSION, type ServerMessage } from "@tern/protocol";
+import { type SimKey, signText } from "@tern/test-harness/src/simulator/index.ts";
 import WebSocket from "ws";
+
+/** Whose key signs the hello: with it, a `hello` sent without `proof` gets one (the link's challenge). */
+export interface RawIdentity {
+  id: string;
+  key: SimKey;
+}
 
 export interface RawLink {
   ws: WebSocket;
+  /** The server's challenge (the first message). */
+  challenge: Challenge;
   messages: ServerMessage[];
   /** Resolves with the close code and reason. */
   closed: Promise<{ code: number; reason: string }>;
@@ -22,8 +31,11 @@ export interface RawLink {
 
 export type UpgradeRefusal = { status: number; body: { error: string; code: string } };
 
-/** Opens the websocket; rejects with the HTTP status and JSON body when the upgrade is refused. */
-export function openRawLink(serverUrl: string, token: string | null): Promise<RawLink> {
+/**
+ * Opens the websocket and resolves once the server's challenge arrived; rejects with the HTTP status
+ * and JSON body when the upgrade is refused.
+ */
+export function openRawLink(serverUrl: string, token: string | null, identity?: RawIdentity): Promise<RawLink> {
   const url = `${serverUrl.replace(/^http/, "ws")}/api/connect/ws`;
   const ws = new WebSocket(url, {
     headers: token === null ? {} : { authorization: `Bearer ${token}` },
@@ -40,9 +52,15 @@ export function openRawLink(serverUrl: string, token: string | null): Promise<Ra
   });
   const link: RawLink = {
     ws,
+    challenge: { type: "challenge", nonce: "", publicKey: null },
     messages,
     closed,
     send(message) {
+      const m = message as { type?: string; machineId?: string; proof?: unknown };
+      if (identity && typeof m === "object" && m.type === "hello" && m.proof === undefined) {
+        const text = helloProofText({ nonce: link.challenge.nonce, deviceId: identity.id, machineId: m.machineId ?? "", url });
+        m.proof = { publicKey: identity.key.publicKey, url, signature: signText(identity.key.privateKey, text) };
+      }
       ws.send(typeof message === "string" ? message : JSON.stringify(message));
     },
     async next(type, pred = () => true, timeoutMs = 5000) {
@@ -59,7 +77,12 @@ export function openRawLink(serverUrl: string, token: string | null): Promise<Ra
     },
   };
   return new Promise((resolve, reject) => {
-    ws.once("open", () => resolve(link));
+    ws.once("open", () => {
+      link.next("challenge").then((c) => {
+        link.challenge = c;
+        resolve(link);
+      }, reject);
+    });
     ws.once("unexpected-response", (_req, res) => {
       let body = "";
       res.on("data", (c: Buffer) => {

@@ -8,7 +8,7 @@
 import { sleep } from "../cases/util.ts";
 import { spawnWorker, type Worker, workerPath } from "../child.ts";
 import type { BenchContext, BenchMode } from "../types.ts";
-import { FLEET_PREFIX } from "./fleet-plan.ts";
+import { benchIdentitySeed, FLEET_PREFIX } from "./fleet-plan.ts";
 import type { Fleet, TernServer } from "./tern.ts";
 
 let sizeOverride: number[] | null = null;
@@ -89,6 +89,7 @@ export async function rampFleet(
       count: n - opts.probes,
       startIndex: opts.probes,
       machinePrefix: FLEET_PREFIX,
+      identitySeed: benchIdentitySeed(fleet.tokenSecret),
       statusIntervalMs: opts.statusIntervalMs,
       concurrency: 200,
     },

@@ -8,6 +8,7 @@
  * side b of 2(i-1) and 2(i-2)+1 (indices mod N): every device is an end of
  * 4 tunnels and the fleet has 2N tunnels (10,000 devices: 20,000 tunnels).
  */
+import { type SimKey, simDeviceKey } from "../../simulator/device-key.ts";
 import { machineId } from "../../simulator/identity.ts";
 
 export const FLEET_PREFIX = "tern-bench";
@@ -22,6 +23,10 @@ export const interfaceId = (index: number, port: 0 | 1) => uuid("1f000000", inde
 export const tunnelId = (num: number) => uuid("7e000000", num);
 export const deviceToken = (secret: string, index: number) => `tern_dev_bench_${secret}_${index}`;
 export const benchMachineId = (index: number) => machineId(FLEET_PREFIX, index);
+/** The simulator's identity seed for the benchmark fleet: device keys carry the per-run secret too. */
+export const benchIdentitySeed = (secret: string) => `bench:${secret}`;
+/** Device `index`'s Ed25519 key (the seeder stores its public half, the devices sign with it). */
+export const benchKey = (secret: string, index: number): SimKey => simDeviceKey(benchIdentitySeed(secret), index);
 
 /** Tunnel `num` joins these device indices (a, b). */
 export function tunnelEnds(num: number, devices: number): [number, number] {

@@ -21,6 +21,7 @@ import { systemCtx } from "../../../../apps/server/src/services/context.ts";
 import { queueConfigJobs } from "../../../../apps/server/src/services/desired-config.ts";
 import { defaultPublicAddress, hostname, registerInterfaces } from "../../simulator/identity.ts";
 import {
+  benchKey,
   benchMachineId,
   deviceId,
   deviceToken,
@@ -93,6 +94,7 @@ export async function seedFleet(database: DatabaseHandle, options: SeedOptions):
         machine_id: benchMachineId(i),
         is_approved: true,
         device_token_hash: hashSecretToken(deviceToken(options.tokenSecret, i)),
+        public_key: benchKey(options.tokenSecret, i).publicKey,
         agent_version: "0.1.0-sim",
         interfaces: toJson(deviceInterfaces(i)),
         static_routes: toJson([]),

@@ -12,13 +12,14 @@
  * memory" plus one loopback round trip: the same thing the bare echo
  * baseline times (message → echo).
  */
-import { type Apply, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ServerMessage } from "@tern/protocol";
+import { type Apply, helloProofText, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ServerMessage } from "@tern/protocol";
 import WebSocket from "ws";
 import { simulateApply } from "../../simulator/apply.ts";
+import { signText } from "../../simulator/device-key.ts";
 import { hostname, interfaceStates } from "../../simulator/identity.ts";
 import { mapLimit } from "../../simulator/limit.ts";
 import { buildStatus, tunnelReports } from "../../simulator/status.ts";
-import { benchMachineId, deviceToken, FLEET_PREFIX, tunnelIdsOf } from "../server/fleet-plan.ts";
+import { benchKey, benchMachineId, deviceId, deviceToken, FLEET_PREFIX, tunnelIdsOf } from "../server/fleet-plan.ts";
 import { Samples } from "../stats.ts";
 import { collect, serve } from "./ipc.ts";
 
@@ -66,22 +67,26 @@ function open(url: string, secret: string, index: number): Promise<Link> {
       handshakeTimeout: 60_000,
     });
     const link: Link = { index, ws, ready: false, appliedHash: null, payload: "", pings: [], applies: 0 };
-    ws.once("open", () => {
-      ws.send(
-        JSON.stringify({
-          type: "hello",
-          protocolVersion: PROTOCOL_VERSION,
-          agentVersion: "0.1.0-bench",
-          machineId: benchMachineId(index),
-          hostname: hostname(FLEET_PREFIX, index),
-          appliedHash: null,
-        }),
-      );
-    });
     ws.on("message", (data) => {
       const msg = ServerMessage.safeParse(JSON.parse(data.toString()));
       if (!msg.success) return;
-      if (msg.data.type === "welcome") {
+      if (msg.data.type === "challenge") {
+        // The hello signed with the device key over the server's challenge (protocol 2).
+        const key = benchKey(secret, index);
+        const machineId = benchMachineId(index);
+        const text = helloProofText({ nonce: msg.data.nonce, deviceId: deviceId(index), machineId, url });
+        ws.send(
+          JSON.stringify({
+            type: "hello",
+            protocolVersion: PROTOCOL_VERSION,
+            agentVersion: "0.1.0-bench",
+            machineId,
+            hostname: hostname(FLEET_PREFIX, index),
+            appliedHash: null,
+            proof: { publicKey: key.publicKey, url, signature: signText(key.privateKey, text) },
+          }),
+        );
+      } else if (msg.data.type === "welcome") {
         link.ready = true;
         link.payload = statusPayload(link);
         resolve(link);

@@ -8,7 +8,9 @@
  *   runs (standalone agents keep theirs there): `tern-lab-<lab id>-<edge>`, so
  *   the lab finds its devices among the server's by machine id, and a
  *   restarted agent is the same device.
- * - `register --server URL --token TOKEN` runs once (device.json then exists);
+ * - `register --server URL --token TOKEN` runs once (device.json and the
+ *   device key then exist; `--insecure` when the server is reached over the
+ *   lab's network in plain http);
  *   `run` is the supervised daemon. `--hostname` names the device after the
  *   edge (all namespaces share the host's hostname).
  */
@@ -80,8 +82,17 @@ export function registerArgv(o: AgentOptions, token: string): string[] {
     o.serverUrl,
     "--token",
     token,
+    // The lab's server speaks plain http; across the lab's own network (a cloud node) the agent
+    // refuses that unless told (register records it for run).
+    ...(needsInsecure(o.serverUrl) ? ["--insecure"] : []),
     ...agentCommonArgs(o),
   ];
+}
+
+/** An http:// server that is not on the edge's own loopback (the agent refuses it without --insecure). */
+export function needsInsecure(serverUrl: string): boolean {
+  const url = new URL(serverUrl);
+  return url.protocol === "http:" && !/^(127\.|localhost$|\[::1\]$)/.test(url.hostname);
 }
 
 /** Writes the lab's machine id for the edge unless one is kept already (a converging `up`). */

@@ -1,11 +1,12 @@
 /**
  * A minimal stand-in for Tern's device gateway, for simulator tests and
  * benchmark load without the real server: `POST /api/connect/register` and the
- * websocket handshake (token, approval, hello → welcome, replacement), every
+ * websocket handshake (token, approval, challenge → signed hello → welcome,
+ * replacement; the hello must be signed by the key the device registered), every
  * inbound message validated against the protocol and recorded. It has no
  * database, jobs or ingestion: the real gateway is apps/server.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { createPublicKey, randomBytes, randomUUID, verify } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -16,6 +17,8 @@ import {
   type DeviceMessage,
   type ErrorBody,
   type ErrorCode,
+  type Hello,
+  helloProofText,
   issuesToDetails,
   MAX_MESSAGE_BYTES,
   PROTOCOL_VERSION,
@@ -241,9 +244,13 @@ export class FakeServer {
     }
     // A second connection of the same device replaces the first, as the gateway does.
     device.link?.close(CLOSE_CODES.replaced, "replaced by a newer connection");
+    const nonce = randomBytes(24).toString("base64url");
+    const host = req.headers.host ?? "";
     device.link = new FakeLink(ws, device, {
       record: this.options.record,
       welcome: (hello) => {
+        if (!helloProven(hello, device, nonce, host))
+          return { close: CLOSE_CODES.unauthenticated, reason: "device identity not proven" };
         if (!(SUPPORTED_PROTOCOL_VERSIONS as readonly number[]).includes(hello.protocolVersion)) {
           return {
             close: CLOSE_CODES.protocolVersion,
@@ -259,6 +266,21 @@ export class FakeServer {
         };
       },
     });
+    device.link.send({ type: "challenge", nonce, publicKey: device.registration.identity.publicKey });
+  }
+}
+
+/** The hello is signed by the registered key over this link's challenge, device id, machine id and URL. */
+function helloProven(hello: Hello, device: FakeDevice, nonce: string, host: string): boolean {
+  const proof = hello.proof;
+  if (!proof || proof.publicKey !== device.registration.identity.publicKey) return false;
+  if (URL.canParse(proof.url) && new URL(proof.url).host !== host) return false;
+  const text = helloProofText({ nonce, deviceId: device.deviceId, machineId: hello.machineId, url: proof.url });
+  try {
+    const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: proof.publicKey }, format: "jwk" });
+    return verify(null, Buffer.from(text), key, Buffer.from(proof.signature, "base64url"));
+  } catch {
+    return false;
   }
 }
 

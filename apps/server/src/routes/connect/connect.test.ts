@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Device, RegisterRequest, RegisterResponse } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
+import { signedRegistration } from "../../../test/support/signed-registration.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
 import { hashSecretToken } from "../../auth/secret-tokens.ts";
 import { admitDevice, deviceByToken } from "../../services/device-auth.ts";
@@ -14,8 +15,16 @@ const fixture = (name: string) =>
     readFileSync(join(import.meta.dirname, "../../../../../packages/protocol/fixtures/v1/RegisterRequest", name), "utf8"),
   );
 
+const signed = signedRegistration;
+
 let machines = 0;
-const edge = (token: string, overrides: Partial<RegisterRequest> = {}): RegisterRequest => ({
+const edge = (token: string, overrides: Partial<RegisterRequest> = {}): RegisterRequest =>
+  signed({
+    ...edgeFacts(token),
+    ...overrides,
+  });
+
+const edgeFacts = (token: string): Omit<RegisterRequest, "identity"> => ({
   token,
   machineId: `4c4c4544-0042-4a10-8051-${String(++machines).padStart(12, "0")}`,
   hostname: "edge-a",
@@ -42,8 +51,7 @@ const edge = (token: string, overrides: Partial<RegisterRequest> = {}): Register
     },
     { devId: "usb:1-1", name: "wwan0", mac: "", deviceType: "lte", IPv4: "", IPv4Mask: null, gateway: "", dhcp: true },
   ],
-  versions: { agent: "0.1.0", protocol: 1 },
-  ...overrides,
+  versions: { agent: "0.1.0", protocol: 2 },
 });
 
 describe("device registration", () => {
@@ -79,7 +87,7 @@ describe("device registration", () => {
       isApproved: false,
       connection: "never",
       isConnected: false,
-      versions: { agent: "0.1.0", protocol: 1 },
+      versions: { agent: "0.1.0", protocol: 2 },
       pendingNotifications: 0,
       desiredHash: null,
       appliedHash: null,
@@ -129,28 +137,30 @@ describe("device registration", () => {
     });
     expect(put.status).toBe(202);
 
-    const again = await register({
-      ...first,
-      hostname: "edge-b-renamed",
-      versions: { agent: "0.2.0", protocol: 1 },
-      interfaces: [
-        // The WAN now reports another address: the admin's static settings stay.
-        { ...first.interfaces[0]!, IPv4: "203.0.113.99" },
-        { ...first.interfaces[1]! },
-        // The unassigned LTE modem reports an address: refreshed. A new NIC appears.
-        { ...first.interfaces[2]!, IPv4: "100.64.1.2", IPv4Mask: 30, gateway: "100.64.1.1" },
-        {
-          devId: "pci:0000:00:05.0",
-          name: "eth2",
-          mac: "",
-          deviceType: "ethernet",
-          IPv4: "",
-          IPv4Mask: null,
-          gateway: "",
-          dhcp: true,
-        },
-      ],
-    });
+    const again = await register(
+      signed({
+        ...first,
+        hostname: "edge-b-renamed",
+        versions: { agent: "0.2.0", protocol: 1 },
+        interfaces: [
+          // The WAN now reports another address: the admin's static settings stay.
+          { ...first.interfaces[0]!, IPv4: "203.0.113.99" },
+          { ...first.interfaces[1]! },
+          // The unassigned LTE modem reports an address: refreshed. A new NIC appears.
+          { ...first.interfaces[2]!, IPv4: "100.64.1.2", IPv4Mask: 30, gateway: "100.64.1.1" },
+          {
+            devId: "pci:0000:00:05.0",
+            name: "eth2",
+            mac: "",
+            deviceType: "ethernet",
+            IPv4: "",
+            IPv4Mask: null,
+            gateway: "",
+            dhcp: true,
+          },
+        ],
+      }),
+    );
     expect(again.status).toBe(200);
     expect(again.body.deviceId).toBe(created.deviceId);
     expect(again.body.isApproved).toBe(true);
@@ -211,7 +221,8 @@ describe("device registration", () => {
     expect(res.body.code).toBe("VALIDATION_FAILED");
     expect(res.body.details.map((d) => d.path)).toContain(invalid.expectPath);
 
-    const valid = { ...fixture("valid-edge.json"), token: await registrationToken() };
+    // The fixture's proof was signed long ago: signed anew (the server wants it within 5 minutes).
+    const valid = signed({ ...fixture("valid-edge.json"), token: await registrationToken() });
     expect((await register(valid)).status).toBe(201);
 
     const noInterfacesArray = await t.api<ErrorBody>("POST", "/api/connect/register", {

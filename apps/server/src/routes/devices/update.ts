@@ -14,13 +14,13 @@ export const route = defineRoute({
   summary: "Change a device's configuration, or approve it",
   description: [
     "Fields given replace the stored ones; fields left out stay. `interfaces` entries name an interface by `devId` (interfaces come from the device: an unknown devId is refused) and change only the fields they contain; read-only fields (`id`, `PublicIP`, `PublicPort`, `isPublicAddressRateLimited` and the other fields only GET answers) are ignored; a field neither GET nor this schema knows is refused (400 VALIDATION_FAILED `unknown field …`). `staticRoutes`, `dhcp`, `bgp` and `firewall` are replaced whole. A whole device from GET can be sent back.",
-    "`isApproved: true` approves a registered device (its first job carries the whole configuration).",
+    "`isApproved: true` approves a registered device (its first job carries the whole configuration). A device without an identity key (reset with POST /api/devices/{id}/identity/reset, not registered again since) cannot be approved: 409 CONFLICT.",
     "Validated as a whole (VALIDATION_FAILED naming each problem's path): addresses inside their interface subnets and off the tunnel range, DHCP ranges inside the LAN and `defaultLeaseTime` ≤ `maxLeaseTime`, routes unique, BGP `multiHop` on every neighbor when enabled, LAN NAT prefixes of equal length, interfaces carrying tunnels stay assigned WAN, VRRP groups of the device stay valid. The pre-5.1.1 `deviceSpecifficRulesEnabled` is refused naming `deviceSpecificRulesEnabled`.",
     "A LAN subnet overlapping another device's LAN in the organization is 400 LAN_OVERLAPPING naming that device, unless `allowOverlapping=true`.",
     "**202** with `{jobIds}` and `Location: /api/jobs?ids=…` when the change queued jobs (a `modify` job for an approved device whose configuration changed, and for the devices whose configuration reads it: the far ends of its tunnels, its VRRP peers). **200** with the device when nothing a device runs changed (e.g. the description, or a device not yet approved). Nothing is stored on any error.",
   ].join("\n\n"),
   auth: { resource: "devices" },
-  errors: ["LAN_OVERLAPPING"],
+  errors: ["LAN_OVERLAPPING", "CONFLICT"],
   // A whole device from GET can be sent back: its read-only fields are ignored, unknown ones refused.
   readOnlyFieldsOf: DeviceSchema,
   request: { params: IdParams, query: DeviceUpdateQuerySchema, body: jsonBody(DeviceUpdateSchema) },

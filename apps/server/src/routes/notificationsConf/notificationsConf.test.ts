@@ -17,10 +17,15 @@ describe("GET/PUT /notificationsConf", () => {
   it("an organization without settings reads the built-in defaults for every event", async () => {
     const res = await t.api<{ rules: Rules }>("GET", "/api/notificationsConf", { token: t.admin.token });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.rules)).toHaveLength(15);
+    expect(Object.keys(res.body.rules)).toHaveLength(16);
     expect(res.body.rules["tunnel-rtt"]).toMatchObject({ warningThreshold: 300, criticalThreshold: 600, thresholdUnit: "ms" });
     expect(res.body.rules["link-drop-rate"]).toMatchObject({ warningThreshold: 5, criticalThreshold: 20, thresholdUnit: "%" });
     expect(res.body.rules["device-connection"]).toMatchObject({ severity: "critical", immediateEmail: true, enabled: true });
+    expect(res.body.rules["device-identity-conflict"]).toMatchObject({
+      severity: "critical",
+      immediateEmail: true,
+      sendWebHook: true,
+    });
   });
 
   it("PUT replaces the rules of the named events, in their own unit, and keeps the others", async () => {

@@ -1,19 +1,21 @@
 /** /api/tokens: registration tokens, secret shown once and stored hashed, optional expiry, use count, list conventions. */
 import type { RegistrationToken } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
+import { signedRegistration } from "../../../test/support/signed-registration.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
 import { hashSecretToken } from "../../auth/secret-tokens.ts";
 
 type Created = RegistrationToken & { token: string };
 type ErrorBody = { code: string; error: string; details: { path: string; message: string }[] };
 
-const registration = (token: string, machineId: string) => ({
-  token,
-  machineId,
-  hostname: `host-${machineId}`,
-  interfaces: [],
-  versions: { agent: "0.1.0", protocol: 1 },
-});
+const registration = (token: string, machineId: string) =>
+  signedRegistration({
+    token,
+    machineId,
+    hostname: `host-${machineId}`,
+    interfaces: [],
+    versions: { agent: "0.1.0", protocol: 2 },
+  });
 
 describe("registration tokens", () => {
   const t = useTestServer();
