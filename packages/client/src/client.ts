@@ -1,0 +1,134 @@
+/**
+ * createTernClient: the typed API (openapi-fetch over the generated paths)
+ * with the base URL, the current organization (`org` query parameter, added
+ * to every operation that takes it unless the call names one) and the
+ * credentials (bearer, refresh) handled once for every caller.
+ *
+ *   const tern = createTernClient({ baseUrl: "http://127.0.0.1:3000" });
+ *   await tern.login("admin@example.com", password);
+ *   const devices = await ok(tern.api.GET("/api/devices", { params: { query: { response: "summary" } } }));
+ */
+import createClient, { type Client } from "openapi-fetch";
+import type { paths } from "./api-schema.d.ts";
+import { authFetch, type FetchLike } from "./auth-fetch.ts";
+import { type Credentials, sessionFromPair } from "./credentials.ts";
+import { apiErrorFrom, TernConnectionError } from "./errors.ts";
+import { takesOrg } from "./org-scope.ts";
+import { Session } from "./session.ts";
+import type { TokenPair } from "./types.ts";
+import { ok } from "./unwrap.ts";
+
+export type TernApi = Client<paths>;
+
+export interface TernClientOptions {
+  /** Server URL, e.g. http://127.0.0.1:3000 (the API is under /api). */
+  baseUrl: string;
+  /** Organization to act in; null or absent: the caller's default organization. */
+  org?: string | null;
+  credentials?: Credentials | null;
+  /** Called whenever the credentials change (login, refresh, logout, refused refresh) so the caller can persist them. */
+  onCredentials?: (credentials: Credentials | null) => void | Promise<void>;
+  /** fetch to use (default: the global one). */
+  fetch?: FetchLike;
+}
+
+export interface LoginOptions {
+  /** A one-time code, for a server that asks for a second factor. */
+  mfaCode?: string;
+}
+
+export interface TernClient {
+  /** Typed calls: `api.GET("/api/devices/{id}", { params: { path: { id } } })`; wrap in ok() to get data or a TernApiError. */
+  readonly api: TernApi;
+  readonly baseUrl: string;
+  org: string | null;
+  readonly credentials: Credentials | null;
+  /** Logs in with e-mail and password; the new session replaces the credentials. */
+  login(email: string, password: string, options?: LoginOptions): Promise<Credentials>;
+  /** Revokes the session on the server (when it is one) and forgets the credentials. */
+  logout(): Promise<void>;
+  setCredentials(credentials: Credentials | null): Promise<void>;
+}
+
+const METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE"] as const;
+
+type Init = { params?: { query?: Record<string, unknown> } } & Record<string, unknown>;
+
+export function createTernClient(options: TernClientOptions): TernClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const baseFetch: FetchLike = options.fetch ?? ((request) => globalThis.fetch(request));
+
+  const refresh = async (refreshToken: string) => {
+    const response = await baseFetch(
+      new Request(`${baseUrl}/api/users/refresh`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ refreshToken }),
+      }),
+    );
+    if (!response.ok) {
+      await response.body?.cancel();
+      return { status: response.status, pair: null };
+    }
+    return { status: response.status, pair: (await response.json()) as TokenPair };
+  };
+  const session = new Session(options.credentials ?? null, refresh, options.onCredentials);
+  const raw = createClient<paths>({ baseUrl, fetch: authFetch(session, baseFetch) });
+
+  const client = {
+    org: options.org ?? null,
+    baseUrl,
+  } as TernClient & { org: string | null };
+
+  // Each method passes through openapi-fetch unchanged, with `org` added where the operation takes it.
+  const api = { ...raw } as Record<string, unknown>;
+  for (const method of METHODS) {
+    const call = raw[method] as unknown as (path: string, init?: Init) => Promise<unknown>;
+    api[method] = (path: string, init: Init = {}) => {
+      if (!client.org || !takesOrg(path) || init.params?.query?.org !== undefined) return call(path, init);
+      return call(path, { ...init, params: { ...init.params, query: { ...init.params?.query, org: client.org } } });
+    };
+  }
+
+  Object.defineProperties(client, {
+    api: { value: api as unknown as TernApi, enumerable: true },
+    credentials: { get: () => session.credentials, enumerable: true },
+  });
+  client.setCredentials = (credentials) => session.set(credentials);
+  client.login = async (email, password, loginOptions = {}) => {
+    const body = loginOptions.mfaCode ? { username: email, password, code: loginOptions.mfaCode } : { username: email, password };
+    const response = await baseFetch(
+      new Request(`${baseUrl}/api/users/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    ).catch((err) => {
+      throw connectionError(baseUrl, err);
+    });
+    const text = await response.text();
+    const parsed = parseJson(text);
+    if (!response.ok) throw apiErrorFrom(response.status, parsed);
+    const credentials = sessionFromPair(parsed as TokenPair);
+    await session.set(credentials);
+    return credentials;
+  };
+  client.logout = async () => {
+    const c = session.credentials;
+    if (c?.kind === "session") await ok(raw.POST("/api/users/logout", { body: { refreshToken: c.refreshToken } }));
+    await session.set(null);
+  };
+  return client;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return text;
+  }
+}
+
+function connectionError(baseUrl: string, cause: unknown): Error {
+  return new TernConnectionError(baseUrl, { cause });
+}
