@@ -28,6 +28,8 @@ export interface TernClientOptions {
   credentials?: Credentials | null;
   /** Called whenever the credentials change (login, refresh, logout, refused refresh) so the caller can persist them. */
   onCredentials?: (credentials: Credentials | null) => void | Promise<void>;
+  /** Reads the persisted credentials again before a refresh (see Session). */
+  reloadCredentials?: () => Promise<Credentials | null>;
   /** fetch to use (default: the global one). */
   fetch?: FetchLike;
 }
@@ -72,7 +74,7 @@ export function createTernClient(options: TernClientOptions): TernClient {
     }
     return { status: response.status, pair: (await response.json()) as TokenPair };
   };
-  const session = new Session(options.credentials ?? null, refresh, options.onCredentials);
+  const session = new Session(options.credentials ?? null, refresh, options.onCredentials, Date.now, options.reloadCredentials);
   const raw = createClient<paths>({ baseUrl, fetch: authFetch(session, baseFetch) });
 
   const client = {

@@ -5,7 +5,9 @@
  * single-flight: concurrent requests share one POST /api/users/refresh, which
  * matters because the server rotates the refresh token (the old one stops
  * working). Every change is reported through onChange so callers persist it;
- * a refused refresh ends the session (onChange(null)).
+ * a refused refresh ends the session (onChange(null)). Callers that share
+ * stored credentials between processes pass `reload`, so a token another
+ * process already rotated is adopted instead of refreshed a second time.
  */
 import { type Credentials, sessionFromPair } from "./credentials.ts";
 import type { TokenPair } from "./types.ts";
@@ -24,6 +26,8 @@ export class Session {
     private readonly refresh: RefreshCall,
     private readonly onChange: (credentials: Credentials | null) => void | Promise<void> = () => {},
     private readonly now: () => number = Date.now,
+    /** Reads the stored credentials again: another process (a second CLI run) may have refreshed them already. */
+    private readonly reload?: () => Promise<Credentials | null>,
   ) {
     this.#credentials = credentials;
   }
@@ -63,6 +67,15 @@ export class Session {
   }
 
   async #refreshOnce(refreshToken: string): Promise<boolean> {
+    const stored = await this.reload?.();
+    if (
+      stored?.kind === "session" &&
+      stored.refreshToken !== refreshToken &&
+      stored.expiresAt - this.now() >= REFRESH_MARGIN_MS
+    ) {
+      this.#credentials = stored;
+      return true;
+    }
     const answer = await this.refresh(refreshToken);
     if (answer.pair) {
       await this.set(sessionFromPair(answer.pair, this.now()));
