@@ -11,6 +11,8 @@ export interface RegisteredDevices {
   ids: string[];
   /** Connects the simulated agents (after approval they apply their jobs). */
   connect(): Promise<void>;
+  /** Closes the agents' connections (the devices go offline). */
+  disconnect(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function registerDevices(serverUrl: string, registrationToken: stri
   return {
     ids: fleet.devices.map((d) => d.deviceId!),
     connect: () => fleet.connectAll(),
+    disconnect: () => fleet.disconnectAll(),
     stop: () => fleet.stop(),
   };
 }
