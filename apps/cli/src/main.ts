@@ -27,4 +27,6 @@ async function main(argv: string[]): Promise<number> {
 }
 
 process.on("SIGINT", () => process.exit(ExitCode.INTERRUPTED));
-process.exitCode = await main(process.argv.slice(2));
+// Exit now rather than when the event loop drains: a prompt or spinner holding the terminal must not keep tern alive.
+// (Writes to stdout and stderr are synchronous on Linux for files, pipes and terminals, so nothing is cut short.)
+process.exit(await main(process.argv.slice(2)));

@@ -9,7 +9,7 @@ import { createTernClient, ok, type TernClient } from "@tern/client";
 import { useApiServer } from "@tern/client/test/support/api-server.ts";
 import { type RegisteredDevices, registerDevices } from "@tern/client/test/support/devices.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTern } from "./support/run-tern.ts";
+import { runAtTerminal, useTern } from "./support/run-tern.ts";
 
 const s = useApiServer();
 const tern = useTern();
@@ -102,6 +102,11 @@ describe("tunnels and jobs", () => {
     expect(watched.stderr).toMatch(/jobs: 2\/2 done/);
     expect(watched.stdout).toMatch(/^ID\s+TYPE\s+STATE/m);
     expect(watched.stdout.match(/\bcomplete\b/g)).toHaveLength(2);
+
+    // At a terminal the progress is one live line (ora) that ends with a tick.
+    const live = await runAtTerminal(tern, ["jobs", "watch", ...answer.jobIds]);
+    expect(live.code, live.screen).toBe(0);
+    expect(live.screen).toMatch(/✔ jobs: 2\/2 done \(0 running, 0 queued\)/);
 
     const listed = (await tern.run(["tunnels", "ls", "--device", names[0]!, "--json"])).json<TunnelSummary[]>();
     expect(listed.map((t) => t.id)).toEqual([answer.tunnels[0]!.id]);
@@ -247,6 +252,10 @@ describe("notifications raised by the fleet", () => {
 describe("delete", () => {
   it("devices delete needs --yes without a terminal, then deletes", async () => {
     expect((await tern.run(["devices", "delete", names[1]!])).code).toBe(2);
+    // At a terminal it asks; "no" keeps the device.
+    const declined = await runAtTerminal(tern, ["devices", "delete", names[1]!], [{ expect: /Delete .*\?/, send: "n\r" }]);
+    expect(declined.code, declined.screen).toBe(2);
+    expect((await tern.run(["devices", "show", names[1]!])).code).toBe(0);
     const r = await tern.run(["devices", "delete", names[1]!, "--yes", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     expect((await tern.run(["devices", "show", names[1]!])).code).toBe(4);

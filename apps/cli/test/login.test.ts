@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { useApiServer } from "@tern/client/test/support/api-server.ts";
 import { describe, expect, it } from "vitest";
-import { useTern } from "./support/run-tern.ts";
+import { runAtTerminal, useTern } from "./support/run-tern.ts";
 
 const s = useApiServer();
 const tern = useTern();
@@ -101,6 +101,22 @@ describe("logged in", () => {
     const again = await tern.run(["login", "--password-stdin"], { input: s.admin.password, env: {} });
     expect(again.code, again.stderr).toBe(2); // no --email and no terminal to ask on
     expect((await login()).code).toBe(0);
+  });
+
+  it("at a terminal, login asks for the server, the e-mail and the password (not echoed)", async () => {
+    const r = await runAtTerminal(
+      tern,
+      ["login"],
+      [
+        { expect: /Server URL/, send: `${s.url}\r` },
+        { expect: /E-mail/, send: `${s.admin.email}\r` },
+        { expect: /Password/, send: `${s.admin.password}\r` },
+      ],
+    );
+    expect(r.code, r.screen).toBe(0);
+    expect(r.screen).toContain(`Logged in to ${s.url} as ${s.admin.email}`);
+    expect(r.screen).not.toContain(s.admin.password);
+    expect((await stored()).credentials.kind).toBe("session");
   });
 
   it("logout revokes the session on the server: its refresh token stops working", async () => {

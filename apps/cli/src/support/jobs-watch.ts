@@ -37,11 +37,14 @@ async function fetchJobs(tern: TernClient, ids: readonly string[]): Promise<Job[
 }
 
 export async function watchJobs(tern: TernClient, ids: readonly string[], options: WatchOptions): Promise<Job[]> {
-  const spinner = ora({ stream: process.stderr, isEnabled: options.progress && process.stderr.isTTY === true });
-  const lines = options.progress && !spinner.isEnabled;
+  // A terminal with a width only: ora divides by it (a pty without a size reports 0 columns).
+  const terminal = process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0;
+  // discardStdin off: ora would otherwise put a terminal's stdin in raw mode and hold it open.
+  const spinner = options.progress && terminal ? ora({ stream: process.stderr, discardStdin: false }) : null;
+  const lines = options.progress && !spinner;
   const started = Date.now();
   let last = "";
-  spinner.start(`jobs: waiting for ${ids.length}`);
+  spinner?.start(`jobs: waiting for ${ids.length}`);
   try {
     for (;;) {
       const jobs = await fetchJobs(tern, ids);
@@ -52,22 +55,22 @@ export async function watchJobs(tern: TernClient, ids: readonly string[], option
       const text = progressText(jobs);
       if (text !== last) {
         if (lines) process.stderr.write(`${text}\n`);
-        spinner.text = text;
+        if (spinner) spinner.text = text;
         last = text;
       }
       if (jobs.every((j) => FINAL.has(j.state))) {
         const failed = jobs.some((j) => j.state === "failed");
-        if (failed) spinner.fail(text);
-        else spinner.succeed(text);
+        if (failed) spinner?.fail(text);
+        else spinner?.succeed(text);
         return jobs;
       }
       if (options.timeoutMs > 0 && Date.now() - started > options.timeoutMs) {
-        spinner.fail(text);
+        spinner?.fail(text);
         throw new CliError(`timed out after ${Math.round(options.timeoutMs / 1000)} s: ${text}`, ExitCode.API_ERROR, "TIMEOUT");
       }
       await new Promise((r) => setTimeout(r, options.intervalMs));
     }
   } finally {
-    if (spinner.isSpinning) spinner.stop();
+    if (spinner?.isSpinning) spinner.stop();
   }
 }
