@@ -132,6 +132,24 @@ describe("tunnels and jobs", () => {
   });
 });
 
+describe("peers", () => {
+  it("peers ls lists the organization's peers, never their pre-shared keys", async () => {
+    expect((await tern.run(["peers", "ls", "--json"])).json()).toEqual([]);
+    const psk = `psk-${randomUUID()}`;
+    const peer = await ok(
+      admin.api.POST("/api/peers", {
+        body: { name: "hq-gw", remoteIP: "192.0.2.10", remoteTrafficSelectors: ["192.168.90.0/24"], psk },
+      }),
+    );
+    const json = await tern.run(["peers", "ls", "--json"]);
+    expect(json.json<{ id: string; name: string }[]>().map((p) => p.id)).toEqual([peer.id]);
+    expect(json.stdout).not.toContain(psk);
+    const table = await tern.run(["peers", "ls"]);
+    expect(table.stdout).toMatch(/^NAME\s+REMOTE IP\s+REMOTE ID\s+IKE\s+TUNNELS\s+ID$/m);
+    expect(table.stdout).toMatch(/^hq-gw\s+192\.0\.2\.10\s/m);
+  });
+});
+
 describe("organizations", () => {
   it("org use switches the organization of later commands; --org overrides it once; --default goes back", async () => {
     const name = `branch offices ${randomUUID().slice(0, 6)}`;

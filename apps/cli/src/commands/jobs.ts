@@ -58,7 +58,7 @@ export function registerJobs(program: Command<[], { json?: boolean; org?: string
         }
       }
       const final = await watchJobs(tern, watched, {
-        intervalMs: (opts.interval ?? 1) * 1000,
+        intervalMs: Math.max(0.1, opts.interval ?? 1) * 1000,
         timeoutMs: (opts.timeout ?? 600) * 1000,
         progress: !ctx.printer.json,
       });
