@@ -9,8 +9,9 @@ import type { Session } from "./session.ts";
 
 export type FetchLike = (request: Request) => Promise<Response>;
 
-export function authFetch(session: Session, baseFetch: FetchLike): FetchLike {
-  const send = async (request: Request): Promise<Response> => {
+/** fetch whose failure to get any answer is a TernConnectionError (an aborted request stays an abort). */
+export function connectionGuard(baseFetch: FetchLike): FetchLike {
+  return async (request) => {
     try {
       return await baseFetch(request);
     } catch (err) {
@@ -18,6 +19,10 @@ export function authFetch(session: Session, baseFetch: FetchLike): FetchLike {
       throw new TernConnectionError(new URL(request.url).origin, { cause: err });
     }
   };
+}
+
+/** `send` must be connection-guarded (see connectionGuard). */
+export function authFetch(session: Session, send: FetchLike): FetchLike {
   return async (request) => {
     // The body can be read once: keep a copy for the retry.
     const replay = request.clone();

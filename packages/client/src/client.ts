@@ -10,9 +10,9 @@
  */
 import createClient, { type Client } from "openapi-fetch";
 import type { paths } from "./api-schema.d.ts";
-import { authFetch, type FetchLike } from "./auth-fetch.ts";
+import { authFetch, connectionGuard, type FetchLike } from "./auth-fetch.ts";
 import { type Credentials, sessionFromPair } from "./credentials.ts";
-import { apiErrorFrom, TernConnectionError } from "./errors.ts";
+import { apiErrorFrom } from "./errors.ts";
 import { takesOrg } from "./org-scope.ts";
 import { Session } from "./session.ts";
 import type { TokenPair } from "./types.ts";
@@ -58,7 +58,7 @@ type Init = { params?: { query?: Record<string, unknown> } } & Record<string, un
 
 export function createTernClient(options: TernClientOptions): TernClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
-  const baseFetch: FetchLike = options.fetch ?? ((request) => globalThis.fetch(request));
+  const baseFetch = connectionGuard(options.fetch ?? ((request) => globalThis.fetch(request)));
 
   const refresh = async (refreshToken: string) => {
     const response = await baseFetch(
@@ -105,9 +105,7 @@ export function createTernClient(options: TernClientOptions): TernClient {
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
       }),
-    ).catch((err) => {
-      throw connectionError(baseUrl, err);
-    });
+    );
     const text = await response.text();
     const parsed = parseJson(text);
     if (!response.ok) throw apiErrorFrom(response.status, parsed);
@@ -129,8 +127,4 @@ function parseJson(text: string): unknown {
   } catch {
     return text;
   }
-}
-
-function connectionError(baseUrl: string, cause: unknown): Error {
-  return new TernConnectionError(baseUrl, { cause });
 }

@@ -68,6 +68,12 @@ describe("login and typed calls", () => {
     const tern = createTernClient({ baseUrl: `http://127.0.0.1:${await closedPort()}` });
     expect(await errorOf(tern.login("a@example.com", "x"))).toBeInstanceOf(TernConnectionError);
     expect(await errorOf(ok(tern.api.GET("/api/health")))).toBeInstanceOf(TernConnectionError);
+    // Also when the call first has to refresh an expired session.
+    const expired = createTernClient({
+      baseUrl: tern.baseUrl,
+      credentials: { kind: "session", accessToken: "a", refreshToken: "r", expiresAt: 0 },
+    });
+    expect(await errorOf(ok(expired.api.GET("/api/devices")))).toBeInstanceOf(TernConnectionError);
   });
 });
 
