@@ -239,6 +239,14 @@ describe("waiting", () => {
       const jobs = r.json<{ jobs: Job[] }>().jobs;
       expect(jobs.length).toBeGreaterThanOrEqual(1);
       expect(jobs.every((j) => j.state === "complete")).toBe(true);
+
+      // A router whose apply fails: --wait exits 7 and shows the job's error.
+      late.failApplies("ikev2");
+      const failing = await tern.run(["tunnels", "create", late.ids[0]!, names[0]!, "--wait", "--timeout", "60"]);
+      expect(failing.code, failing.stderr).toBe(7);
+      expect(failing.stdout).toMatch(/\bfailed\b.*ikev2/);
+      expect(failing.stdout).toMatch(/\bcomplete\b/);
+      expect(failing.stderr).toContain("1 of 2 job(s) failed");
     } finally {
       await late.stop();
     }

@@ -11,6 +11,8 @@ export interface RegisteredDevices {
   ids: string[];
   /** Connects the simulated agents (after approval they apply their jobs). */
   connect(): Promise<void>;
+  /** From now on the agents' applies fail in this driver (e.g. "ikev2"), or succeed again with null. */
+  failApplies(driver: string | null): void;
   /** Closes the agents' connections (the devices go offline). */
   disconnect(): Promise<void>;
   stop(): Promise<void>;
@@ -32,6 +34,7 @@ export async function registerDevices(serverUrl: string, registrationToken: stri
     ids: fleet.devices.map((d) => d.deviceId!),
     connect: () => fleet.connectAll(),
     disconnect: () => fleet.disconnectAll(),
+    failApplies: (driver) => fleet.setApplyBehaviour({ failDriver: driver }),
     stop: () => fleet.stop(),
   };
 }
