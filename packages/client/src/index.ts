@@ -1,0 +1,8 @@
+export type { FetchLike } from "./auth-fetch.ts";
+export { createTernClient, type LoginOptions, type TernApi, type TernClient, type TernClientOptions } from "./client.ts";
+export { bearerOf, type Credentials, sessionFromPair } from "./credentials.ts";
+export { apiErrorFrom, TernApiError, TernConnectionError, type TernErrorCode } from "./errors.ts";
+export { takesOrg } from "./org-scope.ts";
+export { REFRESH_MARGIN_MS, Session } from "./session.ts";
+export type * from "./types.ts";
+export { ok } from "./unwrap.ts";

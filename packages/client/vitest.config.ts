@@ -1,0 +1,30 @@
+/**
+ * Tests run against a real server, like the server's own tests: on embedded
+ * PGlite (project "pglite") and, when TERN_TEST_DATABASE_URL is set, on
+ * PostgreSQL (project "postgres"). The PGlite template is the server's.
+ */
+import { createRequire } from "node:module";
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+const serverDir = path.dirname(createRequire(import.meta.url).resolve("@tern/server/package.json"));
+const postgresUrl = process.env.TERN_TEST_DATABASE_URL;
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "pglite",
+          env: { TERN_TEST_DB: "pglite" },
+          globalSetup: [path.join(serverDir, "test/support/pglite-template.ts")],
+        },
+      },
+      ...(postgresUrl ? [{ extends: true as const, test: { name: "postgres", env: { TERN_TEST_DB: "postgres" } } }] : []),
+    ],
+  },
+});
