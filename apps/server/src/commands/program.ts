@@ -6,9 +6,11 @@
 import { Command, CommanderError } from "commander";
 import { SERVER_VERSION } from "../version.ts";
 import { adminCreateUser, adminResetPassword } from "./admin.ts";
+import { backup } from "./backup.ts";
 import { CliError, debugRequested } from "./cli-error.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { migrateStatus, migrateUp } from "./migrate.ts";
+import { restore } from "./restore.ts";
 import { serve } from "./serve.ts";
 import type { GlobalOptions } from "./settings.ts";
 
@@ -73,6 +75,26 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option("--keep-api-keys", "keep the API keys the user created (default: delete them with the sessions)")
     .option("--json", "print JSON")
     .action(async (address, options) => setExitCode(await adminResetPassword(io, globals(), address, options)));
+
+  program
+    .command("backup")
+    .description(
+      "write one archive with the database, the server key and a manifest (the embedded database needs the server stopped; PostgreSQL is dumped with pg_dump while it runs)",
+    )
+    .argument("[file]", "the archive to write (default: tern-backup-<time>.tar.gz here)")
+    .option("--no-key", "leave the server key out (then keep it safe yourself: without it the encrypted secrets are lost)")
+    .option("--force", "overwrite the file if it exists")
+    .action(async (file, options) => setExitCode(await backup(io, globals(), file, options)));
+  program
+    .command("restore")
+    .description("restore a backup into an empty data directory or an empty PostgreSQL database (DATABASE_URL)")
+    .argument("<file>", "an archive made by `tern-server backup`")
+    .option("--force", "restore over a non-empty target (an embedded database is kept as pgdata.replaced-<time>)")
+    .option(
+      "--without-key",
+      "restore a backup made with --no-key although the server key is not at hand (encrypted secrets are lost)",
+    )
+    .action(async (file, options) => setExitCode(await restore(io, globals(), file, options)));
 
   return program;
 }
