@@ -8,6 +8,7 @@ import { SERVER_VERSION } from "../version.ts";
 import { adminCreateUser, adminResetPassword } from "./admin.ts";
 import { backup } from "./backup.ts";
 import { CliError, debugRequested } from "./cli-error.ts";
+import { doctor } from "./doctor/doctor.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { migrateStatus, migrateUp } from "./migrate.ts";
 import { restore } from "./restore.ts";
@@ -95,6 +96,14 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
       "restore a backup made with --no-key although the server key is not at hand (encrypted secrets are lost)",
     )
     .action(async (file, options) => setExitCode(await restore(io, globals(), file, options)));
+
+  program
+    .command("doctor")
+    .description(
+      "check the settings, data directory, server key, database, clock, port and SMTP; say what to fix (exit 1 on a failed check)",
+    )
+    .option("--json", "print JSON")
+    .action(async (options) => setExitCode(await doctor(io, globals(), options)));
 
   return program;
 }
