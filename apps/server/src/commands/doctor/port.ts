@@ -6,7 +6,8 @@ import { createServer } from "node:net";
 import type { ServerConfig } from "../../config.ts";
 import { type CheckResult, fail, ok } from "./check.ts";
 
-function tryListen(port: number, host: string): Promise<NodeJS.ErrnoException | null> {
+/** Binds and releases host:port; the error when that fails. */
+export function tryListen(port: number, host: string): Promise<NodeJS.ErrnoException | null> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once("error", (err) => resolve(err));
