@@ -18,7 +18,7 @@ function expectOneLine(stderr: string, pattern: RegExp) {
   expect(stderr).not.toMatch(/\n\s+at /);
 }
 
-describe("tern-server start-up errors", () => {
+describe("tern-server start-up errors", { timeout: 300_000 }, () => {
   let place: ServerPlace;
   beforeAll(async () => {
     place = await freshServerPlace();
@@ -38,7 +38,7 @@ describe("tern-server start-up errors", () => {
     } finally {
       blocker.close();
     }
-  }, 60_000);
+  });
 
   it("a database that cannot be reached: one line with the fix, exit 1", async () => {
     const closed = await freePort();

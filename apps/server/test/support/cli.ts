@@ -51,7 +51,7 @@ export function runTernServer(args: string[], options: CliOptions = {}): Promise
     stderr += d;
   });
   child.stdin.end(options.input ?? "");
-  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 240_000);
   return new Promise((resolve) =>
     child.on("close", (code) => {
       clearTimeout(timer);
