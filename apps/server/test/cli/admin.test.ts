@@ -56,7 +56,20 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
 
   it("admin create-user: the owner of a new account, password from stdin, audited", async () => {
     const run = await cli(
-      ["admin", "create-user", "--email", OWNER.email, "--name", "Olga", "--new-account", "Acme", "--org-name", "HQ", "--password-stdin", "--json"],
+      [
+        "admin",
+        "create-user",
+        "--email",
+        OWNER.email,
+        "--name",
+        "Olga",
+        "--new-account",
+        "Acme",
+        "--org-name",
+        "HQ",
+        "--password-stdin",
+        "--json",
+      ],
       `${OWNER.password}\n`,
     );
     expect(run.code).toBe(0);
@@ -67,19 +80,42 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
       expect(user).toMatchObject({ email: OWNER.email, name: "Olga", default_org_id: created.orgId });
       expect(await verifyPassword(OWNER.password, user.password_hash)).toBe(true);
       const memberships = await db.selectFrom("memberships").selectAll().where("user_id", "=", created.id).execute();
-      expect(memberships).toEqual([expect.objectContaining({ account_id: created.accountId, organization_id: null, role: "owner" })]);
+      expect(memberships).toEqual([
+        expect.objectContaining({ account_id: created.accountId, organization_id: null, role: "owner" }),
+      ]);
       const org = await db.selectFrom("organizations").selectAll().where("id", "=", created.orgId).executeTakeFirstOrThrow();
       expect(org).toMatchObject({ name: "HQ", account_id: created.accountId });
       const audit = await db.selectFrom("audit_log").selectAll().where("resource_id", "=", created.id).execute();
-      expect(audit).toEqual([expect.objectContaining({ action: "create", resource: "users", account_id: created.accountId, organization_id: created.orgId })]);
+      expect(audit).toEqual([
+        expect.objectContaining({
+          action: "create",
+          resource: "users",
+          account_id: created.accountId,
+          organization_id: created.orgId,
+        }),
+      ]);
       expect(audit[0]!.actor).toMatch(/^operator:/);
       expect(JSON.stringify(audit[0]!.after)).not.toContain(OWNER.password);
     });
   });
 
   it("admin create-user: a member of an organization with a generated password; refuses a taken e-mail and a missing password", async () => {
-    const orgId = await withPlaceDb(place, async (db) => (await db.selectFrom("organizations").select("id").executeTakeFirstOrThrow()).id);
-    const run = await cli(["admin", "create-user", "--email", "viewer@example.com", "--org", orgId, "--role", "manager", "--generate-password", "--json"]);
+    const orgId = await withPlaceDb(
+      place,
+      async (db) => (await db.selectFrom("organizations").select("id").executeTakeFirstOrThrow()).id,
+    );
+    const run = await cli([
+      "admin",
+      "create-user",
+      "--email",
+      "viewer@example.com",
+      "--org",
+      orgId,
+      "--role",
+      "manager",
+      "--generate-password",
+      "--json",
+    ]);
     expect(run.code).toBe(0);
     const created = JSON.parse(run.stdout) as { id: string; password: string };
     expect(created.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
@@ -92,13 +128,25 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
 
     const taken = await cli(["admin", "create-user", "--email", OWNER.email, "--generate-password"]);
     expect(taken.code).toBe(1);
-    expect(lines(taken.stderr)).toEqual([expect.stringMatching(/a user with the e-mail owner@example.com exists; use `tern-server admin reset-password`/)]);
+    expect(lines(taken.stderr)).toEqual([
+      expect.stringMatching(/a user with the e-mail owner@example.com exists; use `tern-server admin reset-password`/),
+    ]);
     const noPassword = await cli(["admin", "create-user", "--email", "nobody@example.com"]);
     expect(noPassword.code).toBe(2);
-    expect(lines(noPassword.stderr)).toEqual([expect.stringMatching(/no password given and no terminal to ask on; pipe it in with --password-stdin/)]);
+    expect(lines(noPassword.stderr)).toEqual([
+      expect.stringMatching(/no password given and no terminal to ask on; pipe it in with --password-stdin/),
+    ]);
     const short = await cli(["admin", "create-user", "--email", "short@example.com", "--password-stdin"], "short\n");
     expect(short.code).toBe(2);
-    const unknownOrg = await cli(["admin", "create-user", "--email", "x@example.com", "--org", "00000000-0000-4000-8000-000000000000", "--generate-password"]);
+    const unknownOrg = await cli([
+      "admin",
+      "create-user",
+      "--email",
+      "x@example.com",
+      "--org",
+      "00000000-0000-4000-8000-000000000000",
+      "--generate-password",
+    ]);
     expect(unknownOrg.code).toBe(1);
     await withPlaceDb(place, async (db) => {
       const emails = (await db.selectFrom("users").select("email").execute()).map((u) => u.email).sort();
@@ -108,7 +156,11 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
 
   it("admin reset-password: a new password, the old sessions and API keys revoked, audited", async () => {
     const orgId = await withPlaceDb(place, async (db) => {
-      const owner = await db.selectFrom("users").select("default_org_id").where("email", "=", OWNER.email).executeTakeFirstOrThrow();
+      const owner = await db
+        .selectFrom("users")
+        .select("default_org_id")
+        .where("email", "=", OWNER.email)
+        .executeTakeFirstOrThrow();
       return owner.default_org_id!;
     });
     const serve = startServe(["serve", "--port", "0"], { env });
@@ -122,7 +174,9 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
       // The embedded database belongs to the running server.
       const refused = await cli(["admin", "reset-password", OWNER.email]);
       expect(refused.code).toBe(1);
-      expect(lines(refused.stderr)).toEqual([expect.stringMatching(/a Tern server \(pid \d+\) is running on the embedded database.*stop it first/)]);
+      expect(lines(refused.stderr)).toEqual([
+        expect.stringMatching(/a Tern server \(pid \d+\) is running on the embedded database.*stop it first/),
+      ]);
       expect(await serve.stop()).toBe(0);
     }
     const reset = await cli(["admin", "reset-password", OWNER.email, "--json"]);
@@ -134,7 +188,9 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
     const again = testDatabaseKind() === "pglite" ? startServe(["serve", "--port", "0"], { env }) : serve;
     try {
       const url2 = await again.listening;
-      const oldAccess = await fetch(`${url2}/api/organizations`, { headers: { authorization: `Bearer ${login.body.accessToken}` } });
+      const oldAccess = await fetch(`${url2}/api/organizations`, {
+        headers: { authorization: `Bearer ${login.body.accessToken}` },
+      });
       expect(oldAccess.status).toBe(401);
       expect((await post(`${url2}/api/users/refresh`, { refreshToken: login.body.refreshToken })).status).toBe(401);
       const oldKey = await fetch(`${url2}/api/organizations`, { headers: { authorization: `Bearer ${key.body.token}` } });
@@ -142,9 +198,11 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
       expect((await post(`${url2}/api/users/login`, { username: OWNER.email, password: OWNER.password })).status).toBe(401);
       expect((await post(`${url2}/api/users/login`, { username: OWNER.email, password: result.password })).status).toBe(200);
       const audit = await fetch(`${url2}/api/audit?org=${orgId}`, {
-        headers: { authorization: `Bearer ${(await post(`${url2}/api/users/login`, { username: OWNER.email, password: result.password })).body.accessToken}` },
+        headers: {
+          authorization: `Bearer ${(await post(`${url2}/api/users/login`, { username: OWNER.email, password: result.password })).body.accessToken}`,
+        },
       });
-      const entries = ((await audit.json()) as { items: { action: string; resource: string; actor: string }[] }).items;
+      const entries = (await audit.json()) as { action: string; resource: string; actor: string }[];
       expect(entries).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ action: "reset-password", resource: "users", actor: expect.stringMatching(/^operator:/) }),
@@ -159,7 +217,11 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
     expect(stdinReset.code).toBe(0);
     expect(stdinReset.stdout).not.toContain("password:");
     await withPlaceDb(place, async (db) => {
-      const user = await db.selectFrom("users").select("password_hash").where("email", "=", OWNER.email).executeTakeFirstOrThrow();
+      const user = await db
+        .selectFrom("users")
+        .select("password_hash")
+        .where("email", "=", OWNER.email)
+        .executeTakeFirstOrThrow();
       expect(await verifyPassword("a chosen new password", user.password_hash)).toBe(true);
     });
     const unknown = await cli(["admin", "reset-password", "ghost@example.com"]);

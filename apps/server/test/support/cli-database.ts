@@ -4,7 +4,10 @@ import { openDatabase } from "../../src/db/database.ts";
 import type { Db } from "../../src/db/schema.ts";
 import type { ServerPlace } from "./cli.ts";
 
-export async function withPlaceDb<T>(place: Pick<ServerPlace, "dataDir" | "databaseUrl">, fn: (db: Db) => Promise<T>): Promise<T> {
+export async function withPlaceDb<T>(
+  place: Pick<ServerPlace, "dataDir" | "databaseUrl">,
+  fn: (db: Db) => Promise<T>,
+): Promise<T> {
   const handle = place.databaseUrl
     ? await openDatabase({ kind: "postgres", url: place.databaseUrl, poolSize: 1 })
     : await openDatabase({ kind: "pglite", dataDir: path.join(place.dataDir, "pgdata") });
