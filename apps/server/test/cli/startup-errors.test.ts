@@ -75,6 +75,15 @@ describe("tern-server start-up errors", { timeout: 300_000 }, () => {
     }
   });
 
+  it("a damaged server key file: one line with the fix, exit 1", async () => {
+    const dir = `${place.dataDir}-damaged-key`;
+    await mkdir(dir, { recursive: true });
+    await writeFile(`${dir}/secret.key`, "not a key\n");
+    const run = await runTernServer(["serve", "--port", "0"], { env: { TERN_DATA_DIR: dir } });
+    expect(run.code).toBe(1);
+    expectOneLine(run.stderr, /the server key file is damaged .*secret\.key.*; put back secret\.key from a backup/);
+  });
+
   it("--debug adds the stack trace", async () => {
     const closed = await freePort();
     const run = await runTernServer(["--debug", "serve"], {
