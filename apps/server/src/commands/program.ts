@@ -20,7 +20,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .description("Tern management server: run it, migrate its database, administer users, back up and restore, check its health.")
     .version(SERVER_VERSION, "-V, --version", "print the version")
     .option(
-      "--env-file <file>",
+      "--settings <file>",
       "read settings from this file (KEY=value lines, like /etc/tern/server.env); the environment wins",
     )
     .option("--data-dir <dir>", "the data directory (overrides TERN_DATA_DIR)")

@@ -57,6 +57,15 @@ describe("tern-server start-up errors", { timeout: 300_000 }, () => {
     const run = await runTernServer(["serve"], { env: { PORT: "eighty", TERN_LOG_LEVEL: "loud", TERN_DATA_DIR: place.dataDir } });
     expect(run.code).toBe(1);
     expectOneLine(run.stderr, /invalid configuration: PORT: .*; TERN_LOG_LEVEL: .*; fix these variables/);
+    // The same from a --settings file (KEY=value, as systemd's EnvironmentFile); the environment wins over it.
+    const file = `${place.dataDir}-server.env`;
+    await writeFile(file, `TERN_DATA_DIR=${place.dataDir}\nTERN_DB_POOL_SIZE=lots\nPORT=eighty\n`);
+    const fromFile = await runTernServer(["--settings", file, "serve"], { env: { PORT: "0" } });
+    expect(fromFile.code).toBe(1);
+    expectOneLine(
+      fromFile.stderr,
+      new RegExp(`invalid configuration: TERN_DB_POOL_SIZE: [^;]*; fix this variable in the environment or ${file}`),
+    );
   });
 
   it("a data directory locked by another live process: one line with the fix, exit 1", async () => {
