@@ -4,7 +4,7 @@
  * a foreign process on the port, an unreachable SMTP server, a wrong key, a bad
  * setting), each a `fail` with its fix and exit code 1.
  */
-import { chmod } from "node:fs/promises";
+import { chmod, mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,6 +48,8 @@ describe("tern-server doctor", { timeout: 600_000 }, () => {
   });
 
   it("a server that ran once, stopped and running: every check ok", async () => {
+    // As the package installs it (install -d -m 700): the directory holds the key and the database.
+    await mkdir(place.dataDir, { recursive: true, mode: 0o700 });
     const serve = startServe(["serve"], { env });
     await serve.listening;
     const running = await doctor();
@@ -77,16 +79,22 @@ describe("tern-server doctor", { timeout: 600_000 }, () => {
     await new Promise<void>((resolve) => blocker.listen(Number(env.PORT), "127.0.0.1", resolve));
     const closedSmtp = await freePort();
     try {
+      await chmod(place.dataDir, 0o755);
       if (testDatabaseKind() === "pglite") await chmod(path.join(place.dataDir, "secret.key"), 0o644);
       const d = await doctor({ TERN_SMTP_URL: `smtp://127.0.0.1:${closedSmtp}` });
       expect(d.run.code).toBe(1);
       expect(d.report.ok).toBe(false);
       expect(d.check("port")).toMatchObject({ verdict: "fail", fix: expect.stringContaining("set PORT to a free port") });
+      expect(d.check("data directory")).toMatchObject({
+        verdict: "warn",
+        fix: `chmod 700 ${place.dataDir}: it holds the server key and the database`,
+      });
       expect(d.check("smtp")).toMatchObject({ verdict: "fail", fix: expect.stringContaining("TERN_SMTP_URL") });
       if (testDatabaseKind() === "pglite")
         expect(d.check("server key")).toMatchObject({ verdict: "fail", fix: expect.stringMatching(/^chmod 600 /) });
     } finally {
       blocker.close();
+      await chmod(place.dataDir, 0o700);
       if (testDatabaseKind() === "pglite") await chmod(path.join(place.dataDir, "secret.key"), 0o600);
     }
     const bad = await runTernServer(["doctor"], { env: { ...env, PORT: "eighty" } });

@@ -13,6 +13,8 @@ export async function checkDataDir(config: ServerConfig): Promise<CheckResult> {
   const name = "data directory";
   const dir = config.TERN_DATA_DIR;
   const st = await stat(dir).catch(() => null);
+  if (!st && config.DATABASE_URL && config.TERN_SECRET_KEY)
+    return ok(name, `${dir}: not needed (PostgreSQL, key in TERN_SECRET_KEY)`);
   if (!st) {
     const parent = path.dirname(dir);
     const writable = await access(parent, constants.W_OK).then(
