@@ -7,7 +7,7 @@
  * desired and applied config, every job complete, and a new change reaches it
  * (so the restored server key opens its sealed config).
  */
-import { readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Device, Job } from "@tern/protocol";
 import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
@@ -16,6 +16,7 @@ import {
   freePort,
   freshServerPlace,
   lines,
+  randomKey,
   runTernServer,
   type ServeProcess,
   type ServerPlace,
@@ -95,6 +96,32 @@ describe("tern-server backup and restore", { timeout: 400_000 }, () => {
     const again = await runTernServer(["restore", archive], { env: b.env });
     expect(again.code).toBe(1);
     expect(lines(again.stderr)).toEqual([expect.stringMatching(/is not empty.*pass --force/)]);
+    const forced = await runTernServer(["restore", "--force", archive], { env: b.env });
+    expect(forced.code).toBe(0);
+    if (testDatabaseKind() === "pglite") {
+      expect(forced.stdout).toMatch(/the database it replaced is kept in .*pgdata\.replaced-/);
+      expect((await readdir(b.dataDir)).filter((e) => e.startsWith("pgdata.replaced-"))).toHaveLength(1);
+    }
+
+    // Without the key in the archive, a restore needs the right key from elsewhere.
+    const keyless = path.join(path.dirname(a.dataDir), "keyless.tar.gz");
+    const noKey = await runTernServer(["backup", "--no-key", keyless], { env: a.env });
+    expect(noKey.code).toBe(0);
+    expect(noKey.stderr).toMatch(/WARNING: the archive does NOT hold the server key/);
+    const c: ServerPlace = await freshServerPlace();
+    cleanups.push(() => c.cleanup());
+    const refused = await runTernServer(["restore", keyless], { env: c.env });
+    expect(refused.code).toBe(1);
+    expect(lines(refused.stderr)).toEqual([
+      expect.stringMatching(/the backup holds no server key .*; set TERN_SECRET_KEY to the old server's key/),
+    ]);
+    const wrongKey = await runTernServer(["restore", keyless], { env: { ...c.env, TERN_SECRET_KEY: randomKey() } });
+    expect(wrongKey.code).toBe(1);
+    expect(lines(wrongKey.stderr)).toEqual([expect.stringMatching(/TERN_SECRET_KEY is not the key of the backed-up server/)]);
+    const oldKey = (await readFile(path.join(a.dataDir, "secret.key"), "utf8")).trim();
+    const rightKey = await runTernServer(["restore", keyless], { env: { ...c.env, TERN_SECRET_KEY: oldKey } });
+    expect(rightKey.code).toBe(0);
+    expect(rightKey.stdout).toContain("server key: TERN_SECRET_KEY (the backup's key)");
 
     serve = startServe(["serve"], { env: { ...b.env, ...FAST_GATEWAY_ENV, PORT: port } });
     expect(await serve.listening).toBe(url);
