@@ -30,7 +30,9 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
     place = await freshServerPlace();
     env = { ...place.env, TERN_SECRET_KEY: randomKey() };
   });
+  const stopLater: (() => Promise<unknown>)[] = [];
   afterAll(async () => {
+    for (const stop of stopLater) await stop();
     await place.cleanup();
   });
 
@@ -164,6 +166,8 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
       return owner.default_org_id!;
     });
     const serve = startServe(["serve", "--port", "0"], { env });
+    // A failed assertion must not leave a server behind.
+    stopLater.push(() => serve.stop());
     const url = await serve.listening;
     const login = await post(`${url}/api/users/login`, { username: OWNER.email, password: OWNER.password });
     expect(login.status).toBe(200);
@@ -186,6 +190,7 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
     expect(result.apiKeysDeleted.map((k) => k.name)).toEqual(["automation"]);
 
     const again = testDatabaseKind() === "pglite" ? startServe(["serve", "--port", "0"], { env }) : serve;
+    stopLater.push(() => again.stop());
     try {
       const url2 = await again.listening;
       const oldAccess = await fetch(`${url2}/api/organizations`, {

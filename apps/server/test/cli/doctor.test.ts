@@ -53,13 +53,16 @@ describe("tern-server doctor", { timeout: 600_000 }, () => {
     // As the package installs it (install -d -m 700): the directory holds the key and the database.
     await mkdir(place.dataDir, { recursive: true, mode: 0o700 });
     const serve = startServe(["serve"], { env });
-    await serve.listening;
-    const running = await doctor();
-    expect(running.run.code).toBe(0);
-    expect(running.check("port")?.detail).toMatch(/in use by a running Tern server \(version /);
-    if (testDatabaseKind() === "pglite")
-      expect(running.check("database")?.detail).toMatch(/in use by the running server \(pid \d+\)/);
-    expect(await serve.stop()).toBe(0);
+    try {
+      await serve.listening;
+      const running = await doctor();
+      expect(running.run.code).toBe(0);
+      expect(running.check("port")?.detail).toMatch(/in use by a running Tern server \(version /);
+      if (testDatabaseKind() === "pglite")
+        expect(running.check("database")?.detail).toMatch(/in use by the running server \(pid \d+\)/);
+    } finally {
+      expect(await serve.stop()).toBe(0);
+    }
 
     const stopped = await doctor();
     expect(stopped.run.code).toBe(0);
