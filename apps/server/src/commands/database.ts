@@ -3,7 +3,7 @@
  * database belongs to one process, so a command takes the data directory's
  * lock for as long as it works and refuses while the server runs.
  */
-import { access } from "node:fs/promises";
+import { access, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { ServerConfig } from "../config.ts";
 import { type DataDirLock, DataDirLockedError, lockDataDir } from "../db/data-dir-lock.ts";
@@ -60,6 +60,7 @@ export async function withDatabase<T>(
         `there is no embedded database in ${pgdataDir(config)}`,
         "check TERN_DATA_DIR (or --data-dir); the server creates the database on its first start, `tern-server migrate up` creates it too",
       );
+    await mkdir(config.TERN_DATA_DIR, { recursive: true, mode: 0o700 });
     lock = await lockForCommand(config, options.what);
   }
   let handle: DatabaseHandle | null = null;

@@ -6,9 +6,12 @@
 import { Command, CommanderError } from "commander";
 import { SERVER_VERSION } from "../version.ts";
 import { adminCreateUser, adminResetPassword } from "./admin.ts";
+import { backup } from "./backup.ts";
 import { CliError, debugRequested } from "./cli-error.ts";
+import { doctor } from "./doctor/doctor.ts";
 import { type CliIo, EXIT } from "./io.ts";
 import { migrateStatus, migrateUp } from "./migrate.ts";
+import { restore } from "./restore.ts";
 import { serve } from "./serve.ts";
 import type { GlobalOptions } from "./settings.ts";
 
@@ -17,7 +20,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .description("Tern management server: run it, migrate its database, administer users, back up and restore, check its health.")
     .version(SERVER_VERSION, "-V, --version", "print the version")
     .option(
-      "--env-file <file>",
+      "--settings <file>",
       "read settings from this file (KEY=value lines, like /etc/tern/server.env); the environment wins",
     )
     .option("--data-dir <dir>", "the data directory (overrides TERN_DATA_DIR)")
@@ -73,6 +76,34 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void): Co
     .option("--keep-api-keys", "keep the API keys the user created (default: delete them with the sessions)")
     .option("--json", "print JSON")
     .action(async (address, options) => setExitCode(await adminResetPassword(io, globals(), address, options)));
+
+  program
+    .command("backup")
+    .description(
+      "write one archive with the database, the server key and a manifest (the embedded database needs the server stopped; PostgreSQL is dumped with pg_dump while it runs)",
+    )
+    .argument("[file]", "the archive to write (default: tern-backup-<time>.tar.gz here)")
+    .option("--no-key", "leave the server key out (then keep it safe yourself: without it the encrypted secrets are lost)")
+    .option("--force", "overwrite the file if it exists")
+    .action(async (file, options) => setExitCode(await backup(io, globals(), file, options)));
+  program
+    .command("restore")
+    .description("restore a backup into an empty data directory or an empty PostgreSQL database (DATABASE_URL)")
+    .argument("<file>", "an archive made by `tern-server backup`")
+    .option("--force", "restore over a non-empty target (an embedded database is kept as pgdata.replaced-<time>)")
+    .option(
+      "--without-key",
+      "restore a backup made with --no-key although the server key is not at hand (encrypted secrets are lost)",
+    )
+    .action(async (file, options) => setExitCode(await restore(io, globals(), file, options)));
+
+  program
+    .command("doctor")
+    .description(
+      "check the settings, data directory, server key, database, clock, port and SMTP; say what to fix (exit 1 on a failed check)",
+    )
+    .option("--json", "print JSON")
+    .action(async (options) => setExitCode(await doctor(io, globals(), options)));
 
   return program;
 }

@@ -7,6 +7,7 @@
 import { pino } from "pino";
 import { docsUrl, startServer } from "../server.ts";
 import { announceInitialPassword } from "../services/accounts/initial-password.ts";
+import { tryListen } from "./doctor/port.ts";
 import type { CliIo } from "./io.ts";
 import { type GlobalOptions, loadSettings } from "./settings.ts";
 import { startupError } from "./startup-errors.ts";
@@ -23,6 +24,10 @@ export async function serve(io: CliIo, globals: GlobalOptions, options: ServeOpt
     ...(options.host !== undefined ? { HOST: options.host } : {}),
   });
   const logger = pino({ level: config.TERN_LOG_LEVEL, base: { service: "tern-server" } });
+
+  // A busy port fails now, not after the database is opened and migrated (startServer still reports a race).
+  const portError = config.PORT === 0 ? null : await tryListen(config.PORT, config.HOST);
+  if (portError) throw startupError(Object.assign(portError, { syscall: "listen" }), config);
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {

@@ -1,6 +1,7 @@
 /**
- * The server's settings for a command: the environment (and --env-file, the
- * same file systemd gives the service), overridden by command-line options,
+ * The server's settings for a command: the environment (and --settings, the
+ * same KEY=value file systemd gives the service; not --env-file, which Node 20
+ * takes for its own option even after the script name), overridden by command-line options,
  * parsed once by loadConfig. Every command of one server sees the same
  * settings, so `tern-server admin …` reaches the database `serve` uses.
  */
@@ -13,22 +14,22 @@ import type { CliIo } from "./io.ts";
 
 /** Options every command accepts (program-level). */
 export interface GlobalOptions {
-  envFile?: string;
+  settings?: string;
   dataDir?: string;
   debug?: boolean;
 }
 
-/** The environment the settings come from: the --env-file's variables under the process's own. */
+/** The environment the settings come from: the --settings's variables under the process's own. */
 export async function commandEnv(io: CliIo, globals: GlobalOptions): Promise<Record<string, string | undefined>> {
-  if (!globals.envFile) return io.env;
-  const file = path.resolve(io.cwd, globals.envFile);
+  if (!globals.settings) return io.env;
+  const file = path.resolve(io.cwd, globals.settings);
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
     throw new CliError(
       `cannot read the settings file ${file} (${(err as NodeJS.ErrnoException).code})`,
-      "check the --env-file path",
+      "check the --settings path",
     );
   }
   return { ...parseEnv(text), ...io.env };
@@ -53,7 +54,7 @@ export async function loadSettings(
       .join("; ");
     throw new CliError(
       `invalid configuration: ${problems}`,
-      `fix ${problems.includes(";") ? "these variables" : "this variable"} in the environment${globals.envFile ? ` or ${globals.envFile}` : ""} (docs/server.md lists every setting)`,
+      `fix ${problems.includes(";") ? "these variables" : "this variable"} in the environment${globals.settings ? ` or ${globals.settings}` : ""} (docs/server.md lists every setting)`,
       1,
       { cause: err },
     );

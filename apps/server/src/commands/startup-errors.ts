@@ -6,6 +6,7 @@
 import type { ServerConfig } from "../config.ts";
 import { DataDirPermissionsError } from "../data-dir/permissions.ts";
 import { DataDirLockedError } from "../db/data-dir-lock.ts";
+import { SERVER_KEY_FILE } from "../secrets/server-key.ts";
 import { CliError } from "./cli-error.ts";
 
 type Coded = Error & { code?: string; syscall?: string; address?: string; port?: number; path?: string };
@@ -126,5 +127,12 @@ export function startupError(
       );
   }
   const message = err instanceof Error ? err.message : String(err);
+  if (message.includes(`${SERVER_KEY_FILE}: expected`))
+    return new CliError(
+      `the server key file is damaged (${message})`,
+      "put back secret.key from a backup (tern-server restore), or set TERN_SECRET_KEY; a new key cannot read the encrypted secrets",
+      1,
+      { cause: err },
+    );
   return new CliError(`start-up failed: ${message.split("\n").join(" ")}`, "run with --debug for the details", 1, { cause: err });
 }

@@ -1,0 +1,81 @@
+/**
+ * pg_dump and pg_restore (Debian's postgresql-client) for backups of a
+ * PostgreSQL database. One runner: argv arrays, LC_ALL=C, a time limit, the
+ * password in PGPASSWORD rather than on the command line, argv and stderr in
+ * every error.
+ */
+import { execFile } from "node:child_process";
+
+export class PgToolError extends Error {
+  constructor(
+    message: string,
+    readonly missing = false,
+  ) {
+    super(message);
+  }
+}
+
+/** The URL without its password, and the password for PGPASSWORD (ps shows argv to every user). */
+function splitPassword(url: string): { url: string; password?: string } {
+  const u = new URL(url);
+  const password = u.password ? decodeURIComponent(u.password) : undefined;
+  u.password = "";
+  return { url: u.toString(), ...(password !== undefined ? { password } : {}) };
+}
+
+function run(tool: string, args: string[], password: string | undefined, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      tool,
+      args,
+      {
+        env: { ...process.env, LC_ALL: "C", ...(password !== undefined ? { PGPASSWORD: password } : {}) },
+        timeout: timeoutMs,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return reject(new PgToolError(`${tool} is not installed`, true));
+        reject(new PgToolError(`${tool} ${args.join(" ")} failed: ${stderr.trim() || err.message}`));
+      },
+    );
+  });
+}
+
+/** The major version of an installed tool (`pg_dump (PostgreSQL) 15.18 …` → 15). */
+export async function pgToolMajor(tool: "pg_dump" | "pg_restore"): Promise<number> {
+  const out = await run(tool, ["--version"], undefined, 10_000);
+  const major = Number(/\)\s+(\d+)/.exec(out)?.[1]);
+  if (!Number.isInteger(major)) throw new PgToolError(`cannot read the version of ${tool}: ${out.trim()}`);
+  return major;
+}
+
+/** A consistent dump (one snapshot, the server may keep running) in pg_dump's custom format. */
+export async function pgDump(databaseUrl: string, file: string): Promise<void> {
+  const { url, password } = splitPassword(databaseUrl);
+  await run(
+    "pg_dump",
+    ["--format=custom", "--no-owner", "--no-privileges", `--file=${file}`, `--dbname=${url}`],
+    password,
+    3_600_000,
+  );
+}
+
+/** Restores a custom-format dump in one transaction; `clean` drops what the dump holds first. */
+export async function pgRestore(databaseUrl: string, file: string, options: { clean: boolean }): Promise<void> {
+  const { url, password } = splitPassword(databaseUrl);
+  await run(
+    "pg_restore",
+    [
+      "--no-owner",
+      "--no-privileges",
+      "--exit-on-error",
+      "--single-transaction",
+      ...(options.clean ? ["--clean", "--if-exists"] : []),
+      `--dbname=${url}`,
+      file,
+    ],
+    password,
+    3_600_000,
+  );
+}
