@@ -25,11 +25,18 @@ const rateLimited = (seconds: number) =>
   new ApiError("RATE_LIMITED", `too many login attempts; try again in ${seconds} s`, [], { "retry-after": String(seconds) });
 const badCredentials = () => new ApiError("UNAUTHENTICATED", "wrong username or password");
 
-function refreshExpiry(deps: SessionDeps): Date {
+type IssueDeps = Pick<AppDeps, "db" | "config" | "keyring">;
+
+function refreshExpiry(deps: Pick<AppDeps, "config">): Date {
   return new Date(Date.now() + deps.config.TERN_REFRESH_TOKEN_TTL * 1000);
 }
 
-async function tokenPair(deps: SessionDeps, userId: string, sessionId: string, refreshToken: string): Promise<TokenPair> {
+async function tokenPair(
+  deps: Pick<AppDeps, "config" | "keyring">,
+  userId: string,
+  sessionId: string,
+  refreshToken: string,
+): Promise<TokenPair> {
   const ttl = deps.config.TERN_ACCESS_TOKEN_TTL;
   return {
     accessToken: await signAccessToken({ sub: userId, sid: sessionId }, deps.keyring.jwtKey, ttl),
@@ -80,8 +87,12 @@ export async function finishSignIn(deps: SessionDeps, userId: string, client: Cl
   return (await startSecondFactor(deps, userId)) ?? issueSession(deps, userId, client);
 }
 
-/** A new session of a user who has proved who they are: the one place sessions are issued. */
-export async function issueSession(deps: SessionDeps, userId: string, client: ClientInfo): Promise<TokenPair> {
+/**
+ * A new session of a user who has proved who they are: the one place sessions
+ * are issued (sign-in, SSO, a password change's fresh session). `deps.db` may
+ * be the caller's transaction.
+ */
+export async function issueSession(deps: IssueDeps, userId: string, client: ClientInfo): Promise<TokenPair> {
   const sessionId = randomUUID();
   const refreshToken = newSecretToken(TOKEN_PREFIX.refresh);
   await deps.db

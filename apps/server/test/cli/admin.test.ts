@@ -211,7 +211,7 @@ describe("tern-server migrate and admin", { timeout: 600_000 }, () => {
       expect(entries).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ action: "reset-password", resource: "users", actor: expect.stringMatching(/^operator:/) }),
-          expect.objectContaining({ action: "delete", resource: "accesstokens", actor: expect.stringMatching(/^operator:/) }),
+          expect.objectContaining({ action: "revoke", resource: "accesstokens", actor: expect.stringMatching(/^operator:/) }),
         ]),
       );
     } finally {

@@ -9,8 +9,7 @@ import type { UserPrincipal } from "../../auth/access.ts";
 import { hashPassword, verifyPassword } from "../../auth/password.ts";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError, invalidField, notFound } from "../../http/errors.ts";
-import type { ClientInfo } from "../sessions.ts";
-import { openSession } from "./open-session.ts";
+import { type ClientInfo, issueSession } from "../sessions.ts";
 import { revokeUserCredentials } from "./revoke-credentials.ts";
 import { auditUserEvent, userActor } from "./security-audit.ts";
 
@@ -48,7 +47,7 @@ export async function changePassword(
   return deps.db.transaction().execute(async (trx) => {
     await trx.updateTable("users").set({ password_hash: hash, updated_at: sql`now()` }).where("id", "=", user.userId).execute();
     const revoked = await revokeUserCredentials(trx, user.userId, actor);
-    const pair = await openSession(deps, trx, user.userId, client);
+    const pair = await issueSession({ ...deps, db: trx }, user.userId, client);
     await auditUserEvent(trx, user.userId, actor, {
       action: "password_change",
       resource: "users",

@@ -2,7 +2,8 @@
  * Ends everything a user signed in with: every login session (refresh token
  * and the access JWTs issued for it, which are checked against their session
  * on each request) and every access token (API key) whose chain of creators
- * starts at the user. Run when the password changes or is reset: whoever held
+ * starts at the user. Run when the password changes or is reset (through the
+ * API, or by an operator with `tern-server admin reset-password`): whoever held
  * the old password may have made either.
  */
 import { sql } from "kysely";
@@ -14,10 +15,17 @@ import { recordAudit } from "../audit.ts";
 export interface Revoked {
   sessions: number;
   accessTokens: number;
+  /** The deleted access tokens. */
+  deletedKeys: { id: string; name: string; organizationId: string }[];
 }
 
 /** Revokes inside the caller's transaction `tx`; each deleted key is audited in its organization. */
-export async function revokeUserCredentials(tx: Db, userId: string, actor: Actor): Promise<Revoked> {
+export async function revokeUserCredentials(
+  tx: Db,
+  userId: string,
+  actor: Actor,
+  options: { keepApiKeys?: boolean } = {},
+): Promise<Revoked> {
   if (!tx.isTransaction) throw new Error("revokeUserCredentials must run inside a transaction");
   const sessions = await tx
     .updateTable("sessions")
@@ -27,22 +35,24 @@ export async function revokeUserCredentials(tx: Db, userId: string, actor: Actor
     .returning("id")
     .execute();
   // Keys made by the user's keys carry the same creator_user_id; parent_token_id cascades as well.
-  const keys = await tx
-    .deleteFrom("access_tokens as t")
-    .where("t.creator_user_id", "=", userId)
-    .returning([
-      "t.id",
-      "t.organization_id",
-      "t.name",
-      "t.role",
-      "t.permissions",
-      "t.creator",
-      "t.creator_user_id",
-      "t.parent_token_id",
-      "t.created_at",
-      "t.last_used_at",
-    ])
-    .execute();
+  const keys = options.keepApiKeys
+    ? []
+    : await tx
+        .deleteFrom("access_tokens as t")
+        .where("t.creator_user_id", "=", userId)
+        .returning([
+          "t.id",
+          "t.organization_id",
+          "t.name",
+          "t.role",
+          "t.permissions",
+          "t.creator",
+          "t.creator_user_id",
+          "t.parent_token_id",
+          "t.created_at",
+          "t.last_used_at",
+        ])
+        .execute();
   if (keys.length) {
     const orgs = await tx
       .selectFrom("organizations")
@@ -62,5 +72,9 @@ export async function revokeUserCredentials(tx: Db, userId: string, actor: Actor
       );
     }
   }
-  return { sessions: sessions.length, accessTokens: keys.length };
+  return {
+    sessions: sessions.length,
+    accessTokens: keys.length,
+    deletedKeys: keys.map((k) => ({ id: k.id, name: k.name, organizationId: k.organization_id })),
+  };
 }

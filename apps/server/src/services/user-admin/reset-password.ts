@@ -6,8 +6,14 @@
  */
 import { hashPassword } from "../../auth/password.ts";
 import type { Db } from "../../db/schema.ts";
-import { recordOperatorAudit } from "./operator-audit.ts";
-import { type RevokedAccess, revokeUserSessions } from "./revoke-user-sessions.ts";
+import { revokeUserCredentials } from "../accounts/revoke-credentials.ts";
+import { operatorLabel, recordOperatorAudit } from "./operator-audit.ts";
+
+export interface RevokedAccess {
+  sessions: number;
+  /** The deleted API keys (each audited in its organization). */
+  apiKeys: { id: string; name: string; organizationId: string }[];
+}
 
 export class UserNotFoundError extends Error {}
 
@@ -33,7 +39,11 @@ export async function resetPassword(db: Db, input: ResetPasswordInput): Promise<
       .set({ password_hash: passwordHash, updated_at: new Date() })
       .where("id", "=", user.id)
       .execute();
-    const revoked = await revokeUserSessions(trx, user.id, { keepApiKeys: input.keepApiKeys ?? false });
+    const operator = { kind: "system" as const, label: operatorLabel(), userId: null, tokenId: null };
+    const { sessions, deletedKeys } = await revokeUserCredentials(trx, user.id, operator, {
+      keepApiKeys: input.keepApiKeys ?? false,
+    });
+    const revoked: RevokedAccess = { sessions, apiKeys: deletedKeys };
 
     // One entry in each account the user belongs to (directly or through an organization), so its owners see it.
     const accounts = await trx
@@ -62,21 +72,6 @@ export async function resetPassword(db: Db, input: ResetPasswordInput): Promise<
         orgId: defaultOrg && defaultOrg.account_id === accountId ? defaultOrg.id : null,
         after,
       });
-    for (const key of revoked.apiKeys) {
-      const org = await trx
-        .selectFrom("organizations")
-        .select("account_id")
-        .where("id", "=", key.organizationId)
-        .executeTakeFirst();
-      await recordOperatorAudit(trx, {
-        action: "delete",
-        resource: "accesstokens",
-        resourceId: key.id,
-        accountId: org?.account_id ?? null,
-        orgId: key.organizationId,
-        after: { name: key.name, reason: "password reset of its creator" },
-      });
-    }
     return { userId: user.id, ...revoked };
   });
 }
