@@ -69,9 +69,10 @@ describe("tern-server start-up errors", { timeout: 300_000 }, () => {
   });
 
   it("a data directory locked by another live process: one line with the fix, exit 1", async () => {
-    await mkdir(place.dataDir, { recursive: true });
+    // Owner-only, as a server makes them (a looser data directory is refused first, with its own line).
+    await mkdir(place.dataDir, { recursive: true, mode: 0o700 });
     // The test runner itself is a live process that is not the spawned server.
-    await writeFile(`${place.dataDir}/server.pid`, `${process.pid}\n`);
+    await writeFile(`${place.dataDir}/server.pid`, `${process.pid}\n`, { mode: 0o600 });
     try {
       const run = await runTernServer(["serve", "--port", "0"], { env: { TERN_DATA_DIR: place.dataDir } });
       expect(run.code).toBe(1);
@@ -80,14 +81,14 @@ describe("tern-server start-up errors", { timeout: 300_000 }, () => {
         new RegExp(`another Tern server \\(pid ${process.pid}\\) is using the embedded database.*stop that server first`),
       );
     } finally {
-      await writeFile(`${place.dataDir}/server.pid`, "");
+      await writeFile(`${place.dataDir}/server.pid`, "", { mode: 0o600 });
     }
   });
 
   it("a damaged server key file: one line with the fix, exit 1", async () => {
     const dir = `${place.dataDir}-damaged-key`;
-    await mkdir(dir, { recursive: true });
-    await writeFile(`${dir}/secret.key`, "not a key\n");
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(`${dir}/secret.key`, "not a key\n", { mode: 0o600 });
     const run = await runTernServer(["serve", "--port", "0"], { env: { TERN_DATA_DIR: dir } });
     expect(run.code).toBe(1);
     expectOneLine(run.stderr, /the server key file is damaged .*secret\.key.*; put back secret\.key from a backup/);
