@@ -13,7 +13,7 @@ describe("server shutdown", () => {
   it("closes devices' links with 1012 and records them offline", async () => {
     const { devices } = await g.fleet(1, { connect: false, queueConfig: false });
     const device = devices[0]!;
-    const link = await openRawLink(g.server.url, device.token);
+    const link = await openRawLink(g.server.url, device.token, device);
     link.send(helloFor(device.machineId));
     await link.next("welcome");
     const connection = () =>
