@@ -342,6 +342,10 @@ export class Agent implements AgentView {
     const status = await this.composer.compose();
     await this.refreshDetails();
     for (const [source, message] of this.composer.errors) this.recordError(source, message);
+    // Composing awaits the drivers: an apply may have finished (and its apply-result gone out) meanwhile.
+    // The status must say what is applied when it is sent, or the server takes the stale hash for drift.
+    status.appliedHash = this.reconciler.appliedHash;
+    status.applying = this.reconciler.applying;
     this.lastStatus = status;
     await this.writeStatusFile();
     this.control?.send(status);

@@ -5,13 +5,15 @@
  * stopping closes every driver and the tunnel source while the router stays
  * configured.
  */
+
+import { configHash } from "@tern/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import type { DriverDetails } from "../../src/drivers/driver.ts";
+import type { DriverDetails, StatusPart } from "../../src/drivers/driver.ts";
 import { type Harness, startAgent } from "../support/agent-harness.ts";
 import { iface, linksConfig } from "../support/configs.ts";
 import { type TempDirs, tempDirs } from "../support/context.ts";
 import { FakeSystem } from "../support/fake-system.ts";
-import { TestDriver } from "../support/test-driver.ts";
+import { deferred, TestDriver } from "../support/test-driver.ts";
 
 class ClosingDriver extends TestDriver {
   closed = 0;
@@ -74,5 +76,31 @@ describe("agent lifecycle", () => {
       interfaces: { name: string; IPv4: string }[];
     };
     expect(after.interfaces.find((i) => i.name === "lan0")?.IPv4).toBe("192.168.50.1");
+  });
+
+  it("a status composed while an apply finishes carries the hash applied when it is sent, not the stale one", async () => {
+    // Seen in the lab: the status of the welcome tick was composed before the first apply finished and sent
+    // after its apply-result, so the server took the stale (null) hash for drift.
+    const observing = deferred();
+    const release = deferred();
+    let holdNext = false;
+    class SlowObserver extends TestDriver {
+      async observe(): Promise<StatusPart> {
+        // Only the status's observation waits; the apply's own reads go through.
+        if (holdNext) {
+          holdNext = false;
+          observing.resolve();
+          await release.promise;
+        }
+        return {};
+      }
+    }
+    h = await startAgent(null, { drivers: [new SlowObserver("links")] });
+    holdNext = true;
+    const status = h.agent.refresh();
+    await observing.promise;
+    await h.agent.apply(A, "test");
+    release.resolve();
+    expect((await status).appliedHash).toBe(configHash(A));
   });
 });
