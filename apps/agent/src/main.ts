@@ -57,7 +57,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
       ...(tunnels ? { tunnels } : {}),
       ...(deps.stopSignal ? { stopSignal: deps.stopSignal } : {}),
     };
-    // Each command loads only what it needs: `status` and `plan` start fast without ws, prom-client, systeminformation.
+    // Each command loads only what it needs: `status` and `plan` start fast without ws and prom-client.
     switch (options.command) {
       case "register":
         return await (await import("./commands/register.ts")).register(cli);
