@@ -8,7 +8,11 @@
  * commands load lazily, so `tern-agent --help` parses only the dispatcher), a
  * few packages left external, linked source maps.
  *
- * Usage: node scripts/bundle.mjs <app dir> <entry…> [--external pkg…]
+ * Usage: node scripts/bundle.mjs <app dir> <entry…> [--external pkg…] [--minify]
+ *
+ * --minify (the agent): whitespace and syntax only, names kept. It drops the comments, and with them the
+ * few non-ASCII characters ("…", "→") that made V8 hold a whole chunk's source as two-byte text: the idle
+ * agent kept 3.4 MiB of bundle source in its heap, 1.7 MiB after (agent-footprint bench, docs/bench.md).
  */
 import { existsSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
@@ -18,11 +22,11 @@ import { build } from "esbuild";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { external: { type: "string", multiple: true, default: [] } },
+  options: { external: { type: "string", multiple: true, default: [] }, minify: { type: "boolean", default: false } },
 });
 const [appDir, ...entries] = positionals;
 if (!appDir || entries.length === 0) {
-  console.error("usage: node scripts/bundle.mjs <app dir> <entry…> [--external pkg…]");
+  console.error("usage: node scripts/bundle.mjs <app dir> <entry…> [--external pkg…] [--minify]");
   process.exit(2);
 }
 const root = path.resolve(appDir);
@@ -45,6 +49,8 @@ const result = await build({
   // maps, which keeps them small: node reads a bundle's map when it loads the bundle.
   sourcemap: "linked",
   sourcesContent: false,
+  minifyWhitespace: values.minify,
+  minifySyntax: values.minify,
   chunkNames: "chunks/[name]-[hash]",
   // Optional native helpers of ws and pg, loaded in try/catch or only on request; absent is fine.
   external: ["bufferutil", "utf-8-validate", "pg-native", ...values.external],

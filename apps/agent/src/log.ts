@@ -8,9 +8,9 @@ import { mkdirSync, renameSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import pino from "pino";
 import type { Logger } from "./drivers/driver.ts";
+import { LOG_LEVELS, type LogLevel } from "./log-levels.ts";
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel };
 export const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 
 export interface AgentLogger extends Logger {

@@ -4,11 +4,9 @@
  */
 import type { CliDeps, CliIO } from "./commands/deps.ts";
 import type { Driver } from "./drivers/driver.ts";
-import { createDrivers } from "./drivers/registry.ts";
 import { AgentError, describeError } from "./errors.ts";
 import { parseCli, USAGE } from "./options.ts";
-import { TunnelProber } from "./probes/prober.ts";
-import { ExecRunner, type Runner } from "./runner.ts";
+import type { Runner } from "./runner.ts";
 import { DEFAULT_SETTINGS_FILE, settingsFileEnv } from "./settings-file.ts";
 import type { HealthSource, TunnelQualitySource } from "./status/index.ts";
 import { AGENT_VERSION } from "./version.ts";
@@ -41,6 +39,12 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     const file = flagsAndEnv.config ?? (flagsAndEnv.mode === "system" ? DEFAULT_SETTINGS_FILE : undefined);
     const fileEnv = await settingsFileEnv(file, flagsAndEnv.config !== undefined);
     const options = Object.keys(fileEnv).length > 0 ? parseCli(argv, { ...fileEnv, ...deps.env }) : flagsAndEnv;
+    // Loaded here, not at the top: `--help` and `--version` parse only the dispatcher (no drivers, execa, protocol).
+    const [{ createDrivers }, { TunnelProber }, { ExecRunner }] = await Promise.all([
+      import("./drivers/registry.ts"),
+      import("./probes/prober.ts"),
+      import("./runner.ts"),
+    ]);
     // The daemon measures its tunnels; the policy driver reads the same measurements.
     const prober = options.command === "run" && !deps.tunnels && !deps.drivers ? new TunnelProber() : null;
     const tunnels = deps.tunnels ?? prober;
@@ -53,7 +57,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
       ...(tunnels ? { tunnels } : {}),
       ...(deps.stopSignal ? { stopSignal: deps.stopSignal } : {}),
     };
-    // Each command loads only what it needs: `status` and `plan` start fast without ws, prom-client, systeminformation.
+    // Each command loads only what it needs: `status` and `plan` start fast without ws and prom-client.
     switch (options.command) {
       case "register":
         return await (await import("./commands/register.ts")).register(cli);

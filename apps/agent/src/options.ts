@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import type { DaemonMode } from "./drivers/driver.ts";
 import { AgentError, formatIssues } from "./errors.ts";
-import { LOG_LEVELS, type LogLevel } from "./log.ts";
+import { LOG_LEVELS, type LogLevel } from "./log-levels.ts";
 
 export const COMMANDS = ["register", "enroll", "run", "rekey", "status", "plan", "apply", "dump", "help", "version"] as const;
 export type Command = (typeof COMMANDS)[number];

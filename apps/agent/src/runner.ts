@@ -5,7 +5,9 @@
  * probes) go through a Spawner, with the same conventions. Tests swap in
  * recording fakes of both.
  */
-import { execa } from "execa";
+
+/** execa (about 2 MiB of heap once loaded) is imported by the first command, not when the agent starts. */
+const loadExeca = () => import("execa").then((m) => m.execa);
 
 /** Set for every command: parsable, untranslated output. */
 const COMMAND_ENV = { LC_ALL: "C" } as const;
@@ -43,6 +45,7 @@ export class ExecRunner implements Runner {
   async run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
     const [file, ...args] = argv;
     if (!file) throw new Error("run: empty argv");
+    const execa = await loadExeca();
     const r = await execa(file, args, {
       reject: false,
       timeout: options.timeoutMs ?? 30_000,
@@ -80,13 +83,8 @@ export class ExecSpawner implements Spawner {
   spawn(argv: string[], onLine: (line: string) => void, onExit: (code: number | null) => void): SpawnedProcess {
     const [file, ...args] = argv;
     if (!file) throw new Error("spawn: empty argv");
-    const child = execa(file, args, {
-      reject: false,
-      buffer: false,
-      stdin: "ignore",
-      env: COMMAND_ENV,
-      stripFinalNewline: false,
-    });
+    let stopped = false;
+    let child: ReturnType<Awaited<ReturnType<typeof loadExeca>>> | undefined;
     let rest = "";
     const feed = (chunk: Buffer | string) => {
       rest += String(chunk);
@@ -97,9 +95,30 @@ export class ExecSpawner implements Spawner {
         nl = rest.indexOf("\n");
       }
     };
-    child.stdout?.on("data", feed);
-    child.stderr?.on("data", feed);
-    void child.then((r) => onExit(r.exitCode ?? null));
-    return { stop: () => child.kill("SIGTERM") };
+    // Started once execa is loaded (at once after the first time); stopped before that, it never starts and
+    // ends as a killed one does (exit code null).
+    void loadExeca().then(
+      (execa) => {
+        if (stopped) return onExit(null);
+        const c = execa(file, args, {
+          reject: false,
+          buffer: false,
+          stdin: "ignore",
+          env: COMMAND_ENV,
+          stripFinalNewline: false,
+        });
+        child = c;
+        c.stdout?.on("data", feed);
+        c.stderr?.on("data", feed);
+        void c.then((r) => onExit(r.exitCode ?? null));
+      },
+      () => onExit(null),
+    );
+    return {
+      stop: () => {
+        stopped = true;
+        child?.kill("SIGTERM");
+      },
+    };
   }
 }

@@ -9,7 +9,8 @@ import type { Registry } from "prom-client";
 import { describeError } from "../errors.ts";
 import type { AgentLogger } from "../log.ts";
 import { isLoopbackHost, serveMetrics } from "../metrics/index.ts";
-import { loadOrCreateUiSecret, startUiServer } from "../ui/index.ts";
+import { loadOrCreateUiSecret } from "../ui/auth.ts";
+import { startUiServer } from "../ui/server.ts";
 import type { AgentView } from "./snapshot.ts";
 import { agentUiData } from "./ui-data.ts";
 

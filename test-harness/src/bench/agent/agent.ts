@@ -14,12 +14,17 @@ import type { LabRouter } from "./lab.ts";
 
 export const AGENT_BIN = fileURLToPath(new URL("../../../../apps/agent/bin/tern-agent", import.meta.url));
 
-/** The node flags the agent's bin starts with (its `#!/usr/bin/env -S node …` line), for baselines of the same runtime. */
+/**
+ * The node flags the agent's bin starts with (its `#!/usr/bin/env -S node …` line) and the V8 flags it sets before
+ * loading the bundle (`setFlagsFromString("…")`), for baselines of the same runtime.
+ */
 export function agentNodeFlags(): string[] {
-  const shebang = readFileSync(AGENT_BIN, "utf8").split("\n", 1)[0]!;
+  const text = readFileSync(AGENT_BIN, "utf8");
+  const shebang = text.split("\n", 1)[0]!;
   const m = /^#!\/usr\/bin\/env(?: -S)? node(.*)$/.exec(shebang);
   if (!m) throw new Error(`${AGENT_BIN}: unexpected first line ${shebang}`);
-  return m[1]!.trim().split(/\s+/).filter(Boolean);
+  const atRunTime = [...text.matchAll(/^setFlagsFromString\("([^"]+)"\);$/gm)].map((f) => f[1]!);
+  return [...m[1]!.trim().split(/\s+/).filter(Boolean), ...atRunTime.flatMap((f) => f.split(/\s+/))];
 }
 
 /** Options every tern-agent command of a lab router gets (standalone: the agent runs its daemons itself). */
