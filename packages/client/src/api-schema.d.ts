@@ -426,7 +426,11 @@ export interface paths {
          * @description Filter and sort keys: id, name, description, group, account, tunnelRange, createdAt.
          */
         get: operations["listOrganizations"];
-        put?: never;
+        /**
+         * Change the current organization (`org`, or the caller's default), including its tunnel range
+         * @description The organization is the one the request acts in: the `org` query parameter, else the caller's default organization (an access token: its own). Otherwise as PUT /organizations/{id}. A new tunnelRange must be a network of /24 or larger that holds every tunnel number in use (TUNNEL_RANGE_EXHAUSTED), overlaps no LAN subnet or LAN NAT prefix of the organization's devices (LAN_OVERLAPPING) nor a WAN subnet, and no static route or BGP neighbour may point at a loopback of the current range (VALIDATION_FAILED). Then the tunnels are re-addressed: same numbers, loopbacks from the new range; every device with a tunnel is recompiled and the answer is 202 with their `organization` jobs in jobIds (Location lists them). Without device jobs the answer is 200.
+         */
+        put: operations["updateCurrentOrganization"];
         /**
          * Create an organization in the caller's account (account owners)
          * @description tunnelRange defaults to 10.100.0.0/16 and must be a network of /24 or larger.
@@ -1767,11 +1771,8 @@ export interface components {
         };
         OrganizationUpdate: {
             name?: string;
-            /** @default  */
             description?: string;
-            /** @default Default */
             group?: string;
-            /** @default 10.100.0.0/16 */
             tunnelRange?: string;
         };
         OrganizationSecurity: {
@@ -6349,6 +6350,116 @@ export interface operations {
             };
             /** @description No such resource in the caller's organization (NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateCurrentOrganization: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizationUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated organization */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description The updated organization; its tunnels are being re-addressed by the jobs in jobIds */
+            202: {
+                headers: {
+                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationUpdated"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); LAN_OVERLAPPING */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT; TUNNEL_RANGE_EXHAUSTED */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -59,7 +59,17 @@ export const OrganizationCreate = z.object({
   group: z.string().max(100).default("Default"),
   tunnelRange: TunnelRange.default(DEFAULT_TUNNEL_RANGE),
 });
-export const OrganizationUpdate = OrganizationCreate.partial();
+/**
+ * The fields a PUT changes; each is optional and has no default, so a PUT of
+ * one field leaves the others as they are (a `.partial()` of the create schema
+ * would fill in its defaults and reset the description, group and tunnel range).
+ */
+export const OrganizationUpdate = z.object({
+  name: Name.optional(),
+  description: Description.unwrap().optional(),
+  group: z.string().max(100).optional(),
+  tunnelRange: TunnelRange.optional(),
+});
 export const Organization = z.object({
   id: Id,
   account: Id,

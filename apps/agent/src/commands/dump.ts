@@ -3,7 +3,8 @@
  * reference's fwdump) with the agent's logs, status, applied config, rendered
  * daemon configs, each driver's daemon state and a few system facts. Secrets
  * are redacted and private (0600) files left out unless --include-secrets.
- * Default destination: <state-dir>/dumps.
+ * Default destination: <state-dir>/dumps (/var/lib/tern-agent/dumps), file
+ * tern-agent-dump-<host>-<YYYYMMDDTHHMMSSZ>.tar.gz (dump-path.ts).
  */
 import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, relative } from "node:path";
@@ -13,6 +14,7 @@ import { silentLogger } from "../log.ts";
 import { StateStore } from "../reconcile/store.ts";
 import { AGENT_VERSION } from "../version.ts";
 import { type CliDeps, hostnameOf, pathsOf, redact } from "./deps.ts";
+import { dumpBaseName, freeDumpName } from "./dump-path.ts";
 
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
@@ -31,13 +33,8 @@ export async function dump({ options, runner, drivers, io }: CliDeps): Promise<n
   const paths = pathsOf(options);
   const dest = options.dest ?? paths.dumps;
   await mkdir(dest, { recursive: true, mode: 0o700 });
-  const stamp = new Date()
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d+Z$/, "Z");
-  const base = `tern-agent-dump-${hostnameOf(options).replace(/[^\w.-]/g, "_")}-${stamp}`;
-  let name = base;
-  for (let i = 1; await exists(join(dest, `${name}.tar.gz`)); i++) name = `${base}-${i}`;
+  const started = new Date();
+  const { name, archive } = await freeDumpName(dest, dumpBaseName(hostnameOf(options), started));
   const staging = await mkdtemp(join(dest, ".staging-"));
   const root = join(staging, name);
   const notes: string[] = [];
@@ -92,7 +89,7 @@ export async function dump({ options, runner, drivers, io }: CliDeps): Promise<n
     await put(
       "README.txt",
       [
-        `tern-agent dump of ${hostnameOf(options)} at ${new Date().toISOString()} (agent ${AGENT_VERSION}, ${options.mode} mode)`,
+        `tern-agent dump of ${hostnameOf(options)} at ${started.toISOString()} (agent ${AGENT_VERSION}, ${options.mode} mode)`,
         `state dir ${paths.stateDir}, run dir ${paths.runDir}`,
         options.includeSecrets ? "private files INCLUDED (--include-secrets)" : "secrets redacted; private (0600) files left out",
         "",
@@ -100,7 +97,6 @@ export async function dump({ options, runner, drivers, io }: CliDeps): Promise<n
         "",
       ].join("\n"),
     );
-    const archive = join(dest, `${name}.tar.gz`);
     await runner.run(["tar", "-czf", archive, "-C", staging, name], { timeoutMs: 120_000 });
     await chmod(archive, 0o600);
     io.out(`${archive}\n`);
@@ -108,13 +104,6 @@ export async function dump({ options, runner, drivers, io }: CliDeps): Promise<n
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 function safeJson(text: string): unknown {

@@ -73,6 +73,7 @@ import * as organizationsList from "./organizations/list.ts";
 import * as organizationsSecurityGet from "./organizations/security-get.ts";
 import * as organizationsSecurityUpdate from "./organizations/security-update.ts";
 import * as organizationsUpdate from "./organizations/update.ts";
+import * as organizationsUpdateCurrent from "./organizations/update-current.ts";
 import * as pathlabelsCreate from "./pathlabels/create.ts";
 import * as pathlabelsDelete from "./pathlabels/delete.ts";
 import * as pathlabelsGet from "./pathlabels/get.ts";
@@ -155,6 +156,7 @@ export const ROUTES: readonly RouteModule[] = [
   organizationsCreate,
   organizationsGet,
   organizationsUpdate,
+  organizationsUpdateCurrent,
   organizationsDelete,
   organizationsSecurityGet,
   organizationsSecurityUpdate,

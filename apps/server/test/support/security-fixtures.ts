@@ -23,6 +23,8 @@ export interface Fixture {
 export type FixtureFactory = (t: TestServer) => Promise<Fixture>;
 
 export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
+  // PUT /organizations changes the request's organization (no path parameter); POST keeps its empty body.
+  "/api/organizations": async () => ({ params: {}, bodies: { put: { description: "x" } } }),
   "/api/organizations/{id}": async (t) => ({ params: { id: t.admin.orgId }, bodies: { put: { description: "x" } } }),
   // Turning the requirement off needs no 2FA of the caller, so the owner's request succeeds.
   "/api/organizations/{id}/security": async (t) => ({ params: { id: t.admin.orgId }, bodies: { put: { requireMfa: false } } }),
