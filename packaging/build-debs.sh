@@ -83,6 +83,13 @@ pglite=$(node -e "
   console.log(dir);")
 install -d "$d/usr/lib/tern-server/node_modules/@electric-sql"
 cp -r "$pglite" "$d/usr/lib/tern-server/node_modules/@electric-sql/pglite"
+# The API docs page (GET /api/docs) serves Swagger UI's own files from swagger-ui-dist (http/docs-ui): only
+# the files it serves, its package.json (how it finds them) and its licence.
+swagger=$(node -p "require('node:path').dirname(require.resolve('swagger-ui-dist/package.json', { paths: ['apps/server'] }))")
+install -d "$d/usr/lib/tern-server/node_modules/swagger-ui-dist"
+for f in package.json LICENSE NOTICE swagger-ui.css swagger-ui-bundle.js favicon-32x32.png; do
+  install -m 0644 "$swagger/$f" "$d/usr/lib/tern-server/node_modules/swagger-ui-dist/$f"
+done
 find "$d/usr/lib/tern-server/node_modules" \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.cts' \) -delete
 install -D -m 0644 packaging/tern-server/tern-server.service "$d/lib/systemd/system/tern-server.service"
 install -D -m 0640 packaging/tern-server/server.env "$d/etc/tern/server.env"
