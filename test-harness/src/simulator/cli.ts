@@ -21,6 +21,8 @@ const USAGE = `usage: cli.ts --server URL --token TOKEN --count N [options]
   --fail-driver NAME     fail this driver and roll back on every apply
   --never-answer         never answer apply (job time-out tests)
   --no-reconnect         stay disconnected when the server closes
+  --register-only        register the devices and exit (0 when all registered): an admin approves
+                         them, then a second run without it connects them (same keys: same devices)
   --duration S           stop after S seconds; default: run until Ctrl-C
   --progress-ms MS       progress line period                                      [1000]
   --json                 progress and summary as JSON lines`;
@@ -32,7 +34,13 @@ function num(v: string | undefined, name: string): number | undefined {
   return n;
 }
 
-export function parseCli(argv: string[]): { input: SimulatorInput; durationS: number | null; progressMs: number; json: boolean } {
+export function parseCli(argv: string[]): {
+  input: SimulatorInput;
+  durationS: number | null;
+  progressMs: number;
+  json: boolean;
+  registerOnly: boolean;
+} {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -53,6 +61,7 @@ export function parseCli(argv: string[]): { input: SimulatorInput; durationS: nu
       "fail-driver": { type: "string" },
       "never-answer": { type: "boolean" },
       "no-reconnect": { type: "boolean" },
+      "register-only": { type: "boolean" },
       duration: { type: "string" },
       "progress-ms": { type: "string" },
       json: { type: "boolean" },
@@ -90,6 +99,7 @@ export function parseCli(argv: string[]): { input: SimulatorInput; durationS: nu
     durationS: num(values.duration, "duration") ?? null,
     progressMs: num(values["progress-ms"], "progress-ms") ?? 1000,
     json: values.json ?? false,
+    registerOnly: values["register-only"] ?? false,
   };
 }
 
@@ -154,6 +164,14 @@ async function main(): Promise<number> {
   process.on("SIGTERM", () => void stop(0));
   try {
     fleet = Simulator.create(cli.input);
+    if (cli.registerOnly) {
+      // Unapproved devices' links are refused (403) until an admin approves them: stop after registering.
+      await fleet.registerAll();
+      const all = fleet.stats().registered === fleet.size;
+      if (!all) print("error", fleet, { error: fleet.failures[0]?.error ?? "not every device registered" });
+      await stop(all ? 0 : 1);
+      return all ? 0 : 1;
+    }
     if (fleet.size > 1) {
       await fleet.device(0).register();
       await fleet.device(0).connect();
