@@ -46,8 +46,7 @@ export function parseMarker(text: string): Marker | { kind: "session"; session: 
       const [file, sep, ...key] = rest;
       if (!file) return { kind: "invalid", problem: "'covered-by' needs a file" };
       if (sep === undefined) return { kind: "covered-by", file, key: null };
-      if (sep !== "--" || key.length === 0)
-        return { kind: "invalid", problem: "'covered-by FILE -- KEY COMMAND' expected" };
+      if (sep !== "--" || key.length === 0) return { kind: "invalid", problem: "'covered-by FILE -- KEY COMMAND' expected" };
       return { kind: "covered-by", file, key: key.join(" ") };
     }
     case "session":

@@ -9,7 +9,12 @@ import { describe, expect, it } from "vitest";
 import { commandLines, docTestBlocks, parseMarker } from "../../src/docs/blocks.ts";
 
 const REPO = join(import.meta.dirname, "..", "..", "..");
-const DOCUMENTS = ["README.md", ...readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const DOCUMENTS = [
+  "README.md",
+  ...readdirSync(join(REPO, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 /** What is wrong with the markers of one document, one line per problem. */
 function problems(name: string, markdown: string): string[] {

@@ -15,8 +15,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { docTestBlocks } from "../../src/docs/blocks.ts";
 import { describeFailure, runDocBlocks } from "../../src/docs/runner.ts";
 import { REPO_ROOT } from "../../src/docs/server-session.ts";
-import { labDown } from "../../src/lab/down.ts";
 import { freeLoopbackPort } from "../../src/lab/control/server.ts";
+import { labDown } from "../../src/lab/down.ts";
 import { SCENARIO_COMMANDS } from "./support/scenario-lab.ts";
 
 const enabled = privilegedTestsEnabled("docs run in a lab", SCENARIO_COMMANDS);
