@@ -23,6 +23,8 @@ export interface DocRunResult {
   failure: DocRunFailure | null;
   output: string;
   ms: number;
+  /** Seconds each block that started took (the last one until the script ended). */
+  blockSeconds: { block: number; line: number; seconds: number }[];
 }
 
 interface LineOrigin {
@@ -39,7 +41,7 @@ export function docScript(blocks: ShellBlock[]): { script: string; origins: (Lin
   ];
   const origins: (LineOrigin | null)[] = [null, null];
   blocks.forEach((b, i) => {
-    lines.push(`echo "DOCTEST-BLOCK ${i + 1} (line ${b.line})" >&2`);
+    lines.push(`echo "DOCTEST-BLOCK ${i + 1} (line ${b.line}) at $EPOCHREALTIME" >&2`);
     origins.push(null);
     b.code.split("\n").forEach((text, j) => {
       lines.push(text);
@@ -98,10 +100,24 @@ export async function runDocBlocks(
         exitCode: exitCode ?? -1,
       };
     }
-    return { exitCode, failure, output, ms: performance.now() - t0 };
+    const ms = performance.now() - t0;
+    return { exitCode, failure, output, ms, blockSeconds: blockTimes(output, Date.now() / 1000) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function blockTimes(output: string, endS: number): DocRunResult["blockSeconds"] {
+  const starts = [...output.matchAll(/DOCTEST-BLOCK (\d+) \(line (\d+)\) at ([\d.]+)/g)].map((m) => ({
+    block: Number(m[1]),
+    line: Number(m[2]),
+    at: Number(m[3]),
+  }));
+  return starts.map((s, i) => ({
+    block: s.block,
+    line: s.line,
+    seconds: Math.round(((starts[i + 1]?.at ?? endS) - s.at) * 10) / 10,
+  }));
 }
 
 function killGroup(pid: number | undefined): void {

@@ -34,7 +34,9 @@ describe("docs run against a fresh server", () => {
       expect(run.length).toBeGreaterThan(0);
       session = await startServerSession();
       const r = await runDocBlocks(name, run, { cwd: REPO_ROOT, env: session.env, timeoutMs: 240_000 });
-      console.log(`${name}: ${run.length} blocks in ${(r.ms / 1000).toFixed(1)} s`);
+      console.log(
+        `${name}: ${run.length} blocks in ${(r.ms / 1000).toFixed(1)} s (${r.blockSeconds.map((b) => `line ${b.line}: ${b.seconds} s`).join(", ")})`,
+      );
       expect(r.failure, describeFailure(r)).toBeNull();
       expect(r.exitCode, describeFailure(r)).toBe(0);
     });

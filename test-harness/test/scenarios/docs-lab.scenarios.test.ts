@@ -62,7 +62,9 @@ describe.runIf(enabled)("docs run in a lab", () => {
         ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
       };
       const r = await runDocBlocks(name, run, { cwd: REPO_ROOT, env, timeoutMs: 900_000 });
-      console.log(`${name}: ${run.length} blocks in ${(r.ms / 1000).toFixed(1)} s`);
+      console.log(
+        `${name}: ${run.length} blocks in ${(r.ms / 1000).toFixed(1)} s (${r.blockSeconds.map((b) => `line ${b.line}: ${b.seconds} s`).join(", ")})`,
+      );
       expect(r.failure, describeFailure(r)).toBeNull();
       expect(r.exitCode, describeFailure(r)).toBe(0);
       // The document ends with `down`: no namespace of its lab is left.
