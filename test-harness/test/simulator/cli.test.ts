@@ -59,6 +59,23 @@ describe("simulator CLI", () => {
     expect([...server.devices.values()].every((d) => d.invalid.length === 0)).toBe(true);
   });
 
+  it("--register-only registers every device and exits 0 without connecting any", async () => {
+    const run = await execa(
+      process.execPath,
+      ["--import", tsx, cli, "--server", server.url, "--token", TOKEN, "--count", "3", "--register-only", "--json"],
+      { timeout: 60_000 },
+    );
+    const summary = JSON.parse(
+      run.stdout
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .at(-1)!,
+    ) as Record<string, unknown>;
+    expect(summary).toMatchObject({ kind: "summary", devices: 3, registered: 3, ready: 0 });
+    expect(server.devices.size).toBe(3);
+    expect([...server.devices.values()].every((d) => d.link === null && !d.counts.hello)).toBe(true);
+  });
+
   it("exits 2 with the usage on missing or bad arguments", async () => {
     const run = await execa(process.execPath, ["--import", tsx, cli, "--count", "3"], { reject: false });
     expect(run.exitCode).toBe(2);
