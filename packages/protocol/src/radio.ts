@@ -70,7 +70,7 @@ export const WifiSettings = z
     ssid: z
       .string()
       .min(1)
-      .regex(/^[^\x00-\x1f\x7f]*$/, "no control characters")
+      .refine((s) => ![...s].some((c) => (c.codePointAt(0) ?? 0) < 0x20 || c === "\u007f"), { message: "no control characters" })
       .refine((s) => new TextEncoder().encode(s).length <= 32, { message: "an SSID is at most 32 bytes" }),
     band: WifiBand,
     channel: z.number().int(),
