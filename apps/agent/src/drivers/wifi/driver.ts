@@ -20,6 +20,7 @@ import type { ConfigInterface, ConfigWifi, DeviceConfig } from "@tern/protocol";
 import { listNames, readText } from "../../daemons/files.ts";
 import { type DaemonSpec, daemonPid, launchArgv, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
 import { serviceActive, systemctl } from "../../daemons/systemd.ts";
+import { pollUntil } from "../../daemons/wait.ts";
 import { writeFileAtomic } from "../../fs.ts";
 import type { ApplyOutcome, Driver, DriverContext, DumpItem, RenderedFile } from "../driver.ts";
 import { commandItem } from "../dump.ts";
@@ -30,6 +31,8 @@ export interface WifiDriverOptions {
   hostapd?: string;
   sysRoot?: string;
   readyTimeoutMs?: number;
+  /** How long to wait for the interface to run again (carrier) after hostapd started; default 15 s. */
+  carrierTimeoutMs?: number;
 }
 
 /** Interfaces whose link a driver reset (took down and up) since the last call; the DHCP driver asks. */
@@ -109,6 +112,19 @@ export class WifiDriver implements Driver, InterfaceResets {
     this.resets.add(ifname);
     if (paths.mode === "standalone") await startDaemon(ctx.runner, this.spec(paths, ifname));
     else await systemctl(ctx.runner, "restart", paths.unit(ifname));
+    // hostapd takes the interface down and up; it runs again (carrier) once the AP is enabled. A DHCP
+    // server started before that opens no socket on it and never retries (kea: "interface is not
+    // running"), which is the stale server of the spec's known fault. So the DHCP driver runs after this.
+    const running = await pollUntil(() => this.carrier(ctx, ifname), this.options.carrierTimeoutMs ?? 15_000);
+    if (!running) ctx.log.warn("wifi: the interface did not come up after hostapd started", { interface: ifname });
+  }
+
+  /** True when `ifname` is up with a carrier (operstate UP). */
+  private async carrier(ctx: DriverContext, ifname: string): Promise<boolean> {
+    const r = await ctx.runner.run(["ip", "-j", "link", "show", "dev", ifname], { allowFailure: true });
+    if (r.exitCode !== 0) return false;
+    const [link] = JSON.parse(r.stdout || "[]") as { operstate?: string }[];
+    return link?.operstate === "UP";
   }
 
   async apply(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
