@@ -181,7 +181,8 @@ export class LteDriver implements Driver, LteStatusReader {
   /** Disconnects the modem of `ifname` if it is connected; true when it was. */
   private async disconnect(mm: Mmcli, ifname: string, ctx: DriverContext): Promise<boolean> {
     const info = await mm.modemFor(ifname).catch(() => null);
-    if (!info || info.modem.generic.state !== "connected") return false;
+    if (!info) return false;
+    if (info.modem.generic.state !== "connected") return false;
     await mm.act(["-m", info.modem["dbus-path"], "--simple-disconnect"]);
     ctx.log.info("lte: disconnected", { interface: ifname });
     return true;
