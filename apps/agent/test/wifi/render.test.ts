@@ -81,3 +81,18 @@ describe("hostapd.conf", () => {
     expect(plan.commands).toEqual([["systemctl", "restart", "hostapd@wlan0.service"]]);
   });
 });
+
+describe("config redaction", () => {
+  it("plan/dump output of a config hides SIM PINs, APN passwords and WPA passphrases", async () => {
+    const { redact } = await import("../../src/commands/deps.ts");
+    const text = JSON.stringify(
+      redact({
+        interfaces: [
+          { lte: { apn: "internet", pin: "1234", password: "apn-pw" }, wifi: { ssid: "lab", passphrase: "wifi-pw-123" } },
+        ],
+      }),
+    );
+    expect(text).not.toMatch(/1234|apn-pw|wifi-pw-123/);
+    expect(text).toContain('"apn":"internet"');
+  });
+});
