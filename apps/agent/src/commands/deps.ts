@@ -57,7 +57,9 @@ export function redact(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
       k,
-      /^(psk|password|deviceToken|token|secret|pin|passphrase)$/i.test(k) && typeof v === "string" && v !== "" ? "<redacted>" : redact(v),
+      /^(psk|password|deviceToken|token|secret|pin|passphrase)$/i.test(k) && typeof v === "string" && v !== ""
+        ? "<redacted>"
+        : redact(v),
     ]),
   );
 }
