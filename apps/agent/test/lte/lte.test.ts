@@ -119,7 +119,8 @@ const wwan = (settings: ConfigLte | undefined): ConfigInterface => ({
   ...(settings ? { lte: settings } : {}),
 });
 
-describe("LTE driver apply with a stand-in mmcli on the PATH", () => {
+// Every mmcli call starts a node process (the stand-in): allow for a busy machine.
+describe("LTE driver apply with a stand-in mmcli on the PATH", { timeout: 30_000 }, () => {
   let dir: string;
   let stateFile: string;
   let logFile: string;
