@@ -165,4 +165,20 @@ describe.runIf(enabled)("wifi access point in namespaces", () => {
     expect(ctx.logs.some((l) => l.includes("kea-dhcp4 restarted") && l.includes("wlan0"))).toBe(true);
     expect(await lease()).toMatch(/^192\.168\.70\.1\d\d$/);
   }, 60_000);
+
+  it("a hostapd that dies between applies is started again and the DHCP server of its interface restarts with it", async () => {
+    const config = configFor(wifi({ band: "5GHz", channel: 36 }));
+    const hostapdPid = (await readFile(join(ctx.runDir, "wifi/hostapd-wlan0.pid"), "utf8")).trim();
+    await edge.exec(["kill", "-9", hostapdPid]);
+    const keaBefore = await keaPid();
+    const asked: string[] = [];
+    const healed = await wifiDriver.heal(config, { ...ctx, requestReconcile: (why) => asked.push(why) });
+    expect(healed).toEqual(["hostapd (wlan0) was not running: started"]);
+    expect(asked).toEqual(["wifi: access point on wlan0 restarted"]);
+    // The reconcile it asked for: the AP is as configured, the DHCP server restarts for the reset interface.
+    expect(await apply(config)).toBe(true);
+    expect(await keaPid()).not.toBe(keaBefore);
+    expect(await lease()).toMatch(/^192\.168\.70\.1\d\d$/);
+    expect(await wifiDriver.heal(config, ctx)).toEqual([]);
+  }, 60_000);
 });

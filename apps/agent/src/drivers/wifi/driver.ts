@@ -49,6 +49,8 @@ const wifiInterfaces = (config: DeviceConfig): WifiInterface[] =>
 export class WifiDriver implements Driver, InterfaceResets {
   readonly name = "wifi" as const;
   private readonly resets = new Set<string>();
+  /** The hostapd pid of each access point as this driver last saw it, to notice a restart behind its back. */
+  private readonly pids = new Map<string, number | null>();
 
   constructor(private readonly options: WifiDriverOptions = {}) {}
 
@@ -102,6 +104,44 @@ export class WifiDriver implements Driver, InterfaceResets {
       : serviceActive(ctx.runner, paths.unit(ifname));
   }
 
+  /** hostapd's pid for `ifname`, null when it does not run (systemd's MainPID in system mode). */
+  private async pid(ctx: DriverContext, paths: WifiPaths, ifname: string): Promise<number | null> {
+    if (paths.mode === "standalone") return daemonPid(ctx.runner, this.spec(paths, ifname));
+    const r = await ctx.runner.run(["systemctl", "show", "-p", "MainPID", "--value", paths.unit(ifname)], { allowFailure: true });
+    const pid = Number(r.stdout.trim());
+    return r.exitCode === 0 && pid > 0 ? pid : null;
+  }
+
+  /**
+   * Between applies: an access point whose hostapd died is started again, and
+   * one that systemd restarted by itself (`Restart=on-failure`) is noticed by
+   * its new pid. Either way the interface was reset, so a reconcile is
+   * requested: the DHCP driver then restarts the server of that interface.
+   */
+  async heal(config: DeviceConfig, ctx: DriverContext): Promise<string[]> {
+    const paths = this.paths(ctx);
+    const done: string[] = [];
+    for (const iface of wifiInterfaces(config)) {
+      if (!this.pids.has(iface.name)) continue; // not applied by this process yet
+      try {
+        let pid = await this.pid(ctx, paths, iface.name);
+        if (pid === null && paths.mode === "standalone") {
+          await this.start(ctx, paths, iface.name);
+          pid = await this.pid(ctx, paths, iface.name);
+          done.push(`hostapd (${iface.name}) was not running: started`);
+        } else if (pid !== null && pid !== this.pids.get(iface.name)) {
+          this.resets.add(iface.name);
+          done.push(`hostapd (${iface.name}) was restarted outside the agent`);
+        } else continue;
+        this.pids.set(iface.name, pid);
+        ctx.requestReconcile?.(`wifi: access point on ${iface.name} restarted`);
+      } catch (err) {
+        done.push(`hostapd (${iface.name}): ${String(err)}`);
+      }
+    }
+    return done;
+  }
+
   private async stop(ctx: DriverContext, paths: WifiPaths, ifname: string): Promise<void> {
     if (paths.mode === "standalone") await stopDaemon(ctx.runner, this.spec(paths, ifname));
     else if (await serviceActive(ctx.runner, paths.unit(ifname))) await systemctl(ctx.runner, "stop", paths.unit(ifname));
@@ -137,6 +177,7 @@ export class WifiDriver implements Driver, InterfaceResets {
       await this.stop(ctx, paths, ifname);
       await rm(paths.conf(ifname), { force: true });
       await rm(join(paths.dir, name), { force: true });
+      this.pids.delete(ifname);
       this.resets.add(ifname);
       ctx.log.info("wifi: access point removed", { interface: ifname });
       changed = true;
@@ -145,11 +186,15 @@ export class WifiDriver implements Driver, InterfaceResets {
       const content = this.render(iface, paths);
       const confChanged = (await readText(paths.conf(iface.name))) !== content;
       const running = await this.running(ctx, paths, iface.name);
-      if (!confChanged && running) continue;
+      if (!confChanged && running) {
+        if (!this.pids.has(iface.name)) this.pids.set(iface.name, await this.pid(ctx, paths, iface.name));
+        continue;
+      }
       await writeFileAtomic(join(paths.dir, `${iface.name}${OWNED_SUFFIX}`), "", 0o644);
       if (confChanged) await writeFileAtomic(paths.conf(iface.name), content, 0o600);
       if (running) await this.stop(ctx, paths, iface.name);
       await this.start(ctx, paths, iface.name);
+      this.pids.set(iface.name, await this.pid(ctx, paths, iface.name));
       ctx.log.info(running ? "wifi: access point restarted with a new configuration" : "wifi: access point started", {
         interface: iface.name,
         band: iface.wifi.band,
