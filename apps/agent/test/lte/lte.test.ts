@@ -204,6 +204,28 @@ describe("LTE driver apply with a stand-in mmcli on the PATH", { timeout: 30_000
     expect(await modemState()).toBe("registered");
   });
 
+  it("a connection the network dropped is noticed between applies and connected again by the reconcile it asks for", async () => {
+    await modemIs("registered");
+    const driver = new LteDriver();
+    const ctx = ctxFor();
+    const config = configWith({ interfaces: [wwan(lte())] });
+    await driver.apply(config, ctx);
+    expect(await driver.heal(config, ctx)).toEqual([]);
+    await modemIs("registered"); // the bearer is gone, the modem still registered
+    const asked: string[] = [];
+    expect(await driver.heal(config, { ...ctx, requestReconcile: (why) => asked.push(why) })).toEqual([
+      "lte: wwan0 lost its data connection; reconnecting",
+    ]);
+    expect(asked).toEqual(["lte: wwan0 disconnected"]);
+    await clearLog();
+    expect(await driver.apply(config, ctx)).toEqual({ changed: true });
+    expect((await actions()).filter((a) => a.includes("--simple-connect="))).toHaveLength(1);
+    expect(await modemState()).toBe("connected");
+    // A modem without network (searching) is left to the modem: no reconcile storm.
+    await modemIs("searching");
+    expect(await driver.heal(config, ctx)).toEqual([]);
+  });
+
   it("a disabled modem is enabled before it connects; auth none sends no credentials", async () => {
     await modemIs("disabled");
     await new LteDriver().apply(configWith({ interfaces: [wwan(lte({ auth: "none", username: "", password: "" }))] }), ctxFor());

@@ -188,6 +188,27 @@ export class LteDriver implements Driver, LteStatusReader {
     return true;
   }
 
+  /**
+   * Between applies: a modem this driver connected that is registered but no
+   * longer connected (the network dropped the bearer; ModemManager does not
+   * reconnect by itself) gets a reconcile, whose apply connects it again.
+   * Only from `registered`, so a modem without network is not hammered.
+   */
+  async heal(config: DeviceConfig, ctx: DriverContext): Promise<string[]> {
+    const done: string[] = [];
+    for (const iface of lteInterfaces(config)) {
+      const recorded = await readFile(connectedFile(ctx.runDir, iface.name), "utf8").catch(() => null);
+      if (recorded === null) continue;
+      const info = await this.mmcli(ctx)
+        .modemFor(iface.name)
+        .catch(() => null);
+      if (info?.modem.generic.state !== "registered") continue;
+      done.push(`lte: ${iface.name} lost its data connection; reconnecting`);
+      ctx.requestReconcile?.(`lte: ${iface.name} disconnected`);
+    }
+    return done;
+  }
+
   async lteStatus(ifname: string, ctx: DriverContext): Promise<LteStatus | null> {
     const mm = this.mmcli(ctx);
     const info = await mm.modemFor(ifname);
