@@ -2550,6 +2550,40 @@ export interface components {
                 };
                 /** @default false */
                 isPublicAddressRateLimited?: boolean;
+                lte?: {
+                    apn: string;
+                    /**
+                     * @default ipv4
+                     * @enum {string}
+                     */
+                    ipType?: "ipv4" | "ipv4v6";
+                    /**
+                     * @default none
+                     * @enum {string}
+                     */
+                    auth?: "none" | "pap" | "chap";
+                    /** @default  */
+                    username?: string;
+                    password?: string;
+                    pin?: string | "";
+                    /** @default false */
+                    allowRoaming?: boolean;
+                } | null;
+                wifi?: {
+                    ssid: string;
+                    /** @enum {string} */
+                    band: "2.4GHz" | "5GHz";
+                    channel: number;
+                    country: string;
+                    /**
+                     * @default wpa2
+                     * @enum {string}
+                     */
+                    security?: "wpa2" | "wpa3" | "wpa2-wpa3";
+                    passphrase?: string;
+                    /** @default false */
+                    hidden?: boolean;
+                } | null;
             }[];
             staticRoutes: {
                 destination: string;
@@ -2794,6 +2828,40 @@ export interface components {
                     /** @default 100 */
                     rx?: number;
                 };
+                lte?: {
+                    apn: string;
+                    /**
+                     * @default ipv4
+                     * @enum {string}
+                     */
+                    ipType?: "ipv4" | "ipv4v6";
+                    /**
+                     * @default none
+                     * @enum {string}
+                     */
+                    auth?: "none" | "pap" | "chap";
+                    /** @default  */
+                    username?: string;
+                    password?: string;
+                    pin?: string | "";
+                    /** @default false */
+                    allowRoaming?: boolean;
+                } | null;
+                wifi?: {
+                    ssid: string;
+                    /** @enum {string} */
+                    band: "2.4GHz" | "5GHz";
+                    channel: number;
+                    country: string;
+                    /**
+                     * @default wpa2
+                     * @enum {string}
+                     */
+                    security?: "wpa2" | "wpa3" | "wpa2-wpa3";
+                    passphrase?: string;
+                    /** @default false */
+                    hidden?: boolean;
+                } | null;
             }[];
             staticRoutes?: {
                 destination: string;
@@ -2981,7 +3049,17 @@ export interface components {
                         sinrDb: number | null;
                     };
                     /** @enum {string} */
-                    accessTechnology: "lte" | "umts" | "gsm" | "none";
+                    accessTechnology: "5gnr" | "lte" | "umts" | "gsm" | "none";
+                    /** @enum {string} */
+                    modemState?: "failed" | "unknown" | "initializing" | "locked" | "disabled" | "disabling" | "enabling" | "enabled" | "searching" | "registered" | "disconnecting" | "connecting" | "connected";
+                    /** @enum {string} */
+                    registration?: "idle" | "home" | "searching" | "denied" | "roaming" | "emergency-only" | "unknown";
+                    unlockRequired?: string | null;
+                    operatorCode?: string;
+                    imei?: string;
+                    iccid?: string;
+                    signalQuality?: number | null;
+                    bearerAddress?: string;
                 } | null;
             } | "unknown";
             /** Format: date-time */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { Asn, CidrAddress, IfName, IPv4, Network } from "./common.ts";
 import { BandwidthMbps, InterfaceType } from "./device.ts";
 import { LinkQualityThresholds, PolicyMatch } from "./policy.ts";
+import { ConfigLte, ConfigWifi } from "./radio.ts";
 
 export const ConfigInterface = z.object({
   devId: z.string(),
@@ -27,6 +28,10 @@ export const ConfigInterface = z.object({
    * and probes can be served first. Absent or null: no shaping, priority only.
    */
   bandwidthMbps: BandwidthMbps.nullable().optional(),
+  /** A cellular modem to bring up on this interface (ModemManager). Absent: not a modem the agent drives. */
+  lte: ConfigLte.optional(),
+  /** A WiFi access point on this interface (hostapd). Absent: no access point. */
+  wifi: ConfigWifi.optional(),
 });
 export type ConfigInterface = z.infer<typeof ConfigInterface>;
 

@@ -5,7 +5,32 @@ import { Asn, IPv4, Timestamp } from "./common.ts";
 /** Freshness of a status read: `live` came from the device just now, `reported` from its last status message. */
 export const StatusSource = z.enum(["live", "reported", "unknown"]);
 
-/** LTE modem state. Since 6.3.1 there is no free `text` field: every value is typed. */
+/** ModemManager's modem states (MMModemState), as `mmcli` names them. */
+export const LteModemState = z.enum([
+  "failed",
+  "unknown",
+  "initializing",
+  "locked",
+  "disabled",
+  "disabling",
+  "enabling",
+  "enabled",
+  "searching",
+  "registered",
+  "disconnecting",
+  "connecting",
+  "connected",
+]);
+export type LteModemState = z.infer<typeof LteModemState>;
+
+/** 3GPP registration state (MMModem3gppRegistrationState, the common ones; others read as "unknown"). */
+export const LteRegistration = z.enum(["idle", "home", "searching", "denied", "roaming", "emergency-only", "unknown"]);
+
+/**
+ * LTE modem state. Since 6.3.1 there is no free `text` field: every value is
+ * typed. The fields after `accessTechnology` were added by Tern's modem
+ * driver; they are optional so statuses of agents without it still parse.
+ */
 export const LteStatus = z.strictObject({
   connected: z.boolean(),
   simStatus: z.enum(["ready", "absent", "locked", "unknown"]),
@@ -16,7 +41,21 @@ export const LteStatus = z.strictObject({
     rsrqDb: z.number().nullable(),
     sinrDb: z.number().nullable(),
   }),
-  accessTechnology: z.enum(["lte", "umts", "gsm", "none"]),
+  accessTechnology: z.enum(["5gnr", "lte", "umts", "gsm", "none"]),
+  /** The modem's state as ModemManager reports it. */
+  modemState: LteModemState.optional(),
+  registration: LteRegistration.optional(),
+  /** What the SIM asks for before it can be used (`sim-pin`, `sim-puk`, …); null when nothing. */
+  unlockRequired: z.string().nullable().optional(),
+  /** MCC+MNC of the network registered with, "" when none. */
+  operatorCode: z.string().optional(),
+  imei: z.string().optional(),
+  /** The SIM's ICCID, "" without a SIM. */
+  iccid: z.string().optional(),
+  /** Signal quality 0–100 as the modem reports it. */
+  signalQuality: z.number().int().min(0).max(100).nullable().optional(),
+  /** The bearer's IPv4 address with prefix when connected ("10.1.2.3/30"), else "". */
+  bearerAddress: z.string().optional(),
 });
 export type LteStatus = z.infer<typeof LteStatus>;
 

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { Asn, Description, Hostname, Id, IfName, IPv4, Mac, Name, Network, PortRange, Timestamp } from "./common.ts";
 import { parseIPv4 } from "./ip.ts";
+import { LteSettings, WifiSettings } from "./radio.ts";
 
 export const InterfaceType = z.enum(["WAN", "LAN", "NONE"]);
 export const InterfaceRouting = z.enum(["NONE", "BGP"]);
@@ -38,6 +39,10 @@ export const DeviceInterface = z.object({
   bandwidthMbps: BandwidthMbps.default({ tx: 100, rx: 100 }),
   /** Read-only: set when public IP/port changes of this interface are being throttled. */
   isPublicAddressRateLimited: z.boolean().default(false),
+  /** Modem settings; only on `deviceType: "lte"` interfaces. Secrets are write-only (./radio.ts). */
+  lte: LteSettings.nullable().optional(),
+  /** Access point settings; only on `deviceType: "wifi"` interfaces. The passphrase is write-only. */
+  wifi: WifiSettings.nullable().optional(),
 });
 export type DeviceInterface = z.infer<typeof DeviceInterface>;
 

@@ -14,6 +14,7 @@ export * from "./mfa.ts";
 export * from "./notification.ts";
 export * from "./peer.ts";
 export * from "./policy.ts";
+export * from "./radio.ts";
 export * from "./schemas.ts";
 export * from "./sso.ts";
 export * from "./tenancy.ts";

@@ -50,14 +50,16 @@ export async function readConfigFile(path: string | undefined): Promise<DeviceCo
   return parsed.data;
 }
 
-/** Replaces secret values (PSKs, passwords, tokens) in JSON-like data. */
+/** Replaces secret values (PSKs, passwords, tokens, SIM PINs, WPA passphrases) in JSON-like data. */
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (value === null || typeof value !== "object") return value;
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
       k,
-      /^(psk|password|deviceToken|token|secret)$/i.test(k) && typeof v === "string" && v !== "" ? "<redacted>" : redact(v),
+      /^(psk|password|deviceToken|token|secret|pin|passphrase)$/i.test(k) && typeof v === "string" && v !== ""
+        ? "<redacted>"
+        : redact(v),
     ]),
   );
 }

@@ -9,7 +9,8 @@
 import type { DeviceConfig, Status } from "@tern/protocol";
 import type { Runner } from "../runner.ts";
 
-export const DRIVER_ORDER = ["links", "firewall", "ikev2", "bgp", "vrrp", "dhcp", "policy", "qos"] as const;
+/** `lte` and `wifi` come right after `links` (the interfaces exist and are up), `wifi` before `dhcp` (a restarted AP resets its interface, see wifi/driver.ts). */
+export const DRIVER_ORDER = ["links", "lte", "wifi", "firewall", "ikev2", "bgp", "vrrp", "dhcp", "policy", "qos"] as const;
 export type DriverName = (typeof DRIVER_ORDER)[number];
 
 /**

@@ -13,9 +13,11 @@ import { DRIVER_ORDER, type Driver } from "./driver.ts";
 import { FirewallDriver } from "./firewall/index.ts";
 import { Ikev2Driver, type Ikev2DriverOptions } from "./ikev2/index.ts";
 import { LinksDriver } from "./links/index.ts";
+import { LteDriver, type LteDriverOptions } from "./lte/index.ts";
 import { PolicyDriver } from "./policy/index.ts";
 import { QosDriver } from "./qos/index.ts";
 import { VrrpDriver, type VrrpDriverOptions } from "./vrrp/index.ts";
+import { WifiDriver, type WifiDriverOptions } from "./wifi/index.ts";
 
 export interface DriverOptions {
   /**
@@ -28,6 +30,8 @@ export interface DriverOptions {
   bgp?: BgpDriverOptions;
   vrrp?: VrrpDriverOptions;
   dhcp?: DhcpDriverOptions;
+  lte?: LteDriverOptions;
+  wifi?: WifiDriverOptions;
 }
 
 /** Nothing measured: every link counts as eligible, re-evaluated once a second. */
@@ -36,13 +40,19 @@ const unmeasured: LinkQualityLookup = { quality: () => null, intervalMs: () => 1
 /** Every driver of this build, in DRIVER_ORDER. */
 export function createDrivers(options: DriverOptions = {}): Driver[] {
   const ikev2 = new Ikev2Driver(options.ikev2);
+  const lte = new LteDriver(options.lte);
+  const wifi = new WifiDriver(options.wifi);
   return orderDrivers([
-    new LinksDriver(),
+    // The links driver reports each interface; the LTE driver adds its modem's state.
+    new LinksDriver({ lte }),
+    lte,
+    wifi,
     new FirewallDriver({ tunnelDevices: ikev2 }),
     ikev2,
     new BgpDriver(options.bgp),
     new VrrpDriver(options.vrrp),
-    new DhcpDriver(options.dhcp),
+    // A restarted access point resets its interface: the DHCP server serving it restarts too.
+    new DhcpDriver({ ...options.dhcp, interfaceResets: wifi }),
     new PolicyDriver({ quality: options.quality ?? unmeasured }),
     new QosDriver(),
   ]);

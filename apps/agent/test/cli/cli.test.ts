@@ -101,10 +101,12 @@ describe("tern-agent commands (in-process, fake system)", () => {
     expect(
       r.out
         .split("\n")
-        .slice(1, 9)
+        .slice(1, 11)
         .map((l) => l.trim().split(/ +/).slice(0, 3).join(" ")),
     ).toEqual([
       "links ok changed",
+      "lte ok unchanged",
+      "wifi ok unchanged",
       "firewall ok unchanged",
       "ikev2 ok unchanged",
       "bgp ok unchanged",

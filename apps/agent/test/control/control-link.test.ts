@@ -56,6 +56,8 @@ describe("control link against the fake server", () => {
     // Every driver in DRIVER_ORDER answers; links and management QoS (a WAN) had work, the other sections are empty.
     expect(result.drivers.map((d) => `${d.driver} ${d.ok} ${d.changed}`)).toEqual([
       "links true true",
+      "lte true false",
+      "wifi true false",
       "firewall true false",
       "ikev2 true false",
       "bgp true false",

@@ -210,7 +210,18 @@ describe.runIf(enabled)("tern-agent in a namespace router", { timeout: 90_000 },
 
       const result = await server.apply(A);
       expect(result).toMatchObject({ ok: true, appliedHash: configHash(A) });
-      expect(result.drivers.map((d) => d.driver)).toEqual(["links", "firewall", "ikev2", "bgp", "vrrp", "dhcp", "policy", "qos"]);
+      expect(result.drivers.map((d) => d.driver)).toEqual([
+        "links",
+        "lte",
+        "wifi",
+        "firewall",
+        "ikev2",
+        "bgp",
+        "vrrp",
+        "dhcp",
+        "policy",
+        "qos",
+      ]);
       expect(result.drivers[0]).toMatchObject({ driver: "links", ok: true, changed: true });
       await expectState(edge, A);
       expect((await server.apply(A)).drivers.filter((d) => d.changed)).toEqual([]);

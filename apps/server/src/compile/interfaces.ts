@@ -1,8 +1,45 @@
 /** Interfaces section: assigned interfaces only, by name; WAN carries its default gateway and metric. */
-import type { ConfigInterface } from "@tern/protocol";
+import type { ConfigInterface, DeviceInterface } from "@tern/protocol";
 import type { CompileContext } from "./context.ts";
 import { interfaceAddress } from "./device-networks.ts";
 import { compareText, sortedUnique } from "./order.ts";
+
+/**
+ * The modem or access point settings of an interface of that kind, secrets
+ * in clear (the compile input has them opened). Absent otherwise, so configs
+ * without radios hash as before.
+ */
+function radioSections(iface: DeviceInterface): Pick<ConfigInterface, "lte" | "wifi"> {
+  if (iface.deviceType === "lte" && iface.lte) {
+    const l = iface.lte;
+    return {
+      lte: {
+        apn: l.apn,
+        ipType: l.ipType,
+        auth: l.auth,
+        username: l.username,
+        password: l.password ?? "",
+        pin: l.pin ?? "",
+        allowRoaming: l.allowRoaming,
+      },
+    };
+  }
+  if (iface.deviceType === "wifi" && iface.wifi) {
+    const w = iface.wifi;
+    return {
+      wifi: {
+        ssid: w.ssid,
+        band: w.band,
+        channel: w.channel,
+        country: w.country,
+        security: w.security,
+        passphrase: w.passphrase ?? "",
+        hidden: w.hidden,
+      },
+    };
+  }
+  return {};
+}
 
 export function compileInterfaces(ctx: CompileContext): ConfigInterface[] {
   const out: ConfigInterface[] = [];
@@ -29,6 +66,7 @@ export function compileInterfaces(ctx: CompileContext): ConfigInterface[] {
       metric: iface.metric,
       mtu: iface.mtu,
       pathLabels: sortedUnique(labels, compareText),
+      ...radioSections(iface),
     });
   });
   return out.sort((a, b) => compareText(a.name, b.name));

@@ -14,12 +14,14 @@
  * (test/secrets/key-rotation.test.ts) fails when a table gains an `*_enc`
  * column that is not listed here.
  */
+import type { DeviceInterface } from "@tern/protocol";
 import { sql } from "kysely";
 import { appSecretAad } from "../appstore/types.ts";
 import type { Db } from "../db/schema.ts";
 import { desiredConfigAad } from "../services/desired-config-seal.ts";
 import { secretAad as mfaSecretAad } from "../services/mfa/second-factor.ts";
 import { webhookSecretAad } from "../services/notification-settings.ts";
+import { interfaceSecretRefs } from "../services/radio/interface-secrets.ts";
 import { clientSecretAad } from "../services/sso/providers.ts";
 import { verifierAad } from "../services/sso/sign-in.ts";
 import type { Keyring } from "./keyring.ts";
@@ -43,7 +45,19 @@ interface EncryptedJsonFields {
   aad(key: string): string;
 }
 
-export type EncryptedValue = EncryptedColumn | EncryptedJsonFields;
+/**
+ * `devices.interfaces`: the encrypted radio secrets inside each interface's
+ * `lte`/`wifi` object (services/radio/interface-secrets.ts), each with its own
+ * associated data.
+ */
+interface EncryptedInterfaceSecrets {
+  kind: "interface-secrets";
+  table: "devices";
+  key: "id";
+  column: "interfaces";
+}
+
+export type EncryptedValue = EncryptedColumn | EncryptedJsonFields | EncryptedInterfaceSecrets;
 
 export const ENCRYPTED_VALUES: readonly EncryptedValue[] = [
   { kind: "column", table: "peers", key: "id", column: "psk_enc", aad: (id) => id },
@@ -60,6 +74,7 @@ export const ENCRYPTED_VALUES: readonly EncryptedValue[] = [
   { kind: "column", table: "user_mfa", key: "user_id", column: "secret_enc", aad: mfaSecretAad },
   { kind: "column", table: "sso_providers", key: "id", column: "client_secret_enc", aad: clientSecretAad },
   { kind: "column", table: "sso_logins", key: "id", column: "code_verifier_enc", aad: verifierAad },
+  { kind: "interface-secrets", table: "devices", key: "id", column: "interfaces" },
 ];
 
 export interface ReencryptResult {
@@ -133,12 +148,49 @@ async function rotateJsonFields(db: Db, keyring: Keyring, c: EncryptedJsonFields
   }
 }
 
+async function rotateInterfaceSecrets(db: Db, keyring: Keyring, result: ReencryptResult): Promise<void> {
+  let after = "00000000-0000-0000-0000-000000000000";
+  for (;;) {
+    const { rows } = await sql<{ k: string; v: string }>`select id::text as k, interfaces::text as v from devices
+      where id > ${after}::uuid order by id limit ${BATCH}`.execute(db);
+    for (const row of rows) {
+      const interfaces = JSON.parse(row.v) as DeviceInterface[];
+      let changed = 0;
+      for (const ref of interfaceSecretRefs(row.k, interfaces)) {
+        const iface = interfaces.find((i) => i.devId === ref.devId);
+        const holder = iface?.[ref.kind] as Record<string, unknown> | undefined;
+        if (!holder) continue;
+        const next = rotate(
+          keyring,
+          holder[ref.field] as string,
+          ref.aad,
+          `devices.interfaces.${ref.kind}.${ref.field}`,
+          row.k,
+          result,
+        );
+        if (next !== null) {
+          holder[ref.field] = next;
+          changed++;
+        }
+      }
+      if (changed === 0) continue;
+      const res = await sql`update devices set interfaces = ${JSON.stringify(interfaces)}::jsonb
+        where id = ${row.k}::uuid and interfaces = ${row.v}::jsonb`.execute(db);
+      if (Number(res.numAffectedRows ?? 0) > 0) result.reencrypted += changed;
+      else result.current += changed;
+    }
+    if (rows.length < BATCH) return;
+    after = (rows[rows.length - 1] as { k: string }).k;
+  }
+}
+
 /** Rewrites every encrypted value of the database with the keyring's current key. */
 export async function reencryptSecrets(db: Db, keyring: Keyring): Promise<ReencryptResult> {
   const result: ReencryptResult = { reencrypted: 0, current: 0, unreadable: [] };
   for (const value of ENCRYPTED_VALUES) {
     if (value.kind === "column") await rotateColumn(db, keyring, value, result);
-    else await rotateJsonFields(db, keyring, value, result);
+    else if (value.kind === "json-fields") await rotateJsonFields(db, keyring, value, result);
+    else await rotateInterfaceSecrets(db, keyring, result);
   }
   return result;
 }

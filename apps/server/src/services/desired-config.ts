@@ -23,6 +23,7 @@ import type { Db, DeviceRow, TunnelRow } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
 import type { ServiceCtx } from "./context.ts";
 import { sealDesiredConfig } from "./desired-config-seal.ts";
+import { openInterfaceSecrets } from "./radio/interface-secrets.ts";
 
 /** `= any($1)` for a uuid list: one parameter, whatever the list length. */
 export const anyUuid = (ids: readonly string[]) => sql<string>`any(${toPgArray(ids)}::uuid[])`;
@@ -164,8 +165,10 @@ export async function loadCompileInputs(
     }
   }
   for (const d of devices) {
+    const device = toCompileDevice(d);
     result.set(d.id, {
-      device: toCompileDevice(d),
+      // The device's own radio secrets in clear: its config carries them (sealed at rest as a whole).
+      device: { ...device, interfaces: device.interfaces.map((i) => openInterfaceSecrets(keyring, d.id, i)) },
       organization: { id: org.id, tunnelRange: org.tunnel_range },
       tunnels: tunnelsOf.get(d.id) ?? [],
       vrrpGroups: groupsOf.get(d.id) ?? [],

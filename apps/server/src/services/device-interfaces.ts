@@ -45,7 +45,15 @@ export function mergeDiscovered(
     const known = byDevId.get(r.devId);
     if (!known) out.push(discoveredInterface(r, newId()));
     else if (known.isAssigned) out.push(known);
-    else out.push({ ...discoveredInterface(r, known.id), pathlabels: known.pathlabels, bandwidthMbps: known.bandwidthMbps });
+    else
+      out.push({
+        ...discoveredInterface(r, known.id),
+        pathlabels: known.pathlabels,
+        bandwidthMbps: known.bandwidthMbps,
+        // Radio settings (with their sealed secrets) survive a re-registration like the path labels.
+        ...(known.lte ? { lte: known.lte } : {}),
+        ...(known.wifi ? { wifi: known.wifi } : {}),
+      });
   }
   for (const i of stored) if (!seen.has(i.devId) && i.isAssigned) out.push(i);
   return out;

@@ -18,6 +18,7 @@ import { approvedDevices, dependentDevices } from "./device-dependents.ts";
 import { applyInterfaceUpdates } from "./device-interfaces.ts";
 import { checkTunnelInterfaces, checkVrrpMembership } from "./device-update-checks.ts";
 import { type DeviceReadRow, findDeviceRow, toDevice } from "./devices.ts";
+import { sealInterfaceSecrets } from "./radio/interface-secrets.ts";
 
 export interface DeviceUpdateInput {
   id: string;
@@ -210,6 +211,13 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
     if (!row) throw notFound("device");
     if (input.body.isApproved && !row.is_approved) await requireIdentity(tx, row.id);
     const { merged, problems } = merge(row, input);
+    // Radio secrets (SIM PIN, APN password, WPA passphrase) are stored encrypted, never in clear.
+    const bodyIndex = (devId: string) => (input.body.interfaces ?? []).findIndex((i) => i.devId === devId);
+    const radio = sealInterfaceSecrets(tx.keyring, row.id, row.interfaces, merged.interfaces, (devId) =>
+      bodyIndex(devId) === -1 ? "interfaces" : `interfaces.${bodyIndex(devId)}`,
+    );
+    merged.interfaces = radio.interfaces;
+    problems.push(...radio.problems);
     problems.push(...(await collectProblems(tx, row, input, merged)));
     const error = problemsToErrorBody(problems);
     if (error) throw new ApiError(error.code, error.error, error.details);

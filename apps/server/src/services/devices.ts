@@ -10,6 +10,7 @@ import { notFound } from "../http/errors.ts";
 import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import type { ServiceCtx } from "./context.ts";
 import { anyUuid } from "./desired-config.ts";
+import { publicInterface } from "./radio/interface-secrets.ts";
 
 /** Unread, unresolved notifications of the device `d`, counted in SQL (uses the partial index notifications_pending_idx). */
 export const pendingNotificationsSql: RawBuilder<number> = sql<number>`(select count(*)::int from notifications n
@@ -56,7 +57,7 @@ export type DeviceReadRow = Omit<
 
 /** A stored interface with the read-only fields an older row may lack filled in. */
 function readInterface(iface: DeviceInterface): DeviceInterface {
-  return { ...iface, isPublicAddressRateLimited: iface.isPublicAddressRateLimited ?? false };
+  return { ...publicInterface(iface), isPublicAddressRateLimited: iface.isPublicAddressRateLimited ?? false };
 }
 
 export function toDevice(row: DeviceReadRow): Device {

@@ -7,6 +7,7 @@
  * schema is covered by the re-encryption.
  */
 import { randomBytes } from "node:crypto";
+import type { DeviceInterface } from "@tern/protocol";
 import { sql } from "kysely";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ import { loadConfig } from "../../src/config.ts";
 import { createKeyring, type Keyring } from "../../src/secrets/keyring.ts";
 import { ENCRYPTED_VALUES, reencryptSecrets } from "../../src/secrets/reencrypt.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
+import { interfaceSecretRefs } from "../../src/services/radio/interface-secrets.ts";
 import { type PlantedSecrets, plantSecrets } from "../support/planted-secrets.ts";
 import { useTestServer } from "../support/test-server.ts";
 
@@ -41,7 +43,13 @@ async function encryptedValues(): Promise<{ where: string; text: string; aad: st
       from ${sql.table(v.table)} where ${sql.ref(v.column)} is not null`.execute(t.database.db);
     for (const r of rows.rows) {
       if (v.kind === "column") out.push({ where: `${v.table}.${v.column}`, text: r.v, aad: v.aad(r.k) });
-      else
+      else if (v.kind === "interface-secrets") {
+        const interfaces = JSON.parse(r.v) as DeviceInterface[];
+        for (const ref of interfaceSecretRefs(r.k, interfaces)) {
+          const holder = interfaces.find((i) => i.devId === ref.devId)?.[ref.kind] as unknown as Record<string, string>;
+          out.push({ where: `devices.interfaces.${ref.field}`, text: holder[ref.field]!, aad: ref.aad });
+        }
+      } else
         for (const [field, value] of Object.entries(JSON.parse(r.v) as Record<string, unknown>))
           if (field.endsWith("Enc") && typeof value === "string")
             out.push({ where: `${v.table}.${field}`, text: value, aad: v.aad(r.k) });
@@ -86,6 +94,9 @@ describe("server key rotation", () => {
       "devices.desired_config_enc",
       "notification_settings.webhook_secret_enc",
       "purchased_apps.privateKeyEnc",
+      "devices.interfaces.pinEnc",
+      "devices.interfaces.passwordEnc",
+      "devices.interfaces.passphraseEnc",
     ])
       expect(values.map((v) => v.where)).toContain(where);
   });

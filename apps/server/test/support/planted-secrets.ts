@@ -99,6 +99,17 @@ export async function plantSecrets(t: TestServer): Promise<PlantedSecrets> {
             gateway: "203.0.113.1",
             dhcp: false,
           },
+          { devId: "usb:1-1.3", name: "wwan0", mac: "", deviceType: "lte", IPv4: "", IPv4Mask: null, gateway: "", dhcp: false },
+          {
+            devId: "pci:0000:00:05.0",
+            name: "wlan0",
+            mac: "02:00:00:00:0e:07",
+            deviceType: "wifi",
+            IPv4: "",
+            IPv4Mask: null,
+            gateway: "",
+            dhcp: false,
+          },
         ],
         versions: { agent: "1.0.0", protocol: 2 },
       }),
@@ -107,6 +118,31 @@ export async function plantSecrets(t: TestServer): Promise<PlantedSecrets> {
   );
   secrets.deviceToken = device.deviceToken;
   ids.push(device.deviceId);
+
+  // Radio secrets: the SIM PIN and APN password of an LTE interface, the WPA passphrase of a WiFi access point.
+  secrets.simPin = "80735";
+  secrets.apnPassword = "apn-pass-6c1e8b2d";
+  secrets.wifiPassphrase = "wifi-passphrase-2f9a4c7e";
+  await ok(
+    t.api("PUT", `/api/devices/${device.deviceId}`, {
+      token,
+      body: {
+        interfaces: [
+          {
+            devId: "usb:1-1.3",
+            name: "wwan0",
+            lte: { apn: "internet.lab", auth: "pap", username: "tern", password: secrets.apnPassword, pin: secrets.simPin },
+          },
+          {
+            devId: "pci:0000:00:05.0",
+            name: "wlan0",
+            wifi: { ssid: "lab", band: "5GHz", channel: 36, country: "DE", passphrase: secrets.wifiPassphrase },
+          },
+        ],
+      },
+    }),
+    200,
+  );
   const member = await t.addMember("manager");
   secrets.memberPassword = member.password;
   secrets.memberRefreshToken = member.refreshToken;

@@ -24,6 +24,12 @@ export interface DhcpDriverOptions {
   unit?: string;
   sysRoot?: string;
   readyTimeoutMs?: number;
+  /**
+   * Interfaces another driver reset since the last apply (the WiFi driver's
+   * restarted access points): a server on one of them restarts, so it never
+   * keeps a socket on a link that went down and up (the spec's known fault 4).
+   */
+  interfaceResets?: { takeResets(): string[] };
 }
 
 /** Unix socket paths are limited to 107 bytes. */
@@ -115,6 +121,7 @@ export class DhcpDriver implements Driver {
 
   async apply(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
     const paths = this.paths(ctx);
+    const resets = this.options.interfaceResets?.takeResets() ?? [];
     if (config.dhcp.length === 0) return { changed: await this.teardown(ctx, paths) };
     const addresses = await withLiveAddresses(ctx.runner, config.dhcp, configuredAddresses(config));
     this.validate(config, paths, addresses);
@@ -130,6 +137,16 @@ export class DhcpDriver implements Driver {
     if (!running) {
       if (paths.mode === "standalone") await startDaemon(ctx.runner, this.spec(paths));
       else await systemctl(ctx.runner, "start", this.unit);
+      return { changed: true };
+    }
+    const reset = config.dhcp.map((s) => s.interface).filter((i) => resets.includes(i));
+    if (reset.length > 0) {
+      // A full restart, not a reload: the server opens fresh sockets on the interfaces that went down and up.
+      if (paths.mode === "standalone") {
+        await stopDaemon(ctx.runner, this.spec(paths));
+        await startDaemon(ctx.runner, this.spec(paths));
+      } else await systemctl(ctx.runner, "restart", this.unit);
+      ctx.log.info("dhcp: kea-dhcp4 restarted: its interfaces were reset", { interfaces: reset });
       return { changed: true };
     }
     if (confChanged) {

@@ -11,6 +11,7 @@ import { AgentError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs.ts";
 import type { ApplyOutcome, Driver, DriverContext, DumpItem, RenderedFile, StatusPart } from "../driver.ts";
 import { commandItem } from "../dump.ts";
+import type { LteStatusReader } from "../lte/index.ts";
 import { desiredLinks, verifyLinks } from "./desired.ts";
 import {
   type DhcpClientPaths,
@@ -29,6 +30,11 @@ import { loadOwned, type OwnedLinks, saveOwned } from "./owned.ts";
 const PID_FILE = /^dhclient-(.+)\.pid$/;
 const LEASE_FILE = /^dhclient-(.+)\.lease$/;
 
+export interface LinksDriverOptions {
+  /** Reads the modem state of interfaces configured as LTE; without it `lte` is always null. */
+  lte?: LteStatusReader;
+}
+
 export class LinksDriver implements Driver {
   readonly name = "links" as const;
   private watcher: FSWatcher | null = null;
@@ -37,6 +43,8 @@ export class LinksDriver implements Driver {
   private appliedLeases = new Map<string, string>();
   /** The context of the last apply, for re-apply requests from the lease watch. */
   private ctx: DriverContext | null = null;
+
+  constructor(private readonly options: LinksDriverOptions = {}) {}
 
   async apply(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
     verifyLinks(config);
@@ -135,6 +143,17 @@ export class LinksDriver implements Driver {
       config.interfaces.length > 0
         ? config.interfaces.map((i) => ({ devId: i.devId, name: i.name, link: byName.get(i.name) }))
         : links.filter((l) => l.linkType === "ether").map((l) => ({ devId: `mac:${l.mac}`, name: l.name, link: l }));
+    const lte = new Map<string, InterfaceState["lte"]>();
+    for (const i of config.interfaces)
+      if (i.lte && this.options.lte)
+        lte.set(
+          i.name,
+          // A modem that cannot be read leaves only its own part empty, not the interface's status.
+          await this.options.lte.lteStatus(i.name, ctx).catch((err: unknown) => {
+            ctx.log.warn("lte status unavailable", { interface: i.name, error: String(err) });
+            return null;
+          }),
+        );
     const interfaces = selected.map(({ devId, name, link }): InterfaceState => {
       const [ip, prefix] = (link?.addresses[0]?.cidr ?? "").split("/");
       const gateway = defaults
@@ -153,7 +172,7 @@ export class LinksDriver implements Driver {
         txBytes: link?.txBytes ?? 0,
         publicIp: "",
         publicPort: null,
-        lte: null,
+        lte: lte.get(name) ?? null,
       };
     });
     return { interfaces };
