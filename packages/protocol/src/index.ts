@@ -9,6 +9,7 @@ export * from "./errors.ts";
 export * from "./ip.ts";
 export * from "./job.ts";
 export * from "./list-query.ts";
+export * from "./live-events.ts";
 export * from "./messages.ts";
 export * from "./mfa.ts";
 export * from "./notification.ts";
