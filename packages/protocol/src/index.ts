@@ -2,6 +2,7 @@ export * from "./account-security.ts";
 export * from "./appstore.ts";
 export * from "./common.ts";
 export * from "./connect.ts";
+export * from "./console.ts";
 export * from "./device.ts";
 export * from "./device-config.ts";
 export * from "./device-status.ts";
