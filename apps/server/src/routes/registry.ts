@@ -19,6 +19,9 @@ import * as appstorePurchasedGet from "./appstore/purchased-get.ts";
 import * as appstorePurchasedList from "./appstore/purchased-list.ts";
 import * as auditList from "./audit/list.ts";
 import * as connectRegister from "./connect/register.ts";
+import * as consoleSessionCreate from "./console/session-create.ts";
+import * as consoleSessionDelete from "./console/session-delete.ts";
+import * as consoleSessionGet from "./console/session-get.ts";
 import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
 import * as devicesDeleteMany from "./devices/delete-many.ts";
@@ -150,6 +153,9 @@ export const ROUTES: readonly RouteModule[] = [
   ssoDelete,
   ssoStart,
   ssoCallback,
+  consoleSessionCreate,
+  consoleSessionGet,
+  consoleSessionDelete,
   accountsList,
   accountsUpdate,
   organizationsList,
