@@ -1,36 +1,23 @@
 /**
  * The console's browser session (docs: the console contract): sign-in sets an
  * HttpOnly cookie and answers the user, their organizations and the CSRF
- * token that a cookie client sends on writes. These routes are not in the
- * committed OpenAPI document yet, so their shapes are declared here, once.
+ * token that a cookie client sends on writes. The shapes are the protocol's
+ * (packages/protocol/src/console.ts); the routes are called through the
+ * client's raw fetch until the committed OpenAPI document has them.
  */
+import type { Branding, ConsoleSession, ConsoleSignIn } from "@tern/protocol";
 import { apiErrorFrom } from "./errors.ts";
 
-export interface ConsoleOrganization {
-  id: string;
-  name: string;
-  role: "owner" | "manager" | "viewer";
+export type ConsoleOrganization = ConsoleSession["organizations"][number];
+export type { Branding, ConsoleSession, ConsoleSignIn };
+
+/** A user with two-factor sign-in first gets this challenge; sign in again with `{ challenge, code }` (or `recoveryCode`). */
+export interface MfaChallenge {
+  mfaRequired: true;
+  challenge: string;
 }
 
-export interface ConsoleSession {
-  user: { id: string; email: string; name?: string };
-  organizations: ConsoleOrganization[];
-  defaultOrgId: string | null;
-  csrfToken: string;
-}
-
-export interface ConsoleSignIn {
-  username: string;
-  password: string;
-  /** The second factor, when the account has one (the login route's MFA_REQUIRED answer says so). */
-  code?: string;
-}
-
-export interface Branding {
-  productName: string;
-  accentColor: string;
-  logoUrl: string | null;
-}
+export const isMfaChallenge = (answer: ConsoleSession | MfaChallenge): answer is MfaChallenge => "mfaRequired" in answer;
 
 type Raw = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -61,15 +48,16 @@ export function consoleSessionApi(raw: Raw, onSession: (session: ConsoleSession 
       onSession(session);
       return session;
     },
-    async signIn(body: ConsoleSignIn): Promise<ConsoleSession> {
+    /** Signs in (the cookie is set), or answers the second-factor challenge of a user with 2FA. */
+    async signIn(body: ConsoleSignIn): Promise<ConsoleSession | MfaChallenge> {
       const response = await raw("/api/console/session", {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
       });
-      const session = await json<ConsoleSession>(response);
-      onSession(session);
-      return session;
+      const answer = await json<ConsoleSession | MfaChallenge>(response);
+      if (!isMfaChallenge(answer)) onSession(answer);
+      return answer;
     },
     async signOut(): Promise<void> {
       const response = await raw("/api/console/session", { method: "DELETE" });

@@ -6,6 +6,8 @@ export {
   type ConsoleSession,
   type ConsoleSignIn,
   consoleSessionApi,
+  isMfaChallenge,
+  type MfaChallenge,
 } from "./console-session.ts";
 export { CSRF_HEADER, cookieFetch } from "./cookie-fetch.ts";
 export { bearerOf, type Credentials, sessionFromPair } from "./credentials.ts";

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { Branding } from "@tern/client";
 import { consoleSession } from "../api/tern.ts";
 
-export const DEFAULT_BRANDING: Branding = { productName: "Tern", accentColor: "#1971c2", logoUrl: null };
+export const DEFAULT_BRANDING: Branding = { productName: "Tern", accentColor: "#0b7285", logoUrl: null };
 
 export function useBranding(): Branding {
   const { data } = useQuery({

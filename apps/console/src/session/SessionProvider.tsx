@@ -5,7 +5,7 @@
  */
 
 import { useQueryClient } from "@tanstack/react-query";
-import type { ConsoleSession } from "@tern/client";
+import { type ConsoleSession, isMfaChallenge } from "@tern/client";
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
 import { consoleSession, tern } from "../api/tern.ts";
 import { SessionContext, type SessionState } from "./session-context.ts";
@@ -43,9 +43,16 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     },
     [queryClient],
   );
-  const signIn = useCallback<SessionState["signIn"]>(async (body) => {
-    setSession(await consoleSession.signIn(body));
-  }, []);
+  const signIn = useCallback<SessionState["signIn"]>(
+    async (body) => {
+      const answer = await consoleSession.signIn(body);
+      if (isMfaChallenge(answer)) return answer;
+      queryClient.clear();
+      setSession(answer);
+      return null;
+    },
+    [queryClient],
+  );
   const signOut = useCallback(async () => {
     try {
       await consoleSession.signOut();

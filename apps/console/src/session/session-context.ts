@@ -1,4 +1,4 @@
-import type { ConsoleOrganization, ConsoleSession, ConsoleSignIn } from "@tern/client";
+import type { ConsoleOrganization, ConsoleSession, ConsoleSignIn, MfaChallenge } from "@tern/client";
 import { createContext, useContext } from "react";
 
 export interface SessionState {
@@ -6,7 +6,8 @@ export interface SessionState {
   session: ConsoleSession | null | undefined;
   org: ConsoleOrganization | null;
   setOrg(id: string): void;
-  signIn(body: ConsoleSignIn): Promise<void>;
+  /** Signs in; answers the second-factor challenge when the account has 2FA (then sign in with it and the code). */
+  signIn(body: ConsoleSignIn): Promise<MfaChallenge | null>;
   signOut(): Promise<void>;
 }
 

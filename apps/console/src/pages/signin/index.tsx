@@ -6,7 +6,7 @@
 import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from "@mantine/core";
 import { type FormEvent, useState } from "react";
 import { Navigate, useSearchParams } from "react-router";
-import { errorCode, errorText } from "../../api/errors.ts";
+import { errorText } from "../../api/errors.ts";
 import { useBranding } from "../../app/branding.ts";
 import { ProductMark } from "../../app/Shell.tsx";
 import { useSession } from "../../session/session-context.ts";
@@ -18,7 +18,7 @@ export default function SignInPage() {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
-  const [needsCode, setNeedsCode] = useState(false);
+  const [challenge, setChallenge] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
@@ -30,10 +30,16 @@ export default function SignInPage() {
     setBusy(true);
     setError(null);
     try {
-      await signIn({ username: email.trim(), password, ...(needsCode && code ? { code: code.trim() } : {}) });
+      if (challenge) {
+        // Six digits are a TOTP code; anything else is one of the recovery codes.
+        const proof = /^\d{6}$/.test(code.trim()) ? { code: code.trim() } : { recoveryCode: code.trim() };
+        await signIn({ challenge, ...proof });
+      } else {
+        const answer = await signIn({ username: email.trim(), password });
+        if (answer) setChallenge(answer.challenge);
+      }
     } catch (err) {
-      if (errorCode(err) === "MFA_REQUIRED" && !needsCode) setNeedsCode(true);
-      else setError(err);
+      setError(err);
     } finally {
       setBusy(false);
     }
@@ -69,7 +75,7 @@ export default function SignInPage() {
               value={password}
               onChange={(e) => setPassword(e.currentTarget.value)}
             />
-            {needsCode && (
+            {challenge !== null && (
               <TextInput
                 label="Two-factor code"
                 description="The 6-digit code of your authenticator app, or a recovery code"
