@@ -89,7 +89,7 @@ test("a change made elsewhere appears live (server-sent events)", async ({ page,
     headers: { authorization: `Bearer ${accessToken}` },
     data: { isApproved: true },
   });
-  expect(approved.status()).toBe(200);
+  expect(approved.ok()).toBe(true);
   await expect(deviceRow(page, second.name)).toContainText("online");
 });
 
@@ -112,10 +112,19 @@ test("a viewer sees no write controls, and a forged write is refused", async ({ 
 const PAGES: { name: string; path: (s: ReturnType<typeof stackInfo>) => string; ready: (page: Page) => Promise<void> }[] = [
   { name: "overview", path: () => "/", ready: (p) => expect(p.getByTestId("figure-online")).toBeVisible() },
   { name: "devices", path: () => "/devices", ready: (p) => expect(p.getByTestId("device-row").first()).toBeVisible() },
+  // A device with a tunnel: its loss/RTT/jitter charts (uPlot canvases) are part of the page.
   {
     name: "device",
-    path: (s) => `/devices/${s.pending[0]!.id}`,
-    ready: (p) => expect(p.getByRole("heading", { name: "Recent jobs" })).toBeVisible(),
+    path: (s) => `/devices/${s.tunnelDevice}`,
+    ready: async (p) => {
+      await expect(p.getByRole("heading", { name: "Recent jobs" })).toBeVisible();
+      await expect(p.getByRole("img", { name: /^RTT: latest/ })).toBeVisible({ timeout: 20_000 });
+    },
+  },
+  {
+    name: "device-pending",
+    path: (s) => `/devices/${s.pending[1]!.id}`,
+    ready: (p) => expect(p.getByRole("heading", { name: "Interfaces" })).toBeVisible(),
   },
 ];
 

@@ -10,6 +10,8 @@ export interface StackInfo {
   devices: number;
   /** The two devices left pending (connected, not approved). */
   pending: { id: string; name: string }[];
+  /** A device with a tunnel (to the second device). */
+  tunnelDevice: string;
 }
 
 export function stackInfo(): StackInfo {

@@ -48,6 +48,8 @@ const server = await startServer(
     TERN_DUTY_INTERVAL_MS: "200",
     TERN_INGEST_FLUSH_MS: "50",
     TERN_INSTANCE_HEARTBEAT_MS: "500",
+    // Routers report status (tunnel loss/RTT/jitter included) every 2 s, so the charts have points.
+    TERN_STATUS_INTERVAL_MS: "2000",
     TERN_API_RATE_TOKEN: "1000000",
     TERN_API_RATE_ADDRESS: "1000000",
   }),
@@ -74,7 +76,7 @@ const accepted = await fetch(`${server.url}/api/invitations/accept`, {
 });
 if (accepted.status !== 201) throw new Error(`viewer invitation: ${accepted.status} ${await accepted.text()}`);
 
-// 20 routers enrol with a registration token; all but the last are approved; all connect.
+// 20 routers enrol with a registration token; all but the last two are approved; all connect.
 const registration = await ok(tern.api.POST("/api/tokens", { body: { name: "e2e routers" } }));
 const fleet = Simulator.create({
   server: server.url,
@@ -84,12 +86,30 @@ const fleet = Simulator.create({
   reconnectMinMs: 100,
   reconnectMaxMs: 1000,
   connect: false,
+  // The pending routers' first connection is refused (403) until approved: not a failure of the fleet.
+  failFast: false,
 });
 await fleet.registerAll();
 const ids = fleet.devices.map((d) => d.deviceId!);
-for (const id of ids.slice(0, -2))
-  await ok(tern.api.PUT("/api/devices/{id}", { params: { path: { id } }, body: { isApproved: true } }));
-await Promise.all(fleet.devices.slice(0, -2).map((d) => d.connect()));
+// Approved as an administrator onboards a router: its WAN and LAN interfaces assigned (a tunnel needs an assigned WAN).
+for (const id of ids.slice(0, -2)) {
+  const device = await ok(tern.api.GET("/api/devices/{id}", { params: { path: { id } } }));
+  const [eth0, eth1] = ["eth0", "eth1"].map((name) => device.interfaces.find((i) => i.name === name)!);
+  await ok(
+    tern.api.PUT("/api/devices/{id}", {
+      params: { path: { id } },
+      body: {
+        isApproved: true,
+        interfaces: [
+          { devId: eth0!.devId, name: eth0!.name, type: "WAN", isAssigned: true },
+          { devId: eth1!.devId, name: eth1!.name, type: "LAN", isAssigned: true },
+        ] as never,
+      },
+    }),
+  );
+}
+// connectAll also starts the fleet's status reports (interfaces, tunnels with loss/RTT/jitter).
+await fleet.connectAll();
 // The pending routers keep trying to connect, as the agent does; the server lets them in once approved.
 let stopped = false;
 const retries = fleet.devices.slice(-2).map(async (d) => {
@@ -98,6 +118,20 @@ const retries = fleet.devices.slice(-2).map(async (d) => {
     if (!d.ready) await new Promise((r) => setTimeout(r, 300));
   }
 });
+// One tunnel between the first two routers, for the tunnel figures and charts.
+const wanOf = async (id: string) => {
+  const device = await ok(tern.api.GET("/api/devices/{id}", { params: { path: { id } } }));
+  const wan = device.interfaces.find((i) => i.type === "WAN");
+  if (!wan) throw new Error(`simulated device ${device.name} has no WAN interface`);
+  return wan.id;
+};
+const [a, b] = [ids[0]!, ids[1]!];
+await ok(
+  tern.api.POST("/api/tunnels", {
+    body: [{ deviceA: a, interfaceA: await wanOf(a), deviceB: b, interfaceB: await wanOf(b) }] as never,
+  }),
+);
+
 const pending = await Promise.all(
   ids
     .slice(-2)
@@ -128,6 +162,7 @@ const info: StackInfo = {
   orgId: org.id,
   devices: DEVICES,
   pending,
+  tunnelDevice: a,
 };
 // Written whole, then renamed: the parent never reads half a file.
 await writeFile(`${infoFile}.tmp`, JSON.stringify(info));

@@ -24,6 +24,7 @@ import {
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { Navigate, Outlet, NavLink as RouterNavLink, useLocation } from "react-router";
+import { tone } from "../components/tones.ts";
 import { useLiveEvents } from "../live/useLiveEvents.ts";
 import { pages } from "../pages/registry.ts";
 import { useSession } from "../session/session-context.ts";
@@ -99,7 +100,7 @@ function OrgSwitcher() {
     <Select
       aria-label="Organization"
       size="xs"
-      w={200}
+      w={260}
       allowDeselect={false}
       data={organizations.map((o) => ({ value: o.id, label: `${o.name} (${o.role})` }))}
       value={org?.id ?? null}
@@ -117,7 +118,7 @@ function LiveBadge({ status }: { status: keyof typeof LIVE_LABEL }) {
         status === "live" ? "Changes appear without reload" : "Live updates are not connected; pages refresh when they are back"
       }
     >
-      <Badge variant="outline" color={status === "live" ? "teal.9" : "gray.7"} aria-live="polite" data-testid="live-status">
+      <Badge variant="outline" color={status === "live" ? tone.ok : tone.muted} aria-live="polite" data-testid="live-status">
         {LIVE_LABEL[status]}
       </Badge>
     </Tooltip>

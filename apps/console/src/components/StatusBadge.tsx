@@ -1,28 +1,29 @@
 import { Badge } from "@mantine/core";
+import { tone } from "./tones.ts";
 
-/** Colours dark enough for text contrast on the light variant's tint, in both themes. */
+/** Status words and their tones (readable in both themes). */
 const COLORS: Record<string, string> = {
-  online: "teal.9",
-  Connected: "teal.9",
-  complete: "teal.9",
-  up: "teal.9",
-  Established: "teal.9",
-  MASTER: "teal.9",
-  offline: "red.9",
-  "Not Connected": "red.9",
-  failed: "red.9",
-  down: "red.9",
-  critical: "red.9",
-  pending: "orange.9",
-  Pending: "orange.9",
-  warning: "orange.9",
-  running: "blue.9",
-  queued: "gray.8",
+  online: tone.ok,
+  Connected: tone.ok,
+  complete: tone.ok,
+  up: tone.ok,
+  Established: tone.ok,
+  MASTER: tone.ok,
+  offline: tone.bad,
+  "Not Connected": tone.bad,
+  failed: tone.bad,
+  down: tone.bad,
+  critical: tone.bad,
+  pending: tone.warn,
+  Pending: tone.warn,
+  warning: tone.warn,
+  running: tone.info,
+  queued: tone.muted,
 };
 
 export function StatusBadge({ status }: { status: string }) {
   return (
-    <Badge variant="outline" color={COLORS[status] ?? "gray.8"}>
+    <Badge variant="outline" color={COLORS[status] ?? tone.muted}>
       {status}
     </Badge>
   );

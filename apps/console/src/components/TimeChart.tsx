@@ -2,9 +2,10 @@
  * A time-series chart (uPlot: canvas, fast with thousands of points). Colours
  * follow the theme; the chart is re-created when the data or scheme changes
  * and resized with its container. The canvas has a text alternative: the
- * title and the latest values.
+ * title and the latest values. The two sides of a tunnel report at their own
+ * instants, so each series has gaps where the other has points: lines span them.
  */
-import { useComputedColorScheme } from "@mantine/core";
+import { Stack, Text, useComputedColorScheme } from "@mantine/core";
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
@@ -41,7 +42,7 @@ export function TimeChart({
       {
         width: Math.max(element.clientWidth, 200),
         height,
-        series: [{}, ...series.map((s) => ({ label: `${s.label} (${unit})`, stroke: s.color, width: 2, spanGaps: false }))],
+        series: [{}, ...series.map((s) => ({ label: `${s.label} (${unit})`, stroke: s.color, width: 2, spanGaps: true }))],
         axes: [axis, { ...axis, label: unit }],
         legend: { show: true },
       },
@@ -56,6 +57,13 @@ export function TimeChart({
     };
   }, [times, series, unit, height, scheme]);
 
-  const latest = series.map((s) => `${s.label} ${s.values.at(-1)?.toFixed(1) ?? "–"} ${unit}`).join(", ");
-  return <div ref={ref} role="img" aria-label={`${title}: latest ${latest}`} className="time-chart" />;
+  const latest = series.map((s) => `${s.label} ${s.values.findLast((v) => v !== null)?.toFixed(1) ?? "–"} ${unit}`).join(", ");
+  return (
+    <Stack gap={4}>
+      <Text size="sm" fw={600}>
+        {title} ({unit})
+      </Text>
+      <div ref={ref} role="img" aria-label={`${title}: latest ${latest}`} className="time-chart" />
+    </Stack>
+  );
 }

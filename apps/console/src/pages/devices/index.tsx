@@ -31,6 +31,7 @@ import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { EnrolHint } from "../../components/EmptyHint.tsx";
 import { QueryState } from "../../components/QueryState.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
+import { tone } from "../../components/tones.ts";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { approveDevice, approveDevices, deleteDevice } from "./actions.ts";
@@ -212,7 +213,7 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
                   </td>
                   <td className={classes.cell}>
                     {d.pendingNotifications > 0 ? (
-                      <Badge color="orange.9" variant="outline" aria-label={`${d.pendingNotifications} pending notifications`}>
+                      <Badge color={tone.warn} variant="outline" aria-label={`${d.pendingNotifications} pending notifications`}>
                         {d.pendingNotifications}
                       </Badge>
                     ) : (
@@ -221,7 +222,7 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
                   </td>
                   <td className={classes.cell}>
                     {isRateLimited(d) && (
-                      <Badge color="grape.9" variant="outline" title="An interface's public address is rate-limited">
+                      <Badge color={tone.flag} variant="outline" title="An interface's public address is rate-limited">
                         rate-limited
                       </Badge>
                     )}

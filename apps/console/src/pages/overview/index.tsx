@@ -8,6 +8,7 @@ import { useQueries, useQuery } from "@tanstack/react-query";
 import { devicesQuery, notificationsQuery, tunnelStatsQuery, tunnelsQuery } from "../../api/queries.ts";
 import { EmptyHint, EnrolHint } from "../../components/EmptyHint.tsx";
 import { QueryState } from "../../components/QueryState.tsx";
+import { tone } from "../../components/tones.ts";
 import { useOrg } from "../../session/session-context.ts";
 import {
   averageFigures,
@@ -64,9 +65,9 @@ export default function OverviewPage() {
               const c = deviceCounts(list);
               return (
                 <Group gap="xl">
-                  <Figure label="online" value={c.online} color="teal.9" />
-                  <Figure label="offline" value={c.offline} color={c.offline ? "red.9" : undefined} />
-                  <Figure label="pending" value={c.pending} color={c.pending ? "orange.9" : undefined} />
+                  <Figure label="online" value={c.online} color={tone.ok} />
+                  <Figure label="offline" value={c.offline} color={c.offline ? tone.bad : undefined} />
+                  <Figure label="pending" value={c.pending} color={c.pending ? tone.warn : undefined} />
                 </Group>
               );
             }}
@@ -77,7 +78,7 @@ export default function OverviewPage() {
             {(list) => {
               const c = tunnelCounts(list);
               return (
-                <Group gap="xl">
+                <Group gap="lg">
                   {TUNNEL_STATUSES.map((s) => (
                     <Figure key={s} label={s} value={c[s]} />
                   ))}
@@ -93,7 +94,7 @@ export default function OverviewPage() {
               return (
                 <Group gap="xl">
                   {SEVERITIES.map((s) => (
-                    <Figure key={s} label={s} value={c[s]} color={s === "critical" && c[s] ? "red.9" : undefined} />
+                    <Figure key={s} label={s} value={c[s]} color={s === "critical" && c[s] ? tone.bad : undefined} />
                   ))}
                 </Group>
               );
