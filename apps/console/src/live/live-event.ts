@@ -1,23 +1,18 @@
 /**
- * A live event of GET /api/events (the console contract). The server side
- * declares it as LiveEvent in @tern/protocol (live-events.ts, on the
- * console-server branch); until that lands here this mirrors its shape, and
- * the console only reads `kind` (what to refetch): `data` is a hint.
+ * A live event of GET /api/events: the protocol's LiveEvent (a type-only
+ * import, so the protocol's schemas stay out of the initial bundle). The
+ * console reads only `kind` (what to refetch); `data` is a hint.
  */
-export interface LiveEvent {
-  kind: "device" | "tunnel" | "job" | "notification" | "resync";
-  action: "created" | "updated" | "deleted";
-  id: string;
-  at: string;
-  data?: Record<string, unknown>;
-}
+import type { LiveEvent, LiveEventKind } from "@tern/protocol";
 
-const KINDS = new Set(["device", "tunnel", "job", "notification", "resync"]);
+export type { LiveEvent };
+
+const KINDS: ReadonlySet<string> = new Set<LiveEventKind>(["device", "tunnel", "job", "notification", "resync"]);
 
 /** The event of one `data:` payload, or null for anything else (ignored, never fatal). */
 export function parseLiveEvent(text: string): LiveEvent | null {
   try {
-    const value = JSON.parse(text) as Partial<LiveEvent>;
+    const value = JSON.parse(text) as Partial<LiveEvent> | null;
     return typeof value === "object" && value !== null && typeof value.kind === "string" && KINDS.has(value.kind)
       ? (value as LiveEvent)
       : null;

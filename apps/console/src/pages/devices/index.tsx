@@ -199,7 +199,7 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
                     <Checkbox aria-label={`Select ${d.name}`} checked={selected.has(d.id)} onChange={() => toggle(d.id)} />
                   </td>
                   <td className={classes.cell}>
-                    <Anchor component={Link} to={`/devices/${d.id}`} truncate>
+                    <Anchor component={Link} to={`/devices/${d.id}`} size="sm" truncate>
                       {d.name}
                     </Anchor>
                   </td>
