@@ -109,6 +109,25 @@ test("a viewer sees no write controls, and a forged write is refused", async ({ 
   expect(await forgeWrite(page, target, { description: "forged" }, false)).toEqual({ status: 403, code: "CSRF_FAILED" });
 });
 
+test("works from the keyboard: skip link, navigation, opening a device", async ({ page }) => {
+  const s = stackInfo();
+  await signIn(page, s.admin);
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "Skip to content" });
+  await expect(skip).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("#main")).toBeFocused();
+  // Navigation links and device links are focusable and open their pages with Enter.
+  await page.getByRole("link", { name: "Devices" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "Devices" })).toBeVisible();
+  const first = page.getByTestId("device-row").first().getByRole("link");
+  await first.focus();
+  const name = await first.textContent();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { level: 1, name: name ?? "" })).toBeVisible();
+});
+
 const PAGES: { name: string; path: (s: ReturnType<typeof stackInfo>) => string; ready: (page: Page) => Promise<void> }[] = [
   { name: "overview", path: () => "/", ready: (p) => expect(p.getByTestId("figure-online")).toBeVisible() },
   { name: "devices", path: () => "/devices", ready: (p) => expect(p.getByTestId("device-row").first()).toBeVisible() },
