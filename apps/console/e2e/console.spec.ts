@@ -33,8 +33,8 @@ test("signs in with the cookie session and shows the fleet overview", async ({ p
     cookies.find((c) => c.name === "tern_console")?.value ?? "-",
   );
   await page.getByRole("link", { name: "Overview" }).click();
-  await expect(page.getByTestId("figure-online")).toHaveText("18");
-  await expect(page.getByTestId("figure-pending")).toHaveText("2");
+  await expect(page.getByTestId("figure-online")).toHaveText(String(s.devices - s.pending.length));
+  await expect(page.getByTestId("figure-pending")).toHaveText(String(s.pending.length));
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page.getByRole("heading", { name: /Sign in to/ })).toBeVisible();
   await page.goto(`${s.consoleUrl}/`);
@@ -48,7 +48,7 @@ test("lists the 20 simulated devices, searches, filters and sorts them", async (
   await expect(page.getByText(`${s.devices} of ${s.devices} devices`)).toBeVisible();
   await expect(page.getByTestId("device-row")).toHaveCount(s.devices);
   await page.locator('label[for$="-pending"]').click();
-  await expect(page.getByText(`2 of ${s.devices} devices`)).toBeVisible();
+  await expect(page.getByText(`${s.pending.length} of ${s.devices} devices`)).toBeVisible();
   for (const p of s.pending) await expect(deviceRow(page, p.name)).toContainText("pending");
   await page.locator('label[for$="-all"]').click();
   await page.getByLabel("Search").fill(s.pending[0]!.name);
@@ -91,6 +91,21 @@ test("a change made elsewhere appears live (server-sent events)", async ({ page,
   });
   expect(approved.ok()).toBe(true);
   await expect(deviceRow(page, second.name)).toContainText("online");
+});
+
+test("approves pending devices in bulk", async ({ page }) => {
+  const s = stackInfo();
+  await signIn(page, s.admin);
+  await page.getByRole("link", { name: "Devices" }).click();
+  const chosen = [s.pending[2]!, s.pending[3]!];
+  for (const d of chosen)
+    await deviceRow(page, d.name)
+      .getByRole("checkbox", { name: `Select ${d.name}` })
+      .check();
+  await page.getByRole("button", { name: "Approve selected (2)" }).click();
+  for (const d of chosen) await expect(deviceRow(page, d.name)).toContainText("online");
+  // The one not selected is still pending.
+  await expect(deviceRow(page, s.pending[4]!.name)).toContainText("pending");
 });
 
 test("a viewer sees no write controls, and a forged write is refused", async ({ page }) => {
@@ -142,7 +157,7 @@ const PAGES: { name: string; path: (s: ReturnType<typeof stackInfo>) => string; 
   },
   {
     name: "device-pending",
-    path: (s) => `/devices/${s.pending[1]!.id}`,
+    path: (s) => `/devices/${s.pending[4]!.id}`,
     ready: (p) => expect(p.getByRole("heading", { name: "Interfaces" })).toBeVisible(),
   },
 ];

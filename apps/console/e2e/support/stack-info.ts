@@ -8,7 +8,7 @@ export interface StackInfo {
   viewer: { email: string; password: string };
   orgId: string;
   devices: number;
-  /** The two devices left pending (connected, not approved). */
+  /** The devices left pending (trying to connect, not approved). */
   pending: { id: string; name: string }[];
   /** A device with a tunnel (to the second device). */
   tunnelDevice: string;
