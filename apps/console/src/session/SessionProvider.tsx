@@ -12,7 +12,8 @@ import { SessionContext, type SessionState } from "./session-context.ts";
 
 const ORG_KEY = "tern.console.org";
 
-function chooseOrg(session: ConsoleSession | null, wanted: string | null) {
+/** The organization to act in: the one chosen before if the user still has it, else their default, else the first. */
+export function chooseOrg(session: ConsoleSession | null, wanted: string | null) {
   if (!session) return null;
   return (
     session.organizations.find((o) => o.id === wanted) ??
