@@ -11,6 +11,7 @@
 import createClient, { type Client } from "openapi-fetch";
 import type { paths } from "./api-schema.d.ts";
 import { authFetch, connectionGuard, type FetchLike } from "./auth-fetch.ts";
+import { cookieFetch } from "./cookie-fetch.ts";
 import { type Credentials, sessionFromPair } from "./credentials.ts";
 import { apiErrorFrom, TernApiError } from "./errors.ts";
 import { takesOrg } from "./org-scope.ts";
@@ -32,6 +33,12 @@ export interface TernClientOptions {
   reloadCredentials?: () => Promise<Credentials | null>;
   /** fetch to use (default: the global one). */
   fetch?: FetchLike;
+  /**
+   * Browser-cookie mode, for the console: the session is the page's HttpOnly
+   * cookie (no bearer token, no refresh); requests go with
+   * `credentials: "same-origin"` and writes carry `csrfToken` in X-CSRF-Token.
+   */
+  browserSession?: boolean;
 }
 
 export interface LoginOptions {
@@ -49,6 +56,13 @@ export interface TernClient {
   readonly baseUrl: string;
   org: string | null;
   readonly credentials: Credentials | null;
+  /** Browser-cookie mode: the CSRF token of the cookie session, sent on every unsafe request. */
+  csrfToken: string | null;
+  /**
+   * A request outside the typed document (e.g. routes newer than the committed
+   * OpenAPI document), sent with the same base URL, credentials and CSRF token.
+   */
+  raw(path: string, init?: RequestInit): Promise<Response>;
   /** Logs in with e-mail and password; the new session replaces the credentials. */
   login(email: string, password: string, options?: LoginOptions): Promise<Credentials>;
   /** Revokes the session on the server (when it is one) and forgets the credentials. */
@@ -79,12 +93,14 @@ export function createTernClient(options: TernClientOptions): TernClient {
     return { status: response.status, pair: (await response.json()) as TokenPair };
   };
   const session = new Session(options.credentials ?? null, refresh, options.onCredentials, Date.now, options.reloadCredentials);
-  const raw = createClient<paths>({ baseUrl, fetch: authFetch(session, baseFetch) });
-
   const client = {
     org: options.org ?? null,
     baseUrl,
+    csrfToken: null,
   } as TernClient & { org: string | null };
+  const send = options.browserSession ? cookieFetch(baseFetch, () => client.csrfToken) : authFetch(session, baseFetch);
+  const raw = createClient<paths>({ baseUrl, fetch: send });
+  client.raw = (path, init) => send(new Request(`${baseUrl}${path}`, init));
 
   // Each method passes through openapi-fetch unchanged, with `org` added where the operation takes it.
   const api = { ...raw } as Record<string, unknown>;

@@ -39,6 +39,10 @@ export const ErrorCode = z.enum([
   /** A webhook URL that points at loopback, link-local, cloud metadata or (unless allowed) private addresses. */
   "WEBHOOK_TARGET_FORBIDDEN",
   "IDENTITY_PROOF_INVALID",
+  /** An unsafe request (POST, PUT, PATCH, DELETE) authenticated by the console cookie without the right X-CSRF-Token header. */
+  "CSRF_FAILED",
+  /** An uploaded file whose type is not accepted (e.g. a logo that is neither PNG nor SVG, or whose content does not match its type). */
+  "UNSUPPORTED_MEDIA_TYPE",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -86,6 +90,8 @@ export const errorStatus: Record<ErrorCode, number> = {
   WEBHOOK_TARGET_FORBIDDEN: 400,
   /** A device's signature (registration, websocket hello, re-key) is missing, wrong, stale or replayed. */
   IDENTITY_PROOF_INVALID: 401,
+  CSRF_FAILED: 403,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL: 500,
 };
 

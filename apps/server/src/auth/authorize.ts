@@ -10,11 +10,11 @@ import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { Db } from "../db/schema.ts";
 import type { AppEnv } from "../http/env.ts";
-import { ApiError, forbidden, invalidField, notFound } from "../http/errors.ts";
+import { forbidden, invalidField, notFound } from "../http/errors.ts";
 import { assertMfaPolicy } from "../services/mfa/policy.ts";
 import type { Access, Principal } from "./access.ts";
-import { authenticate, bearerToken } from "./authenticate.ts";
 import { bitForMethod, hasPermission, NO_PERMISSIONS } from "./permissions.ts";
+import { requestPrincipal } from "./request-principal.ts";
 import { accessibleOrgsQuery, defaultOrgOf, resolveAccess } from "./resolve-access.ts";
 
 export interface RouteAuthorization {
@@ -38,16 +38,12 @@ export interface RouteAuthorization {
 }
 
 const Uuid = z.uuid();
-const unauthenticated = (message: string) => new ApiError("UNAUTHENTICATED", message, [], { "www-authenticate": "Bearer" });
 
 export function authorize(auth: RouteAuthorization, method: string): MiddlewareHandler<AppEnv> {
   const bit = auth.permission ?? bitForMethod(method);
   return async (c, next) => {
-    const { db, keyring } = c.get("deps");
-    const token = bearerToken(c.req.header("authorization"));
-    if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
-    const principal = await authenticate(db, token, keyring.jwtVerifyKeys);
-    if (!principal) throw unauthenticated("invalid or expired token");
+    const { db } = c.get("deps");
+    const { principal } = await requestPrincipal(c);
 
     const pick = (name: string, text: string | undefined) => {
       if (text === undefined) return undefined;

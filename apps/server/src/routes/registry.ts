@@ -18,7 +18,15 @@ import * as appstorePurchasedDelete from "./appstore/purchased-delete.ts";
 import * as appstorePurchasedGet from "./appstore/purchased-get.ts";
 import * as appstorePurchasedList from "./appstore/purchased-list.ts";
 import * as auditList from "./audit/list.ts";
+import * as brandingGet from "./branding/get.ts";
+import * as brandingLogoDelete from "./branding/logo-delete.ts";
+import * as brandingLogoGet from "./branding/logo-get.ts";
+import * as brandingLogoPut from "./branding/logo-put.ts";
+import * as brandingUpdate from "./branding/update.ts";
 import * as connectRegister from "./connect/register.ts";
+import * as consoleSessionCreate from "./console/session-create.ts";
+import * as consoleSessionDelete from "./console/session-delete.ts";
+import * as consoleSessionGet from "./console/session-get.ts";
 import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
 import * as devicesDeleteMany from "./devices/delete-many.ts";
@@ -28,6 +36,7 @@ import * as devicesInterfaceStatus from "./devices/interface-status.ts";
 import * as devicesList from "./devices/list.ts";
 import * as devicesTunnels from "./devices/tunnels.ts";
 import * as devicesUpdate from "./devices/update.ts";
+import * as eventsStream from "./events/stream.ts";
 import * as invitationsAccept from "./invitations/accept.ts";
 import * as invitationsCreate from "./invitations/create.ts";
 import * as invitationsDelete from "./invitations/delete.ts";
@@ -150,6 +159,15 @@ export const ROUTES: readonly RouteModule[] = [
   ssoDelete,
   ssoStart,
   ssoCallback,
+  consoleSessionCreate,
+  consoleSessionGet,
+  consoleSessionDelete,
+  eventsStream,
+  brandingGet,
+  brandingUpdate,
+  brandingLogoGet,
+  brandingLogoPut,
+  brandingLogoDelete,
   accountsList,
   accountsUpdate,
   organizationsList,

@@ -157,6 +157,27 @@ describe("single sign-on with OpenID Connect", () => {
       expect(sessions.length).toBeGreaterThanOrEqual(2);
     });
 
+    it("started from the console (?console=1): the callback sets the console cookie and redirects to /", async () => {
+      await t.addMember("viewer", { email: "connie@corp.example" });
+      idp.accounts.set("connie", { email: "connie@corp.example", emailVerified: true });
+      const start = await t.api("GET", `/api/sso/providers/${provider.id}/start`, { query: { console: 1 } });
+      expect(start.status, start.text).toBe(302);
+      const cookies = start.headers.getSetCookie().map((c) => c.split(";")[0]!);
+      expect(cookies.some((c) => c.startsWith("tern_sso_console=1"))).toBe(true);
+      const callback = await browseProvider(start.headers.get("location")!, CALLBACK, "connie");
+      const res = await t.api("GET", callback.pathname + callback.search, { headers: { cookie: cookies.join("; ") } });
+      expect(res.status, res.text).toBe(302);
+      expect(res.headers.get("location")).toBe("/");
+      const consoleCookie = res.headers.getSetCookie().find((c) => c.startsWith("tern_console="));
+      expect(consoleCookie).toMatch(/HttpOnly/i);
+      expect(consoleCookie).toMatch(/SameSite=Strict/i);
+      const session = await t.api<{ user: { email: string } }>("GET", "/api/console/session", {
+        headers: { cookie: consoleCookie!.split(";")[0]! },
+      });
+      expect(session.status, session.text).toBe(200);
+      expect(session.body.user.email).toBe("connie@corp.example");
+    });
+
     it("a new user of an allowed domain joins with the default role and has no password", async () => {
       idp.accounts.set("bob", { email: "bob@CORP.example", emailVerified: true, name: "Bob B." });
       const res = await signIn("bob");

@@ -1,0 +1,265 @@
+/**
+ * Devices: every device of the organization in a virtualized table (only the
+ * rows on screen are in the DOM, so 10,000 devices scroll smoothly), with
+ * search, filters, sort, the pending-notification count and the rate-limited
+ * interface flag; approve (one or the selected ones) and delete for members
+ * who may.
+ */
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Checkbox,
+  Group,
+  SegmentedControl,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Title,
+  UnstyledButton,
+} from "@mantine/core";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import type { DeviceSummary } from "@tern/client";
+import { useDeferredValue, useMemo, useRef, useState } from "react";
+import { Link } from "react-router";
+import { errorText } from "../../api/errors.ts";
+import { devicesQuery } from "../../api/queries.ts";
+import { ConfirmButton } from "../../components/ConfirmButton.tsx";
+import { EnrolHint } from "../../components/EmptyHint.tsx";
+import { QueryState } from "../../components/QueryState.tsx";
+import { StatusBadge } from "../../components/StatusBadge.tsx";
+import { tone } from "../../components/tones.ts";
+import { useCan } from "../../session/permissions.ts";
+import { useOrg } from "../../session/session-context.ts";
+import { approveDevice, approveDevices, deleteDevice } from "./actions.ts";
+import { type DeviceStatus, deviceRows, isRateLimited, type SortKey, statusOf } from "./device-rows.ts";
+import classes from "./devices.module.css";
+
+const ROW_HEIGHT = 44;
+
+export default function DevicesPage() {
+  const org = useOrg();
+  const devices = useQuery(devicesQuery(org.id));
+  return (
+    <Stack>
+      <Title order={1} size="h2">
+        Devices
+      </Title>
+      <QueryState query={devices} label="devices">
+        {(list) => (list.length === 0 ? <EnrolHint /> : <DeviceTable devices={list} />)}
+      </QueryState>
+    </Stack>
+  );
+}
+
+function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
+  const org = useOrg();
+  const queryClient = useQueryClient();
+  const canApprove = useCan("devices", "put");
+  const canDelete = useCan("devices", "del");
+  const [search, setSearch] = useState("");
+  const [status, setStatus] = useState<DeviceStatus | "all">("all");
+  const [rateLimitedOnly, setRateLimitedOnly] = useState(false);
+  const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: "name", desc: false });
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const deferredSearch = useDeferredValue(search);
+
+  const rows = useMemo(
+    () => deviceRows(devices, { search: deferredSearch, status, rateLimitedOnly, sort: sort.key, desc: sort.desc }),
+    [devices, deferredSearch, status, rateLimitedOnly, sort],
+  );
+  const pendingSelected = rows.filter((d) => selected.has(d.id) && !d.isApproved).map((d) => d.id);
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+  });
+
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ["device", org.id] });
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true);
+    setActionError(null);
+    try {
+      await action();
+    } catch (err) {
+      setActionError(err);
+    } finally {
+      setBusy(false);
+      await refresh();
+    }
+  };
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const sortBy = (key: SortKey) => setSort((s) => ({ key, desc: s.key === key ? !s.desc : false }));
+  const header = (key: SortKey, label: string) => (
+    <th className={classes.cell} aria-sort={sort.key === key ? (sort.desc ? "descending" : "ascending") : "none"}>
+      <UnstyledButton onClick={() => sortBy(key)} className={classes.sort}>
+        {label} <span aria-hidden="true">{sort.key === key ? (sort.desc ? "▼" : "▲") : ""}</span>
+      </UnstyledButton>
+    </th>
+  );
+  const allPendingIds = rows.filter((d) => !d.isApproved).map((d) => d.id);
+
+  return (
+    <Stack gap="sm">
+      <Group gap="sm" align="flex-end">
+        <TextInput
+          label="Search"
+          placeholder="Name, hostname or address"
+          value={search}
+          onChange={(e) => setSearch(e.currentTarget.value)}
+          w={260}
+        />
+        <SegmentedControl
+          aria-label="Status"
+          value={status}
+          onChange={(v) => setStatus(v as DeviceStatus | "all")}
+          data={[
+            { value: "all", label: "All" },
+            { value: "online", label: "Online" },
+            { value: "offline", label: "Offline" },
+            { value: "pending", label: "Pending" },
+          ]}
+        />
+        <Switch
+          label="Rate-limited interfaces only"
+          checked={rateLimitedOnly}
+          onChange={(e) => setRateLimitedOnly(e.currentTarget.checked)}
+        />
+        {canApprove && (
+          <Button
+            disabled={pendingSelected.length === 0}
+            loading={busy}
+            onClick={() => void run(() => approveDevices(pendingSelected))}
+          >
+            Approve selected ({pendingSelected.length})
+          </Button>
+        )}
+        {canApprove && allPendingIds.length > 0 && (
+          <Button variant="default" onClick={() => setSelected(new Set(allPendingIds))}>
+            Select all pending ({allPendingIds.length})
+          </Button>
+        )}
+      </Group>
+      {actionError !== null && (
+        <Alert color="red" role="alert" title="The server refused">
+          {errorText(actionError)}
+        </Alert>
+      )}
+      <Text size="sm" c="dimmed" aria-live="polite">
+        {rows.length} of {devices.length} devices
+      </Text>
+      <div ref={scrollRef} className={classes.scroll} data-testid="devices-scroll">
+        <table aria-label="Devices" aria-rowcount={rows.length + 1} className={classes.table}>
+          <thead className={classes.head}>
+            <tr className={classes.row}>
+              <th className={classes.cell}>
+                <span className={classes.hidden}>Select</span>
+              </th>
+              {header("name", "Name")}
+              {header("hostname", "Hostname")}
+              {header("status", "Status")}
+              {header("pendingNotifications", "Notifications")}
+              <th className={classes.cell}>Flags</th>
+              <th className={classes.cell}>Actions</th>
+            </tr>
+          </thead>
+          <tbody style={{ height: virtualizer.getTotalSize() }} className={classes.body}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const d = rows[item.index]!;
+              return (
+                <tr
+                  key={d.id}
+                  aria-rowindex={item.index + 2}
+                  className={`${classes.row} ${classes.bodyRow}`}
+                  data-testid="device-row"
+                  style={{
+                    position: "absolute",
+                    top: 0,
+                    left: 0,
+                    right: 0,
+                    height: ROW_HEIGHT,
+                    transform: `translateY(${item.start}px)`,
+                  }}
+                >
+                  <td className={classes.cell}>
+                    <Checkbox aria-label={`Select ${d.name}`} checked={selected.has(d.id)} onChange={() => toggle(d.id)} />
+                  </td>
+                  <td className={classes.cell}>
+                    <Anchor component={Link} to={`/devices/${d.id}`} size="sm" truncate>
+                      {d.name}
+                    </Anchor>
+                  </td>
+                  <td className={classes.cell}>
+                    <Text size="sm" truncate>
+                      {d.hostname}
+                    </Text>
+                  </td>
+                  <td className={classes.cell}>
+                    <StatusBadge status={statusOf(d)} />
+                  </td>
+                  <td className={classes.cell}>
+                    {d.pendingNotifications > 0 ? (
+                      <Badge color={tone.warn} variant="outline" aria-label={`${d.pendingNotifications} pending notifications`}>
+                        {d.pendingNotifications}
+                      </Badge>
+                    ) : (
+                      <Text size="sm">0</Text>
+                    )}
+                  </td>
+                  <td className={classes.cell}>
+                    {isRateLimited(d) && (
+                      <Badge color={tone.flag} variant="outline" title="An interface's public address is rate-limited">
+                        rate-limited
+                      </Badge>
+                    )}
+                  </td>
+                  <td className={classes.cell}>
+                    <Group gap={6} wrap="nowrap">
+                      {canApprove && !d.isApproved && (
+                        <Button
+                          size="compact-sm"
+                          onClick={() => void run(() => approveDevice(d.id))}
+                          aria-label={`Approve ${d.name}`}
+                        >
+                          Approve
+                        </Button>
+                      )}
+                      {canDelete && (
+                        <ConfirmButton
+                          size="compact-sm"
+                          variant="default"
+                          label="Delete"
+                          aria-label={`Delete ${d.name}`}
+                          question={`Delete ${d.name}? The router is removed from the organization and must enrol again.`}
+                          confirm="Delete device"
+                          onConfirm={async () => {
+                            await deleteDevice(d.id);
+                            await refresh();
+                          }}
+                        />
+                      )}
+                    </Group>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </Stack>
+  );
+}

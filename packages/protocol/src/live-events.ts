@@ -1,0 +1,55 @@
+/** Live events: what GET /api/events pushes to the console (server-sent events, one JSON per `data:` line). */
+import { z } from "zod";
+import { Timestamp } from "./common.ts";
+
+/** The kinds of resource a live event may be about; `resync` tells the client to refetch everything. */
+export const LiveEventKind = z.enum(["device", "tunnel", "job", "notification", "resync"]);
+export type LiveEventKind = z.infer<typeof LiveEventKind>;
+
+export const LiveEventAction = z.enum(["created", "updated", "deleted"]);
+export type LiveEventAction = z.infer<typeof LiveEventAction>;
+
+/** Summary hints per kind; the console treats them as hints and refetches. */
+export const DeviceEventData = z.object({
+  isConnected: z.boolean().optional(),
+  isApproved: z.boolean().optional(),
+  name: z.string().optional(),
+});
+export const TunnelEventData = z.object({ status: z.string().optional() });
+export const JobEventData = z.object({ status: z.string().optional(), progress: z.number().optional() });
+export const NotificationEventData = z.object({
+  severity: z.string().optional(),
+  title: z.string().optional(),
+  status: z.string().optional(),
+});
+
+/** One live event. `id` is the resource's id ("*" for resync); the SSE `id:` line carries the event id. */
+export const LiveEvent = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("device"),
+    action: LiveEventAction,
+    id: z.string(),
+    at: Timestamp,
+    data: DeviceEventData.optional(),
+  }),
+  z.object({
+    kind: z.literal("tunnel"),
+    action: LiveEventAction,
+    id: z.string(),
+    at: Timestamp,
+    data: TunnelEventData.optional(),
+  }),
+  z.object({ kind: z.literal("job"), action: LiveEventAction, id: z.string(), at: Timestamp, data: JobEventData.optional() }),
+  z.object({
+    kind: z.literal("notification"),
+    action: LiveEventAction,
+    id: z.string(),
+    at: Timestamp,
+    data: NotificationEventData.optional(),
+  }),
+  z.object({ kind: z.literal("resync"), action: LiveEventAction, id: z.literal("*"), at: Timestamp }),
+]);
+export type LiveEvent = z.infer<typeof LiveEvent>;
+
+/** A resource event (everything but resync). */
+export type ResourceLiveEvent = Exclude<LiveEvent, { kind: "resync" }>;
