@@ -26,6 +26,10 @@ const Checked = z.object({
   reconnectMaxMs: z.number().int().min(1),
   connect: z.boolean(),
   failFast: z.boolean(),
+  admin: z
+    .union([z.object({ email: z.string().min(1), password: z.string().min(1) }), z.object({ token: z.string().min(1) })])
+    .nullable(),
+  approvalWaitMs: z.number().int().min(0),
 });
 
 export type SimulatorInput = Pick<SimulatorOptions, "server" | "token" | "count"> &
@@ -54,6 +58,8 @@ export function resolveOptions(input: SimulatorInput): SimulatorOptions {
     reconnectMaxMs: 30_000,
     connect: true,
     failFast: true,
+    admin: null,
+    approvalWaitMs: 120_000,
     onEvent: null,
     ...stripUndefined(input),
     server: input.server,
