@@ -46,6 +46,8 @@ export interface SeedOptions {
   configure: boolean;
   /** Insert one finished job per device (for the jobs list), when not configuring. */
   finishedJobs: boolean;
+  /** The first `pending` devices are registered but not approved (for approval measurements). */
+  pending?: number;
 }
 
 export interface SeedResult {
@@ -93,7 +95,7 @@ export async function seedFleet(database: DatabaseHandle, options: SeedOptions):
         name: hostname(FLEET_PREFIX, i),
         hostname: hostname(FLEET_PREFIX, i),
         machine_id: benchMachineId(i),
-        is_approved: true,
+        is_approved: i >= (options.pending ?? 0),
         device_token_hash: hashSecretToken(deviceToken(options.tokenSecret, i)),
         public_key: benchKey(options.tokenSecret, i).publicKey,
         agent_version: "0.1.0-sim",
