@@ -103,7 +103,7 @@ export function parseCli(argv: string[]): { input: SimulatorInput; durationS: nu
       },
       reconnect: !values["no-reconnect"],
       admin: adminOf(values),
-      approvalWaitMs: values["approval-wait"] === undefined ? undefined : num(values["approval-wait"], "approval-wait")! * 1000,
+      approvalWaitMs: (num(values["approval-wait"], "approval-wait") ?? 120) * 1000,
       failFast: false,
     } as SimulatorInput,
     durationS: num(values.duration, "duration") ?? null,

@@ -116,7 +116,7 @@ export interface SimulatorOptions {
   admin: AdminCredentials | null;
   /**
    * How long `connect` keeps retrying a device the server refuses as not approved yet (HTTP 403 on the
-   * websocket upgrade, or close 4003), with back-off from `reconnectMinMs` to `reconnectMaxMs`. 0: fail at once.
+   * websocket upgrade, or close 4003), with back-off from `reconnectMinMs` to `reconnectMaxMs`. 0: fail at once. Default: 120 s with `admin`, else 0.
    */
   approvalWaitMs: number;
   /** Called on every event (progress printing, recording); keep it cheap. */

@@ -75,12 +75,12 @@ export const deviceApprove: BenchCase<DeviceApproveParams> = {
       const changeMs: number[] = [];
       for (const [k, id] of ids.slice(0, params.singles).entries()) {
         const device = (await call(tern.url, token, "GET", `/devices/${id}`)).body as {
-          interfaces: { devId: string; type: string }[];
+          interfaces: { devId: string; name: string; type: string }[];
         };
         const lan = device.interfaces.find((i) => i.type === "LAN");
         if (!lan) throw new Error(`device ${id} has no LAN interface`);
         // 198.18.0.0/15 (benchmarking addresses): overlaps no seeded LAN.
-        const body = { interfaces: [{ devId: lan.devId, IPv4: `198.18.${k}.1`, IPv4Mask: 24 }] };
+        const body = { interfaces: [{ devId: lan.devId, name: lan.name, IPv4: `198.18.${k}.1`, IPv4Mask: 24 }] };
         const r = await call(tern.url, token, "PUT", `/devices/${id}`, body);
         if (r.status !== 202 && r.status !== 200)
           throw new Error(`LAN change of ${id}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
