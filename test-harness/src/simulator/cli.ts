@@ -7,6 +7,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import type { AdminCredentials } from "./approve.ts";
 import { Simulator } from "./fleet.ts";
 import { type SimulatorInput, SimulatorOptionsError } from "./options.ts";
 
@@ -21,6 +22,10 @@ const USAGE = `usage: cli.ts --server URL --token TOKEN --count N [options]
   --fail-driver NAME     fail this driver and roll back on every apply
   --never-answer         never answer apply (job time-out tests)
   --no-reconnect         stay disconnected when the server closes
+  --admin-email E        with --admin-password: approve the registered fleet (POST /api/devices/approve)
+  --admin-password P     (or TERN_SIM_ADMIN_PASSWORD in the environment)
+  --admin-token T        an administrator's API token instead of e-mail and password
+  --approval-wait S      keep retrying devices not approved yet this long                [120]
   --duration S           stop after S seconds; default: run until Ctrl-C
   --progress-ms MS       progress line period                                      [1000]
   --json                 progress and summary as JSON lines`;
@@ -30,6 +35,14 @@ function num(v: string | undefined, name: string): number | undefined {
   const n = Number(v);
   if (!Number.isFinite(n)) throw new SimulatorOptionsError(`--${name} must be a number, got "${v}"`);
   return n;
+}
+
+function adminOf(values: { "admin-email"?: string; "admin-password"?: string; "admin-token"?: string }): AdminCredentials | null {
+  if (values["admin-token"]) return { token: values["admin-token"] };
+  const password = values["admin-password"] ?? process.env.TERN_SIM_ADMIN_PASSWORD;
+  if (values["admin-email"] && password) return { email: values["admin-email"], password };
+  if (values["admin-email"]) throw new SimulatorOptionsError("--admin-email needs --admin-password (or TERN_SIM_ADMIN_PASSWORD)");
+  return null;
 }
 
 export function parseCli(argv: string[]): { input: SimulatorInput; durationS: number | null; progressMs: number; json: boolean } {
@@ -53,6 +66,10 @@ export function parseCli(argv: string[]): { input: SimulatorInput; durationS: nu
       "fail-driver": { type: "string" },
       "never-answer": { type: "boolean" },
       "no-reconnect": { type: "boolean" },
+      "admin-email": { type: "string" },
+      "admin-password": { type: "string" },
+      "admin-token": { type: "string" },
+      "approval-wait": { type: "string" },
       duration: { type: "string" },
       "progress-ms": { type: "string" },
       json: { type: "boolean" },
@@ -85,6 +102,8 @@ export function parseCli(argv: string[]): { input: SimulatorInput; durationS: nu
         neverAnswer: values["never-answer"] ?? false,
       },
       reconnect: !values["no-reconnect"],
+      admin: adminOf(values),
+      approvalWaitMs: (num(values["approval-wait"], "approval-wait") ?? 120) * 1000,
       failFast: false,
     } as SimulatorInput,
     durationS: num(values.duration, "duration") ?? null,

@@ -19,6 +19,7 @@ import * as appstorePurchasedGet from "./appstore/purchased-get.ts";
 import * as appstorePurchasedList from "./appstore/purchased-list.ts";
 import * as auditList from "./audit/list.ts";
 import * as connectRegister from "./connect/register.ts";
+import * as devicesApproveMany from "./devices/approve-many.ts";
 import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
 import * as devicesDeleteMany from "./devices/delete-many.ts";
@@ -192,6 +193,7 @@ export const ROUTES: readonly RouteModule[] = [
   connectRegister,
   devicesList,
   devicesDeleteMany,
+  devicesApproveMany,
   devicesGet,
   devicesUpdate,
   devicesDelete,
