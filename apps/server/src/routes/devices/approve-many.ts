@@ -52,7 +52,7 @@ export const route = defineRoute({
   summary: "Approve many devices (by ids or by filter), each with the checks of one approval",
   description: [
     `Body: \`deviceIds\` (at most ${MAX_SELECTED_DEVICE_IDS.toLocaleString("en")}) or \`filter\` (a JSON array of {key, op, val} as GET /api/devices takes; \`[]\` = every device of the organization). Filter keys: ${DEVICE_SELECTION_KEYS}. Unknown device ids: 404 NOT_FOUND naming them, nothing changes.`,
-    "Each device is approved as PUT /api/devices/{id} with `isApproved: true` approves it, in its own transaction: a device without an identity key, or whose configuration is invalid, is `refused` with the code that PUT would answer (CONFLICT, VALIDATION_FAILED, LAN_OVERLAPPING …) and the others go on. A device approved already is `alreadyApproved` and gets no job.",
+    "Each device is approved with the checks of PUT /api/devices/{id} with `isApproved: true`, in batches of 500 devices per transaction: a device without an identity key, or whose configuration is invalid, is `refused` with the code that PUT would answer (CONFLICT, VALIDATION_FAILED, LAN_OVERLAPPING …) and the others go on. A device approved already is `alreadyApproved` and gets no job.",
     "**202** with the per-device results and `jobGroup`, and `Location: /api/jobs?group=<jobGroup>` listing every job queued, when jobs were queued; **200** with the same body otherwise.",
   ].join("\n\n"),
   auth: { resource: "devices", permission: "put" },

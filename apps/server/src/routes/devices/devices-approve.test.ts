@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { Job } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
-import { insertValidDevice } from "../../../test/support/device-fixtures.ts";
+import { insertTestTunnel, insertValidDevice } from "../../../test/support/device-fixtures.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
 
 type ErrorBody = { code: string; details: { path: string; message: string }[] };
@@ -86,6 +86,65 @@ describe("POST /api/devices/approve", () => {
     expect(single.body.code).toBe("CONFLICT");
     expect(await isApproved(keyless.id)).toBe(false);
     expect(await isApproved(fine.id)).toBe(true);
+  });
+
+  it("a batch approves exactly as one PUT does: same refusals, same job, same audit shape", async () => {
+    // Pairs of devices alike: the first of each approved by PUT, the second by the bulk call.
+    const single = [
+      await insertValidDevice(t, { approved: false }),
+      await insertValidDevice(t, { approved: false, wanIp: "10.100.7.2" }),
+    ];
+    const bulk = [
+      await insertValidDevice(t, { approved: false }),
+      await insertValidDevice(t, { approved: false, wanIp: "10.100.8.2" }),
+    ];
+    // Tunnels between pending devices are in the whole config each approval compiles.
+    await insertTestTunnel(t, single[0]!, bulk[0]!);
+    const put = [];
+    for (const d of single)
+      put.push(await t.api<ErrorBody>("PUT", `/api/devices/${d.id}`, { token: t.admin.token, body: { isApproved: true } }));
+    expect(put[0]!.status, put[0]!.text).toBe(202);
+    expect(put[1]!.status).toBe(400);
+    const res = await approve({ deviceIds: bulk.map((d) => d.id) });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body.results.map((r) => r.id)).toEqual(bulk.map((d) => d.id));
+    expect(res.body.results[0]).toEqual({ id: bulk[0]!.id, status: "approved", jobs: 1 });
+    expect(res.body.results[1]).toMatchObject({ status: "refused", code: put[1]!.body.code });
+
+    const jobOf = (id: string) =>
+      t.database.db
+        .selectFrom("jobs")
+        .innerJoin("devices", "devices.id", "jobs.device_id")
+        .select(["jobs.type", "jobs.state", "jobs.tasks", "jobs.target_hash", "devices.desired_hash", "devices.name"])
+        .where("jobs.device_id", "=", id)
+        .execute();
+    const [a] = await jobOf(single[0]!.id);
+    const [b] = await jobOf(bulk[0]!.id);
+    expect(await jobOf(single[1]!.id)).toEqual([]);
+    expect(await jobOf(bulk[1]!.id)).toEqual([]);
+    expect(b).toMatchObject({ type: a!.type, state: a!.state, target_hash: b!.desired_hash });
+    expect(b!.tasks).toEqual([{ kind: "approve-device", summary: `approved ${b!.name}: full configuration` }]);
+    expect(a!.tasks).toEqual([{ kind: "approve-device", summary: `approved ${a!.name}: full configuration` }]);
+    // The whole config compiled: the tunnel to the other (pending) device is in both hashes' configs.
+    const desired = await t.database.db
+      .selectFrom("devices")
+      .select(["id", "desired_tunnel_ids"])
+      .where("id", "in", [single[0]!.id, bulk[0]!.id])
+      .execute();
+    for (const d of desired) expect(d.desired_tunnel_ids).toHaveLength(1);
+
+    const auditOf = async (id: string) => {
+      const row = await t.database.db
+        .selectFrom("audit_log")
+        .select(["action", "before", "after"])
+        .where("resource_id", "=", id)
+        .executeTakeFirstOrThrow();
+      const shape = (d: unknown) => Object.keys(d as object).sort();
+      const state = (d: unknown) => (d as { isApproved: boolean }).isApproved;
+      return { action: row.action, keys: [shape(row.before), shape(row.after)], approved: [state(row.before), state(row.after)] };
+    };
+    expect(await auditOf(bulk[0]!.id)).toEqual(await auditOf(single[0]!.id));
+    expect(await isApproved(bulk[1]!.id)).toBe(false);
   });
 
   it("refuses bad bodies with 400 and unknown ids with 404, approving nothing", async () => {

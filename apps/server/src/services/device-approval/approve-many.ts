@@ -2,20 +2,20 @@
  * `POST /devices/approve`: approves many devices, each exactly as
  * `PUT /devices/{id}` with `isApproved: true` approves one (identity key
  * present, the device's config valid, no new LAN overlap; its whole config
- * queued), each in its own transaction so one refusal does not undo the
- * others. Devices go in batches, yielding to the event loop between batches
+ * queued). Devices go in batches of APPROVAL_BATCH, one transaction each
+ * (approve-batch.ts: the checks run per device in memory, a refused device is
+ * left out and the others go on), yielding to the event loop between batches
  * so the server keeps answering meanwhile. The jobs queued form one job group.
  */
 import type { ErrorCode } from "@tern/protocol";
-import { ApiError } from "../../http/errors.ts";
 import type { ServiceCtx } from "../context.ts";
 import { anyUuid } from "../desired-config.ts";
 import { type DeviceSelection, selectDeviceIds } from "../device-selection.ts";
-import { updateDevice } from "../device-update.ts";
+import { approveBatch } from "./approve-batch.ts";
 import { recordJobGroup } from "./job-groups.ts";
 
-/** Devices approved between two turns of the event loop. */
-export const APPROVAL_BATCH = 50;
+/** Devices approved in one transaction (set-based: a fixed number of statements), between two turns of the event loop. */
+export const APPROVAL_BATCH = 500;
 
 export type ApprovalResult =
   | { id: string; status: "approved"; jobs: number }
@@ -50,28 +50,19 @@ export async function approveDevices(ctx: ServiceCtx, selection: DeviceSelection
 
   const results: ApprovalResult[] = [];
   const jobIds: string[] = [];
-  for (let start = 0; start < ids.length; start += APPROVAL_BATCH) {
+  const pending = ids.filter((id) => !approvedBefore.has(id));
+  for (let start = 0; start < pending.length; start += APPROVAL_BATCH) {
     if (start > 0) await nextTurn();
-    for (const id of ids.slice(start, start + APPROVAL_BATCH)) {
-      if (approvedBefore.has(id)) {
-        results.push({ id, status: "alreadyApproved" });
-        continue;
-      }
-      try {
-        const done = await updateDevice(ctx, { id, body: { isApproved: true } });
-        jobIds.push(...done.jobIds);
-        results.push({ id, status: "approved", jobs: done.jobIds.length });
-      } catch (error) {
-        // Refusals a single approval answers as 4xx are this device's result; anything else is the server's.
-        if (!(error instanceof ApiError)) throw error;
-        results.push({ id, status: "refused", code: error.code, error: error.message });
-      }
-    }
+    const done = await approveBatch(ctx, pending.slice(start, start + APPROVAL_BATCH));
+    results.push(...done.results);
+    jobIds.push(...done.jobIds);
   }
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const ordered = ids.map((id): ApprovalResult => byId.get(id) ?? { id, status: "alreadyApproved" });
   const jobGroup = await recordJobGroup(ctx.db, ctx.org.id, jobIds);
-  const count = (status: ApprovalResult["status"]) => results.filter((r) => r.status === status).length;
+  const count = (status: ApprovalResult["status"]) => ordered.filter((r) => r.status === status).length;
   return {
-    results,
+    results: ordered,
     approved: count("approved"),
     alreadyApproved: count("alreadyApproved"),
     refused: count("refused"),
