@@ -51,11 +51,23 @@ export async function approveDevices(ctx: ServiceCtx, selection: DeviceSelection
   const results: ApprovalResult[] = [];
   const jobIds: string[] = [];
   const pending = ids.filter((id) => !approvedBefore.has(id));
-  for (let start = 0; start < pending.length; start += APPROVAL_BATCH) {
-    if (start > 0) await nextTurn();
-    const done = await approveBatch(ctx, pending.slice(start, start + APPROVAL_BATCH));
-    results.push(...done.results);
-    jobIds.push(...done.jobIds);
+  const batches: string[][] = [];
+  for (let start = 0; start < pending.length; start += APPROVAL_BATCH) batches.push(pending.slice(start, start + APPROVAL_BATCH));
+  // Two batches in flight: one compiles (JavaScript) while the other's statements run (disjoint devices, each
+  // batch locks its own in id order, so they cannot deadlock). On PGlite the statements still take turns.
+  const done: Awaited<ReturnType<typeof approveBatch>>[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const at = next++;
+      if (at > 0) await nextTurn();
+      done[at] = await approveBatch(ctx, batches[at]!);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  for (const d of done) {
+    results.push(...d.results);
+    jobIds.push(...d.jobIds);
   }
   const byId = new Map(results.map((r) => [r.id, r]));
   const ordered = ids.map((id): ApprovalResult => byId.get(id) ?? { id, status: "alreadyApproved" });
