@@ -4,11 +4,13 @@
  * Prints a progress line every `--progress-ms`; `--json` prints them as JSON
  * lines for a parent process (the benchmarks) to read. See docs/simulator.md.
  */
+
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { AdminCredentials } from "./approve.ts";
 import { Simulator } from "./fleet.ts";
+import { MemoryFloor } from "./memory-figures.ts";
 import { type SimulatorInput, SimulatorOptionsError } from "./options.ts";
 
 const USAGE = `usage: cli.ts --server URL --token TOKEN --count N [options]
@@ -128,15 +130,17 @@ async function main(): Promise<number> {
     return 2;
   }
   // Replaced by the figure after device 0 is up, so module loading and warm-up are not counted per device.
-  let before = memory();
+  // The floor of the readings: the per-device figures are growth over the lowest, never negative.
+  let floor = new MemoryFloor();
+  let before = floor.see(memory());
   let warm = 0;
   const t0 = performance.now();
   const print = (kind: string, fleet: Simulator | null, extra: Record<string, unknown> = {}) => {
     const mem = memory();
     const stats = fleet?.stats();
     const extraDevices = stats ? stats.ready - warm : 0;
-    const perDevice = extraDevices > 0 ? Math.round((mem.rssBytes - before.rssBytes) / extraDevices) : null;
-    const heapPerDevice = extraDevices > 0 ? Math.round((mem.heapUsedBytes - before.heapUsedBytes) / extraDevices) : null;
+    const { rssBytes: perDevice, heapUsedBytes: heapPerDevice } = floor.perDevice(mem, extraDevices);
+    before = floor.see(mem);
     const line = {
       kind,
       elapsedMs: Math.round(performance.now() - t0),
@@ -176,7 +180,8 @@ async function main(): Promise<number> {
     if (fleet.size > 1) {
       await fleet.device(0).register();
       await fleet.device(0).connect();
-      before = memory();
+      floor = new MemoryFloor();
+      before = floor.see(memory());
       warm = 1;
     }
     await fleet.registerAll();
