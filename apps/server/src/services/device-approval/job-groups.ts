@@ -4,19 +4,19 @@
  * every job id outgrows what HTTP clients and proxies accept).
  */
 import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
 import type { Db } from "../../db/schema.ts";
 
-const CHUNK = 5000;
-
-/** Records the jobs as one group of the organization; null when there are none. */
+/**
+ * Records the jobs as one group of the organization; null when there are none. One statement with the ids
+ * as one array parameter (a text literal, as anyUuid does: the same on the pg driver and PGlite), so a
+ * fan-out to 10,000 devices adds one round trip to its answer, not 30,000 bound parameters.
+ */
 export async function recordJobGroup(db: Db, orgId: string, jobIds: readonly string[]): Promise<string | null> {
   if (jobIds.length === 0) return null;
   const id = randomUUID();
-  for (let start = 0; start < jobIds.length; start += CHUNK)
-    await db
-      .insertInto("job_groups")
-      .values(jobIds.slice(start, start + CHUNK).map((jobId) => ({ id, organization_id: orgId, job_id: jobId })))
-      .execute();
+  await sql`insert into job_groups (id, organization_id, job_id)
+    select ${id}::uuid, ${orgId}::uuid, j from unnest(${`{${jobIds.join(",")}}`}::uuid[]) as j`.execute(db);
   return id;
 }
 
