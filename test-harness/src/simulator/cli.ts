@@ -4,10 +4,13 @@
  * Prints a progress line every `--progress-ms`; `--json` prints them as JSON
  * lines for a parent process (the benchmarks) to read. See docs/simulator.md.
  */
+
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import type { AdminCredentials } from "./approve.ts";
 import { Simulator } from "./fleet.ts";
+import { MemoryFloor } from "./memory-figures.ts";
 import { type SimulatorInput, SimulatorOptionsError } from "./options.ts";
 
 const USAGE = `usage: cli.ts --server URL --token TOKEN --count N [options]
@@ -23,6 +26,10 @@ const USAGE = `usage: cli.ts --server URL --token TOKEN --count N [options]
   --no-reconnect         stay disconnected when the server closes
   --register-only        register the devices and exit (0 when all registered): an admin approves
                          them, then a second run without it connects them (same keys: same devices)
+  --admin-email E        with --admin-password: approve the registered fleet (POST /api/devices/approve)
+  --admin-password P     (or TERN_SIM_ADMIN_PASSWORD in the environment)
+  --admin-token T        an administrator's API token instead of e-mail and password
+  --approval-wait S      keep retrying devices not approved yet this long                [120]
   --duration S           stop after S seconds; default: run until Ctrl-C
   --progress-ms MS       progress line period                                      [1000]
   --json                 progress and summary as JSON lines`;
@@ -32,6 +39,14 @@ function num(v: string | undefined, name: string): number | undefined {
   const n = Number(v);
   if (!Number.isFinite(n)) throw new SimulatorOptionsError(`--${name} must be a number, got "${v}"`);
   return n;
+}
+
+function adminOf(values: { "admin-email"?: string; "admin-password"?: string; "admin-token"?: string }): AdminCredentials | null {
+  if (values["admin-token"]) return { token: values["admin-token"] };
+  const password = values["admin-password"] ?? process.env.TERN_SIM_ADMIN_PASSWORD;
+  if (values["admin-email"] && password) return { email: values["admin-email"], password };
+  if (values["admin-email"]) throw new SimulatorOptionsError("--admin-email needs --admin-password (or TERN_SIM_ADMIN_PASSWORD)");
+  return null;
 }
 
 export function parseCli(argv: string[]): {
@@ -62,6 +77,10 @@ export function parseCli(argv: string[]): {
       "never-answer": { type: "boolean" },
       "no-reconnect": { type: "boolean" },
       "register-only": { type: "boolean" },
+      "admin-email": { type: "string" },
+      "admin-password": { type: "string" },
+      "admin-token": { type: "string" },
+      "approval-wait": { type: "string" },
       duration: { type: "string" },
       "progress-ms": { type: "string" },
       json: { type: "boolean" },
@@ -94,6 +113,8 @@ export function parseCli(argv: string[]): {
         neverAnswer: values["never-answer"] ?? false,
       },
       reconnect: !values["no-reconnect"],
+      admin: adminOf(values),
+      approvalWaitMs: (num(values["approval-wait"], "approval-wait") ?? 120) * 1000,
       failFast: false,
     } as SimulatorInput,
     durationS: num(values.duration, "duration") ?? null,
@@ -119,15 +140,17 @@ async function main(): Promise<number> {
     return 2;
   }
   // Replaced by the figure after device 0 is up, so module loading and warm-up are not counted per device.
-  let before = memory();
+  // The floor of the readings: the per-device figures are growth over the lowest, never negative.
+  let floor = new MemoryFloor();
+  let before = floor.see(memory());
   let warm = 0;
   const t0 = performance.now();
   const print = (kind: string, fleet: Simulator | null, extra: Record<string, unknown> = {}) => {
     const mem = memory();
     const stats = fleet?.stats();
     const extraDevices = stats ? stats.ready - warm : 0;
-    const perDevice = extraDevices > 0 ? Math.round((mem.rssBytes - before.rssBytes) / extraDevices) : null;
-    const heapPerDevice = extraDevices > 0 ? Math.round((mem.heapUsedBytes - before.heapUsedBytes) / extraDevices) : null;
+    const { rssBytes: perDevice, heapUsedBytes: heapPerDevice } = floor.perDevice(mem, extraDevices);
+    before = floor.see(mem);
     const line = {
       kind,
       elapsedMs: Math.round(performance.now() - t0),
@@ -175,7 +198,8 @@ async function main(): Promise<number> {
     if (fleet.size > 1) {
       await fleet.device(0).register();
       await fleet.device(0).connect();
-      before = memory();
+      floor = new MemoryFloor();
+      before = floor.see(memory());
       warm = 1;
     }
     await fleet.registerAll();

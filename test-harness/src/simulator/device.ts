@@ -63,6 +63,11 @@ const TERMINAL_CLOSES: ReadonlySet<number> = new Set([
 /** Status messages are skipped while this much is still unsent, so a slow server does not grow our memory. */
 const MAX_BUFFERED = 256 * 1024;
 
+/** The server refused the device as not approved yet: 403 on the upgrade (ws reports it as the reason of close 1006), or close 4003. */
+function refusedAsNotApproved(e: SimEvent): boolean {
+  return e.code === CLOSE_CODES.notApproved || /Unexpected server response: 403\b/.test(e.reason ?? "");
+}
+
 export class SimDevice {
   deviceId: string | null = null;
   approved = false;
@@ -153,10 +158,24 @@ export class SimDevice {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     if (this.state === "ready") return;
-    const outcome = this.fleet.waitFor(["welcome", "closed"], this.position, 60_000);
-    if (this.ws === null) this.open();
-    const e = await outcome;
-    if (e.type === "closed") throw new Error(`device ${this.index} closed before welcome: ${e.code} ${e.reason ?? ""}`.trim());
+    const o = this.fleet.options;
+    const deadline = performance.now() + o.approvalWaitMs;
+    for (let attempt = 0; ; attempt++) {
+      const outcome = this.fleet.waitFor(["welcome", "closed"], this.position, 60_000);
+      if (this.ws === null) this.open();
+      const e = await outcome;
+      if (e.type !== "closed") return;
+      const closedError = new Error(`device ${this.index} closed before welcome: ${e.code} ${e.reason ?? ""}`.trim());
+      if (!refusedAsNotApproved(e) || !this.wantConnected) throw closedError;
+      // Not approved yet (a fresh fleet an operator or approveAll() is approving): retry with back-off.
+      const delay = Math.min(o.reconnectMaxMs, o.reconnectMinMs * 2 ** Math.min(attempt, 16)) * (0.8 + Math.random() * 0.4);
+      if (performance.now() + delay > deadline) throw closedError;
+      if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+      this.reconnectTimer = null;
+      this.approved = false;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (!this.wantConnected) throw closedError;
+    }
   }
 
   /** Closes the websocket (code 1000) and stays away until `connect()`. */

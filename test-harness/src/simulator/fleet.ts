@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Agent } from "node:http";
+import { type ApprovalOutcome, approveDevices } from "./approve.ts";
 import { type FleetContext, SimDevice } from "./device.ts";
 import { mapLimit } from "./limit.ts";
 import { validateMetrics } from "./metrics.ts";
@@ -66,6 +67,7 @@ export class Simulator implements FleetContext {
     const fleet = Simulator.create(input);
     try {
       await fleet.registerAll();
+      if (fleet.options.admin) await fleet.approveAll();
       if (fleet.options.connect) await fleet.connectAll();
     } catch (err) {
       await fleet.stop();
@@ -95,6 +97,25 @@ export class Simulator implements FleetContext {
     } finally {
       this.closeRegistrationAgent();
     }
+  }
+
+  /**
+   * Approves every registered device not approved yet with the bulk approval call (needs `admin`).
+   * A device the server refuses stays unapproved and is listed in `failures` with the refusal's code.
+   */
+  async approveAll(): Promise<ApprovalOutcome> {
+    const admin = this.options.admin;
+    if (!admin) throw new Error("approveAll needs the simulator option admin (an administrator's credentials)");
+    const pending = this.devices.filter((d) => d.deviceId !== null && !d.approved);
+    const outcome = await approveDevices(
+      this.options.server,
+      admin,
+      pending.map((d) => d.deviceId!),
+    );
+    const byId = new Map(pending.map((d) => [d.deviceId!, d]));
+    for (const id of [...outcome.approved, ...outcome.alreadyApproved]) byId.get(id)!.approved = true;
+    for (const r of outcome.refused) this.failures.push({ device: byId.get(r.id)!.index, error: `approval refused: ${r.code}` });
+    return outcome;
   }
 
   registrationAgent(): Agent {

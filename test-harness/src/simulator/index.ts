@@ -1,4 +1,5 @@
 export { SIM_DRIVERS, simulateApply } from "./apply.ts";
+export { type AdminCredentials, type ApprovalOutcome, approveDevices } from "./approve.ts";
 export { type DeviceState, SimDevice } from "./device.ts";
 export { type SimKey, signText, simDeviceKey } from "./device-key.ts";
 export { type FakeDevice, FakeServer, type FakeServerOptions } from "./fake-server/server.ts";

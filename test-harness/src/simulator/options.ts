@@ -26,6 +26,10 @@ const Checked = z.object({
   reconnectMaxMs: z.number().int().min(1),
   connect: z.boolean(),
   failFast: z.boolean(),
+  admin: z
+    .union([z.object({ email: z.string().min(1), password: z.string().min(1) }), z.object({ token: z.string().min(1) })])
+    .nullable(),
+  approvalWaitMs: z.number().int().min(0),
 });
 
 export type SimulatorInput = Pick<SimulatorOptions, "server" | "token" | "count"> &
@@ -54,6 +58,10 @@ export function resolveOptions(input: SimulatorInput): SimulatorOptions {
     reconnectMaxMs: 30_000,
     connect: true,
     failFast: true,
+    admin: null,
+    // With credentials the fleet approves itself: wait for that. Without, a 403 fails at once as before
+    // (tests expect it), unless a wait is asked for (the CLI waits 120 s for an operator).
+    approvalWaitMs: input.admin ? 120_000 : 0,
     onEvent: null,
     ...stripUndefined(input),
     server: input.server,

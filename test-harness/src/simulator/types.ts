@@ -1,5 +1,6 @@
 /** Public types of the device simulator. */
 import type { DriverResult } from "@tern/protocol";
+import type { AdminCredentials } from "./approve.ts";
 
 /** One tunnel's figures as a device reports them. */
 export interface TunnelSample {
@@ -108,6 +109,16 @@ export interface SimulatorOptions {
   connect: boolean;
   /** Reject `start` when a device fails to register or connect; false = keep going and report it. */
   failFast: boolean;
+  /**
+   * An administrator of the devices' organization: after registering, the fleet approves its devices
+   * not approved yet with one bulk approval call (POST /api/devices/approve). null: someone else approves.
+   */
+  admin: AdminCredentials | null;
+  /**
+   * How long `connect` keeps retrying a device the server refuses as not approved yet (HTTP 403 on the
+   * websocket upgrade, or close 4003), with back-off from `reconnectMinMs` to `reconnectMaxMs`. 0: fail at once. Default: 120 s with `admin`, else 0.
+   */
+  approvalWaitMs: number;
   /** Called on every event (progress printing, recording); keep it cheap. */
   onEvent: ((event: SimEvent) => void) | null;
 }

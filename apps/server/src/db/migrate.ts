@@ -21,6 +21,7 @@ import * as deviceIdentity from "./migrations/20261125-101-device-identity.ts";
 import * as accounts from "./migrations/20261125-201-accounts.ts";
 import * as mfaSso from "./migrations/20261125-301-mfa-sso.ts";
 import * as consoleLive from "./migrations/20261125-701-console.ts";
+import * as lanOverlapIndex from "./migrations/20261125-601-lan-overlap-index.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -33,6 +34,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261125-301-mfa-sso": mfaSso,
   "20261125-101-device-identity": deviceIdentity,
   "20261125-701-console": consoleLive,
+  "20261125-601-lan-overlap-index": lanOverlapIndex,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -498,7 +498,31 @@ export interface SsoLoginsTable {
   created_at: CreatedAt;
 }
 
+/**
+ * The LAN networks of each device as `cidr`, GiST-indexed (`inet_ops`), so the LAN overlap check of a
+ * device change asks the index (`&&`) instead of reading every device of the organization. Derived
+ * from `devices.interfaces` and `devices.firewall`; rewritten in the transaction of every write of
+ * those (services/lan-index). `kind`: `lan` = a static subnet of an assigned LAN interface,
+ * `published` = what the device publishes to the overlay (its LAN subnets after LAN 1:1 NAT).
+ */
+export interface DeviceLanSubnetsTable {
+  device_id: string;
+  organization_id: string;
+  kind: "lan" | "published";
+  /** Network address and prefix (host bits cleared), e.g. `10.1.2.0/24`. */
+  subnet: string;
+}
+
+/** A set of jobs queued by one request (a bulk approval), followed with `GET /api/jobs?group=<id>`. */
+export interface JobGroupsTable {
+  id: string;
+  organization_id: string;
+  job_id: string;
+}
+
 export interface Database {
+  device_lan_subnets: DeviceLanSubnetsTable;
+  job_groups: JobGroupsTable;
   accounts: AccountsTable;
   organizations: OrganizationsTable;
   users: UsersTable;

@@ -25,6 +25,7 @@ import { LinkHandler } from "./link-handler.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
 import { PublicAddressTracker } from "./live-state/public-address.ts";
 import { deleteExpiredSamples } from "./live-state/retention.ts";
+import { LoopHealth } from "./loop-health.ts";
 import { type GatewayOptions, gatewayOptions } from "./options.ts";
 import { RequestRouter, type RpcMessage } from "./requests.ts";
 import { heartbeat, openSession, reapStaleLinks, registerInstance, unregisterInstance } from "./sessions.ts";
@@ -73,6 +74,12 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   // (thousands of devices connecting, each with its first status) queues in the shared pool, and the
   // writer waiting behind it for seconds would drop samples meanwhile. PGlite has one connection anyway.
   const writerDb = database.url ? postgresDb(database.url, 1) : db;
+  // The heartbeat too: behind a busy pool it would starve, and the instance would look dead to the others.
+  const livenessDb = database.url ? postgresDb(database.url, 1) : db;
+  const loop = new LoopHealth(Math.max(10, Math.min(1000, options.heartbeatMs / 4)), options.heartbeatMs / 2, (ms) => {
+    logger.warn({ stalledMs: Math.round(ms) }, "event loop stalled: heartbeat now, no instance judged dead for a stale period");
+    if (!closing) void beat();
+  });
   const ingest = new IngestBuffer(writerDb, deps.metrics, logger, {
     batchRows: options.ingestBatchRows,
     flushMs: options.ingestFlushMs,
@@ -156,7 +163,9 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       {
         name: "stale-links",
         async run(trx) {
-          for (const d of await reapStaleLinks(trx, staleMs)) {
+          // Right after a stall of this loop, a stale heartbeat may be this instance's view, not the other's state.
+          if (!loop.healthyFor(staleMs)) return;
+          for (const d of await reapStaleLinks(trx, staleMs, instanceId)) {
             events.emit("device-disconnected", {
               deviceId: d.id,
               orgId: d.organization_id,
@@ -239,10 +248,10 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
 
   async function beat(): Promise<void> {
     try {
-      if (await heartbeat(db, instanceId)) return;
+      if (await heartbeat(livenessDb, instanceId)) return;
       // Judged dead (a long pause?) while alive: come back and re-claim the links held here.
       logger.warn("this instance was presumed dead by another; re-registering its links");
-      await registerInstance(db, instanceId);
+      await registerInstance(livenessDb, instanceId);
       for (const conn of links.values()) {
         const hello = conn.hello;
         if (conn.state !== "ready" || !hello) continue;
@@ -343,6 +352,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       await bus.start();
       await duties.start();
       ingest.start();
+      loop.start();
       timers.push(setInterval(liveness, options.pingIntervalMs));
       timers.push(setInterval(() => void beat(), options.heartbeatMs));
       timers.push(setInterval(() => void sweep(), SWEEP_MS));
@@ -352,6 +362,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       if (closing) return;
       closing = true;
       for (const t of timers) clearInterval(t);
+      loop.stop();
       await duties.stop();
       router.close();
       for (const conn of sockets) conn.close(1012, "server restarting: connect again");
@@ -363,6 +374,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       await Promise.allSettled([...pendingWork]);
       await ingest.close();
       if (writerDb !== db) await writerDb.destroy();
+      if (livenessDb !== db) await livenessDb.destroy();
       await bus.close();
       await unregisterInstance(db, instanceId).catch((err) => logger.warn({ err }, "could not unregister the instance"));
       wss.close();

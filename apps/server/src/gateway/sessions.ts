@@ -97,10 +97,18 @@ export async function sessionOwner(db: Db, deviceId: string, staleMs: number): P
 /**
  * Duty: instances silent for `staleMs` are dead; their sessions end, their
  * devices (and any device marked connected without a session) are
- * disconnected, and jobs that were running on those links wait in the queue again.
+ * disconnected, and jobs that were running on those links wait in the queue
+ * again. The instance running the duty is alive whatever its row says (a
+ * heartbeat late behind its own busy loop): its row is refreshed, never reaped.
  */
-export async function reapStaleLinks(db: Db, staleMs: number): Promise<{ id: string; organization_id: string }[]> {
-  await sql`delete from gateway_instances where heartbeat_at < now() - ${`${staleMs} milliseconds`}::interval`.execute(db);
+export async function reapStaleLinks(
+  db: Db,
+  staleMs: number,
+  selfId: string,
+): Promise<{ id: string; organization_id: string }[]> {
+  await db.updateTable("gateway_instances").set({ heartbeat_at: sql`now()` }).where("id", "=", selfId).execute();
+  await sql`delete from gateway_instances where heartbeat_at < now() - ${`${staleMs} milliseconds`}::interval
+    and id <> ${selfId}`.execute(db);
   const orphaned = sql`select device_id from device_sessions s
     where not exists (select 1 from gateway_instances i where i.id = s.instance_id)`;
   // Device rows first, in id order, like every other writer (a hello locks the device, then its session).

@@ -1,19 +1,40 @@
 /**
  * Changes that queue device work answer 202 with the job ids and a Location
  * that lists those jobs (as the reference does). Routes declare
- * `202: jobsQueuedResponse` and return `acceptedWithJobs(c, ids)`.
+ * `202: jobsQueuedResponse` and return `acceptedWithJobs(c, ids)`. A fan-out
+ * of more than MAX_LOCATION_IDS jobs gets one job group to follow instead
+ * (`/api/jobs?group=<id>`): a header with every id (37 KB for 1,000 tunnels)
+ * is more than HTTP clients and proxies accept.
  */
 import type { Context } from "hono";
+import { jobGroupLocation, recordJobGroup } from "../services/device-approval/job-groups.ts";
 import type { AppEnv } from "./env.ts";
+import { requestCtx } from "./request-ctx.ts";
 import { JobsQueuedSchema, jsonResponse } from "./schemas.ts";
+
+/** Jobs a Location lists one by one; more become a job group. */
+export const MAX_LOCATION_IDS = 100;
 
 export const jobsQueuedResponse = {
   ...jsonResponse(JobsQueuedSchema, "Accepted: device jobs were queued; Location lists them"),
-  headers: { Location: { description: "/api/jobs?ids=… listing the queued jobs", schema: { type: "string" as const } } },
+  headers: {
+    Location: {
+      description: `/api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than ${MAX_LOCATION_IDS}`,
+      schema: { type: "string" as const },
+    },
+  },
 };
 
-export function acceptedWithJobs(c: Context<AppEnv>, jobIds: string[]) {
-  return c.json({ jobIds }, 202, jobsLocation(jobIds));
+export async function acceptedWithJobs(c: Context<AppEnv>, jobIds: string[]) {
+  return c.json({ jobIds }, 202, await locationOfJobs(c, jobIds));
+}
+
+/** The Location of jobs a request queued: their ids, or a job group recorded for them when there are many. */
+export async function locationOfJobs(c: Context<AppEnv>, jobIds: readonly string[]): Promise<{ Location: string }> {
+  if (jobIds.length <= MAX_LOCATION_IDS) return jobsLocation(jobIds);
+  const ctx = requestCtx(c);
+  const group = await recordJobGroup(ctx.db, ctx.org.id, jobIds);
+  return group ? jobGroupLocation(group) : jobsLocation(jobIds);
 }
 
 /** The Location of a set of queued jobs, for changes that answer 202 only when they queued some. */

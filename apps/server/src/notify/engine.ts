@@ -38,7 +38,10 @@ import { WorkQueue } from "./work-queue.ts";
 
 /** A device's context is read again after this long (and when it applies a new config). */
 const CONTEXT_TTL_MS = 30_000;
-const MAX_PENDING_WORK = 10_000;
+/** Pending notification work past which a warning is logged (nothing is dropped: work-queue.ts). */
+const WARN_PENDING_WORK = 10_000;
+/** Waiting tasks of a device past which its statuses are held back and only the newest is evaluated. */
+const STATUS_BACKLOG = 2;
 
 interface TrackedCondition {
   eventType: NotificationEvent;
@@ -52,6 +55,8 @@ interface DeviceTrack {
   loading: boolean;
   /** The newest status that waits for the context. */
   waiting: GatewayEventMap["status"] | null;
+  /** The newest status held back while the device's earlier work waits (back-pressure). */
+  deferred: GatewayEventMap["status"] | null;
   appliedHash: string | null;
   conditions: Map<string, TrackedCondition>;
 }
@@ -89,7 +94,7 @@ export class NotificationEngine {
       retry: { maxAttempts: config.TERN_NOTIFY_RETRY_ATTEMPTS, baseDelayMs: config.TERN_NOTIFY_RETRY_BASE_MS },
       webhookTargets: webhookTargetPolicy(config),
     });
-    this.work = new WorkQueue(this.logger, { concurrency: 4, maxPending: MAX_PENDING_WORK });
+    this.work = new WorkQueue(this.logger, { concurrency: 4, warnPending: WARN_PENDING_WORK });
     this.settings = new SettingsCache(deps.db, deps.keyring);
     this.notifier = new Notifier(this.deliverer, this.settings, deps.metrics, this.logger);
   }
@@ -159,7 +164,7 @@ export class NotificationEngine {
   private track(deviceId: string, orgId: string): DeviceTrack {
     let t = this.devices.get(deviceId);
     if (!t) {
-      t = { orgId, context: null, loading: false, waiting: null, appliedHash: null, conditions: new Map() };
+      t = { orgId, context: null, loading: false, waiting: null, deferred: null, appliedHash: null, conditions: new Map() };
       this.devices.set(deviceId, t);
     }
     return t;
@@ -176,6 +181,21 @@ export class NotificationEngine {
     }
     if (!track.context || !settings) {
       track.waiting = e;
+      return;
+    }
+    if (this.work.waiting(`device:${e.deviceId}`) >= STATUS_BACKLOG) {
+      // The database is behind on this device: its newest status is evaluated when its turn comes.
+      track.deferred = e;
+      this.work.push(
+        `device:${e.deviceId}`,
+        async () => {
+          const deferred = track.deferred;
+          track.deferred = null;
+          if (deferred && this.devices.get(e.deviceId) === track)
+            this.evaluate(e.deviceId, track, deferred.tunnels, deferred.status);
+        },
+        "status",
+      );
       return;
     }
     this.evaluate(e.deviceId, track, e.tunnels, e.status);
@@ -270,7 +290,8 @@ export class NotificationEngine {
     const orgId = track.orgId;
     const deviceName = track.context?.name;
     if (step.kind === "resolve") {
-      this.run(deviceId, async () => [await this.notifier.resolve(this.deps.db, orgId, key, deviceName)]);
+      // Resolving the same condition twice in a row does what once does: a waiting one is enough.
+      this.run(deviceId, async () => [await this.notifier.resolve(this.deps.db, orgId, key, deviceName)], `resolve:${key}`);
       return;
     }
     const input = what();
@@ -280,10 +301,14 @@ export class NotificationEngine {
   }
 
   /** Queues database work for a device; its announcements are delivered after it. */
-  private run(deviceId: string, work: () => Promise<(Announcement | null)[]>): void {
-    this.work.push(`device:${deviceId}`, async () => {
-      await this.notifier.announce(await work());
-    });
+  private run(deviceId: string, work: () => Promise<(Announcement | null)[]>, tag?: string): void {
+    this.work.push(
+      `device:${deviceId}`,
+      async () => {
+        await this.notifier.announce(await work());
+      },
+      tag,
+    );
   }
 
   private announceLater(announcements: Announcement[]): void {
@@ -297,7 +322,11 @@ export class NotificationEngine {
     // A new link starts from what the database holds (seeded at its first status).
     this.devices.delete(e.deviceId);
     const key = notificationDedupKey({ eventType: "device-connection", targets: { deviceId: e.deviceId } });
-    this.run(e.deviceId, () => this.notifier.resolveAll(this.deps.db, e.orgId, [key], () => this.deviceName(e.deviceId)));
+    this.run(
+      e.deviceId,
+      () => this.notifier.resolveAll(this.deps.db, e.orgId, [key], () => this.deviceName(e.deviceId)),
+      "resolve-connection",
+    );
   }
 
   private onJobsFinished(e: GatewayEventMap["jobs-finished"]): void {

@@ -27,6 +27,7 @@ import * as connectRegister from "./connect/register.ts";
 import * as consoleSessionCreate from "./console/session-create.ts";
 import * as consoleSessionDelete from "./console/session-delete.ts";
 import * as consoleSessionGet from "./console/session-get.ts";
+import * as devicesApproveMany from "./devices/approve-many.ts";
 import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
 import * as devicesDeleteMany from "./devices/delete-many.ts";
@@ -210,6 +211,7 @@ export const ROUTES: readonly RouteModule[] = [
   connectRegister,
   devicesList,
   devicesDeleteMany,
+  devicesApproveMany,
   devicesGet,
   devicesUpdate,
   devicesDelete,

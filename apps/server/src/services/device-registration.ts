@@ -41,6 +41,7 @@ import { recordAudit } from "./audit.ts";
 import { type ServiceCtx, systemCtx } from "./context.ts";
 import { verifyDeviceSignature } from "./device-identity/signatures.ts";
 import { discoveredInterface, mergeDiscovered } from "./device-interfaces.ts";
+import { syncLanIndex } from "./lan-index/store.ts";
 import { useRegistrationToken } from "./registration-tokens.ts";
 
 type RegisterDeps = Pick<AppDeps, "db" | "config" | "keyring" | "logger" | "registerLimit" | "deviceLink">;
@@ -151,7 +152,7 @@ export async function registerDevice(deps: RegisterDeps, input: RegisterRequest,
       if (existing.public_key !== null && existing.identity_proof_at && existing.identity_proof_at.getTime() >= identity.at)
         throw proofInvalid("this registration proof was used before: each registration must be signed anew");
       const interfaces = mergeDiscovered(existing.interfaces, dedupe(input.interfaces), randomUUID);
-      await trx
+      const stored = await trx
         .updateTable("devices")
         .set({
           hostname: input.hostname,
@@ -163,7 +164,9 @@ export async function registerDevice(deps: RegisterDeps, input: RegisterRequest,
           updated_at: sql`now()`,
         })
         .where("id", "=", existing.id)
-        .execute();
+        .returning("firewall")
+        .executeTakeFirstOrThrow();
+      await syncLanIndex(trx, { id: existing.id, organizationId: org.id, interfaces, firewall: stored.firewall });
       await recordAudit(ctx, {
         action: "reregister",
         resource: "devices",
@@ -190,6 +193,7 @@ export async function registerDevice(deps: RegisterDeps, input: RegisterRequest,
     }
 
     const id = randomUUID();
+    const fresh = dedupe(input.interfaces).map((i) => discoveredInterface(i, randomUUID()));
     await trx
       .insertInto("devices")
       .values({
@@ -202,13 +206,14 @@ export async function registerDevice(deps: RegisterDeps, input: RegisterRequest,
         device_token_hash: hashSecretToken(deviceToken),
         ...identityColumns,
         ...versions,
-        interfaces: toJson(dedupe(input.interfaces).map((i) => discoveredInterface(i, randomUUID()))),
+        interfaces: toJson(fresh),
         static_routes: toJson([]),
         dhcp: toJson([]),
         bgp: toJson(Bgp.parse({})),
         firewall: toJson(Firewall.parse({})),
       })
       .execute();
+    await syncLanIndex(trx, { id, organizationId: org.id, interfaces: fresh, firewall: Firewall.parse({}) });
     const holders = known.filter((d) => d.machine_id === input.machineId);
     await recordAudit(ctx, {
       action: "register",

@@ -10,7 +10,7 @@ import { canonicalJson, type Device, type DeviceInterface, type DeviceUpdate, ty
 import { sql } from "kysely";
 import { toJson } from "../db/json.ts";
 import { ApiError, notFound } from "../http/errors.ts";
-import { checkLanOverlap, invalid, type Problem, problemsToErrorBody, validateDevice } from "../validate/index.ts";
+import { invalid, type Problem, problemsToErrorBody, validateDevice } from "../validate/index.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { anyUuid, loadVrrpGroups, queueConfigJobs } from "./desired-config.ts";
@@ -19,6 +19,8 @@ import { applyInterfaceUpdates } from "./device-interfaces.ts";
 import { checkTunnelInterfaces, checkVrrpMembership } from "./device-update-checks.ts";
 import { type DeviceReadRow, findDeviceRow, toDevice } from "./devices.ts";
 import { sealInterfaceSecrets } from "./radio/interface-secrets.ts";
+import { newLanOverlaps } from "./lan-index/check.ts";
+import { syncLanIndex } from "./lan-index/store.ts";
 
 export interface DeviceUpdateInput {
   id: string;
@@ -190,19 +192,27 @@ async function collectProblems(ctx: ServiceCtx, row: DeviceReadRow, input: Devic
     );
   }
 
-  if (!input.allowOverlapping) {
-    const others = await ctx.db
-      .selectFrom("devices")
-      .select(["id", "name", "interfaces", "firewall"])
-      .where("organization_id", "=", orgId)
-      .where("id", "!=", row.id)
-      .execute();
-    // Only overlaps this change creates: one accepted earlier with allowOverlapping=true does not block later edits.
-    const stored = { id: row.id, name: row.name, interfaces: inBodyOrder(row.interfaces, body), firewall: row.firewall };
-    const existing = new Set(checkLanOverlap(stored, others, groups).map((p) => p.message));
-    problems.push(...checkLanOverlap({ id: row.id, ...ordered }, others, groups).filter((p) => !existing.has(p.message)));
-  }
+  if (!input.allowOverlapping) problems.push(...(await lanOverlapsOf(ctx, row, body, merged, groups)));
   return problems;
+}
+
+/** The LAN overlaps this change creates (services/lan-index: an index lookup, not a scan of the organization). */
+async function lanOverlapsOf(
+  ctx: ServiceCtx,
+  row: DeviceReadRow,
+  body: DeviceUpdate,
+  merged: MergedDevice,
+  groups: Awaited<ReturnType<typeof loadVrrpGroups>>,
+): Promise<Problem[]> {
+  // Same interfaces and firewall (an approval, a rename): every overlap the change has, the device had.
+  if (
+    canonicalJson(row.interfaces) === canonicalJson(merged.interfaces) &&
+    canonicalJson(row.firewall) === canonicalJson(merged.firewall)
+  )
+    return [];
+  const before = { id: row.id, name: row.name, interfaces: inBodyOrder(row.interfaces, body), firewall: row.firewall };
+  const after = { ...merged, id: row.id, interfaces: inBodyOrder(merged.interfaces, body) };
+  return newLanOverlaps(ctx.db, ctx.org.id, before, after, groups);
 }
 
 export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): Promise<DeviceUpdateResult> {
@@ -240,6 +250,12 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
       })
       .where("id", "=", row.id)
       .execute();
+    await syncLanIndex(tx.db, {
+      id: row.id,
+      organizationId: tx.org.id,
+      interfaces: merged.interfaces,
+      firewall: merged.firewall,
+    });
 
     const jobIds: string[] = [];
     const approvedNow = merged.isApproved && !row.is_approved;

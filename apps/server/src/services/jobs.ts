@@ -102,9 +102,14 @@ function jobsOf(ctx: ServiceCtx) {
 }
 
 /** The organization's jobs, newest first by default; `ids` narrows to those jobs (the 202 Location). */
-export async function listJobs(ctx: ServiceCtx, input: { query: ListQuery; ids?: readonly string[] }) {
+export async function listJobs(ctx: ServiceCtx, input: { query: ListQuery; ids?: readonly string[]; group?: string }) {
   let base = jobsOf(ctx);
   if (input.ids) base = base.where("j.id", "=", anyUuid(input.ids));
+  const group = input.group;
+  if (group)
+    base = base.where("j.id", "in", (eb) =>
+      eb.selectFrom("job_groups").select("job_id").where("id", "=", group).where("organization_id", "=", ctx.org.id),
+    );
   const { rows, total } = await runList(ctx.db, base, input.query, JOB_LIST);
   return { items: rows.map(toJob), total };
 }

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Device, DeviceInterface } from "@tern/protocol";
 import { toJson } from "../../src/db/json.ts";
+import { syncLanIndex } from "../../src/services/lan-index/store.ts";
 import type { TestServer } from "./test-server.ts";
 
 const sample = JSON.parse(
@@ -77,5 +78,12 @@ export async function insertTestDevice(t: TestServer, options: TestDeviceOptions
       firewall: toJson({ rules: [] }),
     })
     .execute();
+  // The LAN overlap index is written with every write of a device's interfaces (services/lan-index).
+  await syncLanIndex(t.database.db, {
+    id,
+    organizationId: options.orgId ?? t.admin.orgId,
+    interfaces: [wan, lan],
+    firewall: { rules: [] },
+  });
   return { id, name, wan, lan };
 }

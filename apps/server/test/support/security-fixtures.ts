@@ -113,6 +113,11 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
     params: { id: (await created(t, "/api/mlpolicies", { name: unique("fixture policy") })).id },
     bodies: { put: { name: unique("fixture policy") } },
   }),
+  // A pending device of tenant A: another tenant's request must not find (or approve) it.
+  "/api/devices/approve": async (t) => ({
+    params: {},
+    bodies: { post: { deviceIds: [(await insertValidDevice(t, { approved: false })).id] } },
+  }),
   "/api/mlpolicies/{id}/install": async (t) => ({
     params: { id: (await created(t, "/api/mlpolicies", { name: unique("fixture policy") })).id },
     bodies: { post: { filter: [] } },

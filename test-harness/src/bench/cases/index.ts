@@ -7,6 +7,7 @@ import { agentFootprint } from "./agent-footprint.ts";
 import { agentMeasurement } from "./agent-measurement.ts";
 import { agentPathFailover } from "./agent-path-failover.ts";
 import { agentStart } from "./agent-start.ts";
+import { deviceApprove } from "./device-approve.ts";
 import { fpingLink } from "./fping-link.ts";
 import { httpStatic } from "./http-static.ts";
 import { pgIngest, pgliteIngest } from "./ingest.ts";
@@ -37,6 +38,7 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverIngest)
     .register(serverFanout)
     .register(serverApi)
+    .register(deviceApprove)
     .register(rawApply)
     .register(agentConvergence)
     .register(agentApiTunnel)

@@ -3,6 +3,7 @@
  * what a bare `ws` client connection costs in the load generator of
  * ws-echo-connections at the same N in the same run.
  */
+import { MemoryFloor } from "../../simulator/memory-figures.ts";
 import { spawnWorker, type Worker, workerPath } from "../child.ts";
 import type { BenchCase, Params } from "../types.ts";
 import { sleep, stopAll } from "./util.ts";
@@ -50,6 +51,10 @@ export const simulatorFootprint: BenchCase<FootprintParams> = {
       await sleep(1000);
       const m1 = await sim.call<Mem>("memory");
       const added = con.ready - 1;
+      // Growth over the lower of the two readings: never negative (simulator/memory-figures.ts).
+      const floor = new MemoryFloor();
+      floor.see(m0);
+      const per = floor.perDevice(m1, added);
       const baseline = {
         case: "ws-echo-connections",
         params: echoConnectionsParams(ctx.mode, params.devices),
@@ -68,7 +73,7 @@ export const simulatorFootprint: BenchCase<FootprintParams> = {
           {
             key: "rss-per-device",
             label: "simulator RSS per device",
-            value: added > 0 ? (m1.rssBytes - m0.rssBytes) / added : null,
+            value: per.rssBytes,
             unit: "B",
             better: "lower",
             baseline,
@@ -76,7 +81,7 @@ export const simulatorFootprint: BenchCase<FootprintParams> = {
           {
             key: "heap-per-device",
             label: "simulator JS heap per device",
-            value: added > 0 ? (m1.heapUsedBytes - m0.heapUsedBytes) / added : null,
+            value: per.heapUsedBytes,
             unit: "B",
             better: "lower",
             baseline: { ...baseline, key: "client-heap-per-connection" },

@@ -19,6 +19,7 @@ import { createKeyring } from "../../../../apps/server/src/secrets/keyring.ts";
 import { bootstrapFirstAdmin } from "../../../../apps/server/src/services/bootstrap.ts";
 import { systemCtx } from "../../../../apps/server/src/services/context.ts";
 import { queueConfigJobs } from "../../../../apps/server/src/services/desired-config.ts";
+import { lanIndexRows } from "../../../../apps/server/src/services/lan-index/rows.ts";
 import { defaultPublicAddress, hostname, registerInterfaces } from "../../simulator/identity.ts";
 import {
   benchKey,
@@ -45,6 +46,8 @@ export interface SeedOptions {
   configure: boolean;
   /** Insert one finished job per device (for the jobs list), when not configuring. */
   finishedJobs: boolean;
+  /** The first `pending` devices are registered but not approved (for approval measurements). */
+  pending?: number;
 }
 
 export interface SeedResult {
@@ -92,7 +95,7 @@ export async function seedFleet(database: DatabaseHandle, options: SeedOptions):
         name: hostname(FLEET_PREFIX, i),
         hostname: hostname(FLEET_PREFIX, i),
         machine_id: benchMachineId(i),
-        is_approved: true,
+        is_approved: i >= (options.pending ?? 0),
         device_token_hash: hashSecretToken(deviceToken(options.tokenSecret, i)),
         public_key: benchKey(options.tokenSecret, i).publicKey,
         agent_version: "0.1.0-sim",
@@ -112,6 +115,16 @@ export async function seedFleet(database: DatabaseHandle, options: SeedOptions):
       });
     }
     await db.insertInto("devices").values(rows).execute();
+    // The LAN overlap index the server writes with every write of a device's interfaces.
+    const lanRows = rows.flatMap((r, k) =>
+      lanIndexRows({ interfaces: deviceInterfaces(start + k), firewall: { rules: [] } }).map((x) => ({
+        device_id: r.id,
+        organization_id: org.id,
+        kind: x.kind,
+        subnet: x.subnet,
+      })),
+    );
+    if (lanRows.length) await db.insertInto("device_lan_subnets").values(lanRows).execute();
   }
 
   const tunnels = n * (TUNNELS_PER_DEVICE / 2);

@@ -63,6 +63,8 @@ export interface SeedRequest {
   devices: number;
   configure: boolean;
   finishedJobs?: boolean;
+  /** The first `pending` devices are not approved. */
+  pending?: number;
 }
 
 export interface Fleet {
@@ -90,6 +92,7 @@ export async function seedScratch(scratch: Scratch, req: SeedRequest, ctx: Bench
           devices: req.devices,
           configure: req.configure,
           finishedJobs: req.finishedJobs ?? false,
+          pending: req.pending ?? 0,
           secretKey,
           tokenSecret,
         },

@@ -1,4 +1,4 @@
-import { jobsLocation } from "../../http/accepted.ts";
+import { locationOfJobs } from "../../http/accepted.ts";
 import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
@@ -38,6 +38,6 @@ export function register(app: ApiApp) {
       all: q.all,
       removeVrrp: q.removeVrrp,
     });
-    return result.jobIds.length ? c.json(result, 202, jobsLocation(result.jobIds)) : c.json(result, 200);
+    return result.jobIds.length ? c.json(result, 202, await locationOfJobs(c, result.jobIds)) : c.json(result, 200);
   });
 }

@@ -22,7 +22,7 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { items, total } = await listJobs(requestCtx(c), { query: foldListQuery(query), ids: query.ids });
+    const { items, total } = await listJobs(requestCtx(c), { query: foldListQuery(query), ids: query.ids, group: query.group });
     withRecordsTotal(c, total);
     return c.json(items, 200);
   });

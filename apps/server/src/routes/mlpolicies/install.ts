@@ -12,7 +12,7 @@ export const route = defineRoute({
   operationId: "installMlPolicy",
   tags: ["mlpolicies"],
   summary: "Install the policy on many devices at once (one mlpolicy job per device whose config changes)",
-  description: `${SELECTION_TEXT} Devices running another policy switch to this one. Unknown device ids: 404 naming them, nothing changes. 202 with the job ids (Location lists them when there are at most 100).`,
+  description: `${SELECTION_TEXT} Devices running another policy switch to this one. Unknown device ids: 404 naming them, nothing changes. 202 with the job ids; Location lists them (at most 100) or names their job group (/api/jobs?group=<id>).`,
   auth: { resource: "mlpolicies" },
   request: { params: IdParams, body: jsonBody(DeviceSelectionSchema) },
   responses: { 202: jobsQueuedResponse },

@@ -15,10 +15,7 @@ export const DeviceSelectionSchema = DeviceSelection.meta({ id: "DeviceSelection
 
 export const SELECTION_TEXT = `Body: \`deviceIds\` (at most 10,000) or \`filter\` (a JSON array of {key, op, val} over the devices; \`[]\` = every device of the organization). Filter keys: ${DEVICE_SELECTION_KEYS}.`;
 
-/** Above this many jobs the Location header (one id each) would outgrow what HTTP clients accept; the body has them all. */
-const MAX_LOCATION_IDS = 100;
-
+/** 202 with the jobs; the Location lists them, or names their job group when there are many (http/accepted.ts). */
 export function acceptedFanOut(c: Context<AppEnv>, jobIds: string[]) {
-  if (jobIds.length <= MAX_LOCATION_IDS) return acceptedWithJobs(c, jobIds);
-  return c.json({ jobIds }, 202);
+  return acceptedWithJobs(c, jobIds);
 }

@@ -4,7 +4,7 @@
  * request acts in, `?org` or the caller's default (a key: its own), with the
  * same body, checks and answers as PUT /organizations/{id}.
  */
-import { jobsLocation } from "../../http/accepted.ts";
+import { locationOfJobs } from "../../http/accepted.ts";
 import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
@@ -29,6 +29,6 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { jobIds, ...organization } = await updateOrganization(requestCtx(c), c.req.valid("json"));
-    return jobIds.length ? c.json({ ...organization, jobIds }, 202, jobsLocation(jobIds)) : c.json(organization, 200);
+    return jobIds.length ? c.json({ ...organization, jobIds }, 202, await locationOfJobs(c, jobIds)) : c.json(organization, 200);
   });
 }

@@ -1,4 +1,4 @@
-import { jobsLocation, jobsLocationHeader } from "../../http/accepted.ts";
+import { jobsLocationHeader, locationOfJobs } from "../../http/accepted.ts";
 import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
@@ -27,6 +27,6 @@ export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { peer, jobIds } = await updatePeer(requestCtx(c), c.req.valid("param").id, c.req.valid("json"));
     const body = { ...peer, jobIds };
-    return jobIds.length ? c.json(body, 202, jobsLocation(jobIds)) : c.json(body, 200);
+    return jobIds.length ? c.json(body, 202, await locationOfJobs(c, jobIds)) : c.json(body, 200);
   });
 }

@@ -1,4 +1,4 @@
-import { jobsLocation, jobsLocationHeader } from "../../http/accepted.ts";
+import { jobsLocationHeader, locationOfJobs } from "../../http/accepted.ts";
 import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
@@ -27,6 +27,6 @@ export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const result = await createTunnels(requestCtx(c), Array.isArray(body) ? body : [body], Array.isArray(body));
-    return result.jobIds.length ? c.json(result, 202, jobsLocation(result.jobIds)) : c.json(result, 201);
+    return result.jobIds.length ? c.json(result, 202, await locationOfJobs(c, result.jobIds)) : c.json(result, 201);
   });
 }

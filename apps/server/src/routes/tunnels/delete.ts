@@ -1,4 +1,4 @@
-import { jobsLocation, jobsLocationHeader } from "../../http/accepted.ts";
+import { jobsLocationHeader, locationOfJobs } from "../../http/accepted.ts";
 import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
@@ -25,6 +25,6 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const result = await deleteTunnel(requestCtx(c), c.req.valid("param").id);
-    return result.jobIds.length ? c.json(result, 202, jobsLocation(result.jobIds)) : c.json(result, 200);
+    return result.jobIds.length ? c.json(result, 202, await locationOfJobs(c, result.jobIds)) : c.json(result, 200);
   });
 }

@@ -151,6 +151,32 @@ describe("POST /api/tunnels", () => {
     await createTunnels(t, peerTunnelBody(b, peer.id));
   });
 
+  it("many tunnels at once: 202 whose Location names one job group to follow, not every job id", async () => {
+    const hub = await wanDevice(t, { name: "hub" });
+    const spokes = [];
+    for (let i = 0; i < 101; i++) spokes.push(await wanDevice(t, { name: `spoke-${i}` }));
+    const res = await t.api<TunnelsCreated>("POST", "/api/tunnels", {
+      token: t.admin.token,
+      body: spokes.map((s) => tunnelBody(hub, s)),
+    });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body.tunnels).toHaveLength(101);
+    expect(res.body.jobIds).toHaveLength(102);
+    const location = res.headers.get("location")!;
+    expect(location).toMatch(/^\/api\/jobs\?group=[0-9a-f-]{36}$/);
+    const followed = await t.api<{ id: string; device: { id: string } }[]>("GET", `${location}&limit=1000`, {
+      token: t.admin.token,
+    });
+    expect(followed.status).toBe(200);
+    expect(followed.body.map((j) => j.id).sort()).toEqual([...res.body.jobIds].sort());
+    expect(new Set(followed.body.map((j) => j.device.id)).size).toBe(102);
+    // Another organization following the same Location sees none of them.
+    const other = await t.createTenant("group-outsider");
+    const theirs = await t.api<unknown[]>("GET", location, { token: other.token });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body).toEqual([]);
+  });
+
   it("is all or nothing: one bad tunnel in a list creates none and queues no job", async () => {
     const a = await wanDevice(t);
     const b = await wanDevice(t);

@@ -1,0 +1,64 @@
+/**
+ * Profiling aid for the bulk approval (issue 14), not a bench case: seeds N
+ * pending devices (the bench fleet: 4 tunnels each) into an in-memory PGlite,
+ * or into PostgreSQL when PG_URL names an empty scratch database, then runs
+ * the bulk approval service in this process and prints its time and the
+ * statements that took longest (Kysely's query log, summed by statement).
+ *
+ *   npx tsx test-harness/src/bench/approve-profile.ts 2000
+ *   PG_URL=postgres://postgres@127.0.0.1:55432/scratch npx tsx test-harness/src/bench/approve-profile.ts 10000
+ *   node --cpu-prof --import tsx test-harness/src/bench/approve-profile.ts 2000
+ */
+import { randomBytes } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import pino from "pino";
+import { loadConfig } from "../../../apps/server/src/config.ts";
+import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
+import type { Database } from "../../../apps/server/src/db/schema.ts";
+import { createKeyring } from "../../../apps/server/src/secrets/keyring.ts";
+import { systemCtx } from "../../../apps/server/src/services/context.ts";
+import { approveDevices } from "../../../apps/server/src/services/device-approval/approve-many.ts";
+import { seedFleet } from "./server/seed.ts";
+
+const n = Number(process.argv[2] ?? 10000);
+const url = process.env.PG_URL;
+const pglite = url ? undefined : await PGlite.create();
+const times = new Map<string, { n: number; ms: number }>();
+let logging = false;
+const db = new Kysely<Database>({
+  dialect: new PostgresDialect({ pool: url ? new pg.Pool({ connectionString: url, max: 10 }) : createPGlitePool(pglite!) }),
+  log(e) {
+    if (!logging) return;
+    const key = e.query.sql.replace(/\s+/g, " ").slice(0, 110);
+    const t = times.get(key) ?? { n: 0, ms: 0 };
+    t.n++;
+    t.ms += e.queryDurationMillis;
+    times.set(key, t);
+  },
+});
+const secretKey = randomBytes(32).toString("base64");
+await seedFleet({ db, kind: url ? "postgres" : "pglite", pglite, close: async () => {} } as never, {
+  devices: n,
+  tokenSecret: "profile",
+  secretKey,
+  configure: false,
+  finishedJobs: false,
+  pending: n,
+});
+const org = await db.selectFrom("organizations").select(["id", "account_id"]).executeTakeFirstOrThrow();
+const deps = {
+  db,
+  config: loadConfig({}),
+  keyring: createKeyring(Buffer.from(secretKey, "base64")),
+  logger: pino({ level: "silent" }),
+};
+const ctx = systemCtx(deps as never, { id: org.id, accountId: org.account_id } as never);
+logging = true;
+const t0 = performance.now();
+const result = await approveDevices(ctx, { filter: [{ key: "isApproved", op: "==", val: false }] } as never);
+console.log(`approved ${result.approved} refused ${result.refused} in ${(performance.now() - t0).toFixed(0)} ms`);
+for (const [sql, t] of [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15))
+  console.log(t.ms.toFixed(0).padStart(7), String(t.n).padStart(5), sql);
+await db.destroy();

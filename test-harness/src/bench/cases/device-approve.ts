@@ -1,0 +1,168 @@
+/**
+ * Issue 14: approving devices. The LAN overlap check of a device change read
+ * every device of the organization (about 850 ms per approval at 5,000
+ * devices); it now asks a GiST index. With N devices seeded (4 tunnels each),
+ * the first `pending` of them not approved, Tern's server in its own process:
+ * one approval at a time (`PUT /api/devices/{id} {isApproved: true}`), one LAN
+ * change at a time (`PUT` with a new LAN subnet: the indexed overlap query),
+ * then the bulk approval of the rest (`POST /api/devices/approve` with a
+ * filter). Baseline: a bare node:http round trip, one request at a time.
+ */
+
+import { fleetSizes } from "../server/connect.ts";
+import { type DbTarget, login, scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
+import { summarize } from "../stats.ts";
+import type { BenchCase, Params } from "../types.ts";
+import type { HttpStaticParams } from "./http-static.ts";
+
+export interface DeviceApproveParams extends Params {
+  devices: number;
+  db: DbTarget;
+  /** Single approvals and single LAN changes timed, each. */
+  singles: number;
+}
+
+const BASELINE: HttpStaticParams = { bytes: 8192, concurrency: 1, durationMs: 2000 };
+
+async function call(url: string, token: string, method: string, path: string, body?: unknown) {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  const ms = performance.now() - t0;
+  return { status: res.status, ms, body: text ? (JSON.parse(text) as unknown) : null, text };
+}
+
+export const deviceApprove: BenchCase<DeviceApproveParams> = {
+  name: "device-approve",
+  kind: "server",
+  title: "Approving devices: one at a time, a LAN change, and the bulk approval",
+  description:
+    "A scratch database (PGlite, the embedded default, or PostgreSQL) is seeded with N devices (the simulator's WAN and LAN " +
+    "interfaces, 4 tunnels each), all registered but not approved; Tern's server runs in its own process, no device connected. " +
+    "Timed one request at a time: `singles` approvals (`PUT /api/devices/{id} {isApproved: true}`: identity, validation, LAN " +
+    "overlap, compile and queue the whole config), `singles` LAN changes of approved devices (`PUT` with a new LAN subnet: the " +
+    "LAN overlap query against the organization), then one `POST /api/devices/approve` with the filter isApproved == false " +
+    "approving the rest (the same checks per device). Baseline: a bare node:http server, one request at a time (http-static, " +
+    "concurrency 1).",
+  sizes: (mode) => fleetSizes(mode).map((devices) => ({ devices, db: "pglite" as const, singles: mode === "quick" ? 10 : 20 })),
+  async run(params, ctx) {
+    const scratch = await scratchDatabase(params.db, ctx);
+    let tern: TernServer | undefined;
+    try {
+      const fleet = await seedScratch(scratch, { devices: params.devices, configure: false, pending: params.devices }, ctx);
+      tern = await startTern(fleet, ctx);
+      const token = await login(tern.url);
+      const ids: string[] = [];
+      for (let offset = 0; offset < params.devices; offset += 1000) {
+        const page = await call(tern.url, token, "GET", `/devices?response=ids&limit=1000&offset=${offset}&sort=name`);
+        ids.push(...(page.body as (string | { id: string })[]).map((d) => (typeof d === "string" ? d : d.id)));
+      }
+      if (ids.length !== params.devices) throw new Error(`expected ${params.devices} devices, the list has ${ids.length}`);
+
+      const approveMs: number[] = [];
+      for (const id of ids.slice(0, params.singles)) {
+        const r = await call(tern.url, token, "PUT", `/devices/${id}`, { isApproved: true });
+        if (r.status !== 202) throw new Error(`approval of ${id}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+        approveMs.push(r.ms);
+      }
+      const approve = summarize(approveMs);
+      ctx.log(`  one approval at ${params.devices} devices: p50 ${approve.p50.toFixed(1)} ms, p99 ${approve.p99.toFixed(1)} ms`);
+
+      const changeMs: number[] = [];
+      for (const [k, id] of ids.slice(0, params.singles).entries()) {
+        const device = (await call(tern.url, token, "GET", `/devices/${id}`)).body as {
+          interfaces: { devId: string; name: string; type: string }[];
+        };
+        const lan = device.interfaces.find((i) => i.type === "LAN");
+        if (!lan) throw new Error(`device ${id} has no LAN interface`);
+        // 198.18.0.0/15 (benchmarking addresses): overlaps no seeded LAN.
+        const body = { interfaces: [{ devId: lan.devId, name: lan.name, IPv4: `198.18.${k}.1`, IPv4Mask: 24 }] };
+        const r = await call(tern.url, token, "PUT", `/devices/${id}`, body);
+        if (r.status !== 202 && r.status !== 200)
+          throw new Error(`LAN change of ${id}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+        changeMs.push(r.ms);
+      }
+      const change = summarize(changeMs);
+      ctx.log(`  one LAN change at ${params.devices} devices: p50 ${change.p50.toFixed(1)} ms, p99 ${change.p99.toFixed(1)} ms`);
+
+      const notes: string[] = [];
+      const rest = params.devices - params.singles;
+      const bulk = await call(tern.url, token, "POST", "/devices/approve", {
+        filter: [{ key: "isApproved", op: "==", val: false }],
+      });
+      let bulkMs: number | null = null;
+      let approvedInBulk = 0;
+      if (bulk.status === 404 || bulk.status === 405)
+        notes.push("no bulk approval endpoint in this build (POST /api/devices/approve)");
+      else if (bulk.status !== 202) throw new Error(`bulk approval: HTTP ${bulk.status} ${bulk.text.slice(0, 300)}`);
+      else {
+        bulkMs = bulk.ms;
+        approvedInBulk = (bulk.body as { approved: number }).approved;
+        if (approvedInBulk !== rest) notes.push(`bulk approval approved ${approvedInBulk} of ${rest} devices`);
+        ctx.log(`  bulk approval of ${approvedInBulk} devices: ${(bulkMs / 1000).toFixed(2)} s`);
+      }
+      const ref = (key: string) => ({ case: "http-static", params: BASELINE, key });
+      return {
+        figures: [
+          {
+            key: "approve-p50",
+            label: "one approval (PUT isApproved) p50",
+            value: approve.p50,
+            unit: "ms",
+            better: "lower",
+            baseline: ref("latency-p50"),
+          },
+          {
+            key: "approve-p99",
+            label: "one approval (PUT isApproved) p99",
+            value: approve.p99,
+            unit: "ms",
+            better: "lower",
+            baseline: ref("latency-p99"),
+          },
+          {
+            key: "lan-change-p50",
+            label: "one LAN change (PUT interfaces) p50",
+            value: change.p50,
+            unit: "ms",
+            better: "lower",
+            baseline: ref("latency-p50"),
+          },
+          {
+            key: "lan-change-p99",
+            label: "one LAN change (PUT interfaces) p99",
+            value: change.p99,
+            unit: "ms",
+            better: "lower",
+            baseline: ref("latency-p99"),
+          },
+          {
+            key: "bulk-ms",
+            label: `bulk approval of the other ${rest} devices`,
+            value: bulkMs,
+            unit: "ms",
+            better: "lower",
+            baseline: ref("latency-p50"),
+          },
+          {
+            key: "bulk-per-sec",
+            label: "devices approved per second in bulk",
+            value: bulkMs === null ? null : approvedInBulk / (bulkMs / 1000),
+            unit: "dev/s",
+            better: "higher",
+            baseline: ref("requests-per-sec"),
+          },
+        ],
+        notes,
+        details: { approveMs, changeMs, seed: fleet.seed },
+      };
+    } finally {
+      await tern?.stop();
+      await scratch.drop();
+    }
+  },
+};
