@@ -39,7 +39,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     const file = flagsAndEnv.config ?? (flagsAndEnv.mode === "system" ? DEFAULT_SETTINGS_FILE : undefined);
     const fileEnv = await settingsFileEnv(file, flagsAndEnv.config !== undefined);
     const options = Object.keys(fileEnv).length > 0 ? parseCli(argv, { ...fileEnv, ...deps.env }) : flagsAndEnv;
-    // Loaded here, not at the top: `--help` and `--version` parse only the dispatcher (no drivers, execa, protocol).
+    // Loaded here, not at the top: `--help` and `--version` parse only the dispatcher (no drivers, probes, protocol).
     const [{ createDrivers }, { TunnelProber }, { ExecRunner }] = await Promise.all([
       import("./drivers/registry.ts"),
       import("./probes/prober.ts"),

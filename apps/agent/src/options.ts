@@ -5,7 +5,7 @@
 
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { z } from "zod";
+import * as z from "zod";
 import type { DaemonMode } from "./drivers/driver.ts";
 import { AgentError, formatIssues } from "./errors.ts";
 import { LOG_LEVELS, type LogLevel } from "./log-levels.ts";

@@ -6,8 +6,7 @@
  * recording fakes of both.
  */
 
-/** execa (about 2 MiB of heap once loaded) is imported by the first command, not when the agent starts. */
-const loadExeca = () => import("execa").then((m) => m.execa);
+import { execFile, spawn } from "node:child_process";
 
 /** Set for every command: parsable, untranslated output. */
 const COMMAND_ENV = { LC_ALL: "C" } as const;
@@ -40,28 +39,60 @@ export class CommandError extends Error {
   }
 }
 
-/** Runs commands for real with execa. */
+/** After a time-out's SIGTERM, a command that is still there gets SIGKILL this much later. */
+const KILL_AFTER_MS = 5000;
+/** Output kept per stream; `nft -j list ruleset` of a large firewall is a few MiB. */
+const MAX_OUTPUT_BYTES = 64 * 2 ** 20;
+
+/**
+ * The environment of every command: the agent's own (as any child inherits it), then the caller's, then LC_ALL=C.
+ * Node's child_process, not execa: execa and its dependencies kept about 2 MiB resident in an idle agent, which
+ * runs `ip -j …` for every status report (agent-footprint bench, docs/bench.md); execFile does all this runner needs.
+ */
+const commandEnv = (extra?: Record<string, string>) => ({ ...process.env, ...extra, ...COMMAND_ENV });
+
+/** Runs commands for real (node:child_process). */
 export class ExecRunner implements Runner {
-  async run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  run(argv: string[], options: RunOptions = {}): Promise<RunResult> {
     const [file, ...args] = argv;
-    if (!file) throw new Error("run: empty argv");
-    const execa = await loadExeca();
-    const r = await execa(file, args, {
-      reject: false,
-      timeout: options.timeoutMs ?? 30_000,
-      input: options.input,
-      env: { ...options.env, ...COMMAND_ENV },
-      stripFinalNewline: false,
+    if (!file) return Promise.reject(new Error("run: empty argv"));
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    return new Promise((resolve, reject) => {
+      let timedOut = false;
+      let forceKill: NodeJS.Timeout | undefined;
+      const child = execFile(
+        file,
+        args,
+        { encoding: "utf8", maxBuffer: MAX_OUTPUT_BYTES, env: commandEnv(options.env) },
+        (err, stdout, stderr) => {
+          clearTimeout(timer);
+          clearTimeout(forceKill);
+          // err.code: the exit code, or a string (ENOENT: no such command; ERR_CHILD_PROCESS_STDIO_MAXBUFFER).
+          const code = (err as (NodeJS.ErrnoException & { code?: number | string }) | null)?.code;
+          const exitCode = timedOut ? 124 : err === null ? 0 : typeof code === "number" ? code : 1;
+          const result: RunResult = {
+            argv,
+            exitCode,
+            stdout,
+            stderr: timedOut
+              ? `timed out after ${timeoutMs} ms`
+              : err !== null && typeof code !== "number" && !stderr
+                ? err.message
+                : stderr,
+          };
+          if (exitCode !== 0 && !options.allowFailure) reject(new CommandError(result));
+          else resolve(result);
+        },
+      );
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill("SIGTERM");
+        forceKill = setTimeout(() => child.kill("SIGKILL"), KILL_AFTER_MS);
+      }, timeoutMs);
+      // Input, or at once end of input: a command that reads stdin must not wait for the time-out.
+      child.stdin?.on("error", () => undefined); // a command that exits without reading its input
+      child.stdin?.end(options.input ?? "");
     });
-    const exitCode = r.exitCode ?? (r.timedOut ? 124 : 1);
-    const result: RunResult = {
-      argv,
-      exitCode,
-      stdout: String(r.stdout ?? ""),
-      stderr: r.timedOut ? `timed out after ${options.timeoutMs ?? 30_000} ms` : String(r.stderr ?? r.message ?? ""),
-    };
-    if (exitCode !== 0 && !options.allowFailure) throw new CommandError(result);
-    return result;
   }
 }
 
@@ -78,47 +109,35 @@ export interface Spawner {
   spawn(argv: string[], onLine: (line: string) => void, onExit: (code: number | null) => void): SpawnedProcess;
 }
 
-/** Spawns for real with execa. */
+/** Spawns for real (node:child_process). */
 export class ExecSpawner implements Spawner {
   spawn(argv: string[], onLine: (line: string) => void, onExit: (code: number | null) => void): SpawnedProcess {
     const [file, ...args] = argv;
     if (!file) throw new Error("spawn: empty argv");
-    let stopped = false;
-    let child: ReturnType<Awaited<ReturnType<typeof loadExeca>>> | undefined;
-    let rest = "";
-    const feed = (chunk: Buffer | string) => {
-      rest += String(chunk);
-      let nl = rest.indexOf("\n");
-      while (nl >= 0) {
-        onLine(rest.slice(0, nl));
-        rest = rest.slice(nl + 1);
-        nl = rest.indexOf("\n");
-      }
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: commandEnv() });
+    // Each stream is split into lines on its own, so a line of stdout never takes in the start of one of stderr.
+    for (const stream of [child.stdout, child.stderr]) {
+      let rest = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => {
+        rest += chunk;
+        let nl = rest.indexOf("\n");
+        while (nl >= 0) {
+          onLine(rest.slice(0, nl));
+          rest = rest.slice(nl + 1);
+          nl = rest.indexOf("\n");
+        }
+      });
+    }
+    // A command that cannot start (ENOENT) emits "error" and "close"; one that ran emits "close": report once.
+    let ended = false;
+    const end = (code: number | null) => {
+      if (ended) return;
+      ended = true;
+      onExit(code);
     };
-    // Started once execa is loaded (at once after the first time); stopped before that, it never starts and
-    // ends as a killed one does (exit code null).
-    void loadExeca().then(
-      (execa) => {
-        if (stopped) return onExit(null);
-        const c = execa(file, args, {
-          reject: false,
-          buffer: false,
-          stdin: "ignore",
-          env: COMMAND_ENV,
-          stripFinalNewline: false,
-        });
-        child = c;
-        c.stdout?.on("data", feed);
-        c.stderr?.on("data", feed);
-        void c.then((r) => onExit(r.exitCode ?? null));
-      },
-      () => onExit(null),
-    );
-    return {
-      stop: () => {
-        stopped = true;
-        child?.kill("SIGTERM");
-      },
-    };
+    child.once("error", () => end(null));
+    child.once("close", (code) => end(code));
+    return { stop: () => void child.kill("SIGTERM") };
   }
 }

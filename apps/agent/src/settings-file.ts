@@ -5,7 +5,7 @@
  * mode from the default path when that exists (lab agents in standalone mode never pick up a router's file).
  */
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { AgentError, formatIssues } from "./errors.ts";
 import { COMMON_OPTIONS } from "./options.ts";
 

@@ -1,5 +1,5 @@
 /** Account security: own password, password reset, invitations of members, login sessions. */
-import { z } from "zod";
+import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
 import { Email, MembershipScope, Password, Role } from "./tenancy.ts";
 

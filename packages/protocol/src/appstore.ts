@@ -1,5 +1,5 @@
 /** App store: a small catalog, purchased applications and their per-application actions. */
-import { z } from "zod";
+import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
 
 export const AppAction = z.object({ name: z.string(), description: z.string() });

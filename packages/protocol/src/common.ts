@@ -1,5 +1,5 @@
 /** Primitive schemas reused by every resource. */
-import { z } from "zod";
+import * as z from "zod";
 import { parseCidr, parseIPv4 } from "./ip.ts";
 
 /** Server-generated identifiers are UUIDs. */

@@ -6,7 +6,7 @@
  * texts below (each starts with its own purpose line, so a signature made for
  * one purpose is never valid for another).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { IfName, IPv4 } from "./common.ts";
 import { InterfaceDeviceType } from "./device.ts";
 

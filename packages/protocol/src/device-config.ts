@@ -4,7 +4,7 @@
  * command list; its canonical-JSON hash identifies it on both sides.
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { Asn, CidrAddress, IfName, IPv4, Network } from "./common.ts";
 import { BandwidthMbps, InterfaceType } from "./device.ts";
 import { LinkQualityThresholds, PolicyMatch } from "./policy.ts";

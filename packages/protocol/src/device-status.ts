@@ -1,5 +1,5 @@
 /** What a device reports about itself: interface status, BGP status, health. */
-import { z } from "zod";
+import * as z from "zod";
 import { Asn, IPv4, Timestamp } from "./common.ts";
 
 /** Freshness of a status read: `live` came from the device just now, `reported` from its last status message. */

@@ -1,5 +1,5 @@
 /** The device resource: interfaces, static routes, DHCP, BGP and firewall with LAN NAT. */
-import { z } from "zod";
+import * as z from "zod";
 import { Asn, Description, Hostname, Id, IfName, IPv4, Mac, Name, Network, PortRange, Timestamp } from "./common.ts";
 import { parseIPv4 } from "./ip.ts";
 import { LteSettings, WifiSettings } from "./radio.ts";

@@ -1,5 +1,5 @@
 /** The one error body of every API error, with a machine code from one enum. */
-import { z } from "zod";
+import * as z from "zod";
 
 export const ErrorCode = z.enum([
   "VALIDATION_FAILED",

@@ -1,5 +1,5 @@
 /** Jobs: configuration work for one device, queued → running → complete | failed. */
-import { z } from "zod";
+import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
 
 export const JobState = z.enum(["queued", "running", "complete", "failed"]);

@@ -2,7 +2,7 @@
  * List conventions shared by every list route: paging, sorting (with the
  * reference's aliases) and JSON filters. The total goes in `records-total`.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const FILTER_OPS = ["==", "!=", "contains", "!contains", "<", ">", "<=", ">=", "in"] as const;
 export const FilterOp = z.enum(FILTER_OPS);

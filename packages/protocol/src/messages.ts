@@ -10,7 +10,7 @@
  *     the device key; registration carries `identity` (connect.ts).
  *     Version 1 agents are refused (they cannot prove their identity).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { IPv4, Timestamp } from "./common.ts";
 import { DevicePublicKey, DeviceSignature } from "./connect.ts";
 import { DeviceConfig } from "./device-config.ts";

@@ -1,5 +1,5 @@
 /** Two-factor sign-in with TOTP (RFC 6238) and recovery codes. */
-import { z } from "zod";
+import * as z from "zod";
 import { Timestamp } from "./common.ts";
 import { TokenPair } from "./tenancy.ts";
 

@@ -1,5 +1,5 @@
 /** Notifications (stored alerts) and their configuration: general rules, e-mail, webhook, account default. */
-import { z } from "zod";
+import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
 
 export const NotificationEvent = z.enum([

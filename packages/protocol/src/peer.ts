@@ -1,5 +1,5 @@
 /** Peer connections: IKEv2 tunnels from a device to a non-managed gateway. */
-import { z } from "zod";
+import * as z from "zod";
 import { Id, IPv4, Name, Network, Timestamp } from "./common.ts";
 
 export const IdType = z.enum(["ip", "fqdn", "email", "keyid"]);

@@ -1,5 +1,5 @@
 /** Path labels and multi-link policies (quality based routing with the `link-quality` action). */
-import { z } from "zod";
+import * as z from "zod";
 import { Description, Id, Name, Network, PortRange, Timestamp } from "./common.ts";
 
 export const PathLabelCreate = z.object({

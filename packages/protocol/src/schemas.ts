@@ -1,5 +1,5 @@
 /** Every named schema, by name: used by fixtures, tests and documentation. */
-import type { z } from "zod";
+import type * as z from "zod";
 import { AppActionRequest, PurchasedApp } from "./appstore.ts";
 import { RegisterRequest } from "./connect.ts";
 import { Bgp, Device, DeviceUpdate, DhcpServer, Firewall, StaticRoute } from "./device.ts";

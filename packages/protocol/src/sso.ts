@@ -1,5 +1,5 @@
 /** Single sign-on with OpenID Connect identity providers. */
-import { z } from "zod";
+import * as z from "zod";
 import { Id, Name, Timestamp } from "./common.ts";
 
 /** An e-mail domain (lower case, no @). */

@@ -1,5 +1,5 @@
 /** Accounts, organizations, users, memberships, access tokens and registration tokens. */
-import { z } from "zod";
+import * as z from "zod";
 import { Description, Id, Name, Network, Timestamp } from "./common.ts";
 import { parseCidr } from "./ip.ts";
 

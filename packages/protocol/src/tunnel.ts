@@ -1,5 +1,5 @@
 /** Tunnels between two devices' WAN interfaces, or from a device interface to a peer. */
-import { z } from "zod";
+import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
 import { Filter } from "./list-query.ts";
 

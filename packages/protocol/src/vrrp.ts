@@ -1,5 +1,5 @@
 /** VRRP groups (6.3.1 high availability): a virtual IP shared by LAN interfaces of several devices. */
-import { z } from "zod";
+import * as z from "zod";
 import { Id, IPv4, Name, Timestamp } from "./common.ts";
 import { VrrpRouterState } from "./device-status.ts";
 

@@ -1,7 +1,7 @@
 /** Ping and traceroute from the router, for the server's troubleshooting requests and the local page. */
 
 import type { PingParams, PingResult } from "@tern/protocol";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { Runner } from "../runner.ts";
 
 export type PingInput = z.input<typeof PingParams>;

@@ -5,7 +5,7 @@
  * protocol requests the server can send, validated the same way.
  */
 import type { PingResult } from "@tern/protocol";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { UiDataSource } from "../ui/data-source.ts";
 import type { AgentView } from "./snapshot.ts";
 

@@ -4,7 +4,7 @@
  * device; the device key (device-key.ts) proves it is this device.
  */
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { AgentError } from "../errors.ts";
 import { writeFileAtomic } from "../fs.ts";
 

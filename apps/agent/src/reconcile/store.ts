@@ -6,7 +6,7 @@
  */
 import { readFile, rename, unlink } from "node:fs/promises";
 import { configHash, DeviceConfig } from "@tern/protocol";
-import { z } from "zod";
+import * as z from "zod";
 import type { Logger } from "../drivers/driver.ts";
 import { writeFileAtomic } from "../fs.ts";
 import type { AgentPaths } from "../paths.ts";

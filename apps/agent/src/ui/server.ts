@@ -1,5 +1,6 @@
 /** Serves the troubleshooting page on 127.0.0.1 (default) or a configured LAN address, never on all addresses. */
-import { type ServerType, serve } from "@hono/node-server";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { IPv4 } from "@tern/protocol";
 import { AgentError } from "../errors.ts";
 import type { UiAppOptions } from "./app.ts";
@@ -17,23 +18,38 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
+type Listener = (req: IncomingMessage, res: ServerResponse) => unknown;
+
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const host = options.host ?? "127.0.0.1";
   if (host === "0.0.0.0")
     throw new AgentError("USAGE", "bind the page to 127.0.0.1 or a LAN address, not to every address", "ui.host");
   if (!IPv4.safeParse(host).success) throw new AgentError("USAGE", `${JSON.stringify(host)} is not an IPv4 address`, "ui.host");
-  // The page (Hono, about 2 MiB of heap) is loaded by its first request: most agents are never looked at.
-  let app: Promise<{ fetch: (req: Request) => Response | Promise<Response> }> | undefined;
-  const fetch = async (req: Request) => {
-    app ??= import("./app.ts").then((m) => m.createUiApp(options));
-    return (await app).fetch(req);
-  };
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch, hostname: host, port: options.port ?? 8088 }, () => resolve(s));
-    s.once("error", reject);
+  // The page (Hono) and its Node adapter are loaded by the first request: most agents are never looked at. The
+  // adapter reads Node's global Request when it loads, which loads Node's built-in undici: about 6 MiB more
+  // resident for an agent that nobody visits (agent-footprint bench, docs/bench.md). So the socket is a plain
+  // node:http server until then.
+  let listener: Promise<Listener> | undefined;
+  const load = () =>
+    Promise.all([import("@hono/node-server"), import("./app.ts")]).then(([{ getRequestListener }, { createUiApp }]) => {
+      const app = createUiApp(options);
+      return getRequestListener((req) => app.fetch(req), { hostname: host });
+    });
+  const server = createServer((req, res) => {
+    listener ??= load();
+    listener.then(
+      (handle) => handle(req, res),
+      (err: unknown) => {
+        listener = undefined; // the next request tries again
+        res.writeHead(500, { "content-type": "text/plain" }).end(`troubleshooting page unavailable: ${String(err)}\n`);
+      },
+    );
   });
-  const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : (options.port ?? 8088);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 8088, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${port}`,
     port,

@@ -3,7 +3,7 @@
  * diffs against. Parsing is lenient about fields it does not need, strict
  * about the ones it does (a changed iproute2 output fails loudly, not silently).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The route protocol number the agent tags its routes with (`proto 57`), so it

@@ -7,7 +7,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { writeFileAtomic } from "../../fs.ts";
 
 export const OwnedLinks = z.object({
