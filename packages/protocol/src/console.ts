@@ -1,5 +1,5 @@
 /** The web console's own API shapes: its browser session and the installation's branding. */
-import { z } from "zod";
+import * as z from "zod";
 import { Id } from "./common.ts";
 import { MfaLoginRequest } from "./mfa.ts";
 import { LoginRequest, Role } from "./tenancy.ts";

@@ -1,5 +1,5 @@
 /** Live events: what GET /api/events pushes to the console (server-sent events, one JSON per `data:` line). */
-import { z } from "zod";
+import * as z from "zod";
 import { Timestamp } from "./common.ts";
 
 /** The kinds of resource a live event may be about; `resync` tells the client to refetch everything. */

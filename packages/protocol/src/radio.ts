@@ -7,7 +7,7 @@
  * the server stores them encrypted and never returns them; an update that
  * leaves one out keeps the stored value, an empty string clears it.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** An APN as operators publish them: DNS-like labels (RFC 1035 letters, digits, hyphens, dots), at most 63 characters. */
 export const LteApn = z

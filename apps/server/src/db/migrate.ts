@@ -20,8 +20,8 @@ import * as liveStateFillfactor from "./migrations/20251124-801-live-state-fillf
 import * as deviceIdentity from "./migrations/20261125-101-device-identity.ts";
 import * as accounts from "./migrations/20261125-201-accounts.ts";
 import * as mfaSso from "./migrations/20261125-301-mfa-sso.ts";
-import * as consoleLive from "./migrations/20261125-701-console.ts";
 import * as lanOverlapIndex from "./migrations/20261125-601-lan-overlap-index.ts";
+import * as consoleLive from "./migrations/20261125-701-console.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,

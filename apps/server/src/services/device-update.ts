@@ -18,9 +18,9 @@ import { approvedDevices, dependentDevices } from "./device-dependents.ts";
 import { applyInterfaceUpdates } from "./device-interfaces.ts";
 import { checkTunnelInterfaces, checkVrrpMembership } from "./device-update-checks.ts";
 import { type DeviceReadRow, findDeviceRow, toDevice } from "./devices.ts";
-import { sealInterfaceSecrets } from "./radio/interface-secrets.ts";
 import { newLanOverlaps } from "./lan-index/check.ts";
 import { syncLanIndex } from "./lan-index/store.ts";
+import { sealInterfaceSecrets } from "./radio/interface-secrets.ts";
 
 export interface DeviceUpdateInput {
   id: string;

@@ -7,7 +7,7 @@
  * not know (and for "unknown"/"none"); `known()` turns that into null.
  * Only the keys the driver reads are declared; the rest is ignored.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AgentError } from "../../errors.ts";
 import type { Runner } from "../../runner.ts";
 
