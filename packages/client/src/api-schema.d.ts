@@ -1019,6 +1019,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/devices/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve many devices (by ids or by filter), each with the checks of one approval
+         * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} as GET /api/devices takes; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, createdAt. Unknown device ids: 404 NOT_FOUND naming them, nothing changes.
+         *
+         *     Each device is approved with the checks of PUT /api/devices/{id} with `isApproved: true`, in batches of 500 devices per transaction: a device without an identity key, or whose configuration is invalid, is `refused` with the code that PUT would answer (CONFLICT, VALIDATION_FAILED, LAN_OVERLAPPING …) and the others go on. A device approved already is `alreadyApproved` and gets no job.
+         *
+         *     **202** with the per-device results and `jobGroup`, and `Location: /api/jobs?group=<jobGroup>` listing every job queued, when jobs were queued; **200** with the same body otherwise.
+         */
+        post: operations["approveDevices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices/{id}": {
         parameters: {
             query?: never;
@@ -1431,7 +1455,7 @@ export interface paths {
         put?: never;
         /**
          * Install the policy on many devices at once (one mlpolicy job per device whose config changes)
-         * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} over the devices; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, createdAt. Devices running another policy switch to this one. Unknown device ids: 404 naming them, nothing changes. 202 with the job ids (Location lists them when there are at most 100).
+         * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} over the devices; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, createdAt. Devices running another policy switch to this one. Unknown device ids: 404 naming them, nothing changes. 202 with the job ids; Location lists them (at most 100) or names their job group (/api/jobs?group=<id>).
          */
         post: operations["installMlPolicy"];
         delete?: never;
@@ -2911,6 +2935,41 @@ export interface components {
         DevicesDeleted: {
             deviceIds: string[];
             jobIds: string[];
+        };
+        DevicesApproved: {
+            results: components["schemas"]["DeviceApprovalResult"][];
+            approved: number;
+            alreadyApproved: number;
+            refused: number;
+            /**
+             * Format: uuid
+             * @description Every job queued: GET /api/jobs?group=<jobGroup>; null when none was
+             */
+            jobGroup: string | null;
+            jobs: number;
+        };
+        DeviceApprovalResult: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "approved" | "alreadyApproved" | "refused";
+            /** @description approved: the jobs its approval queued */
+            jobs?: number;
+            /**
+             * @description refused: the error code PUT /devices/{id} would answer
+             * @enum {string}
+             */
+            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL";
+            error?: string;
+        };
+        ApproveDevices: {
+            deviceIds?: string[];
+            filter?: {
+                key: string;
+                /** @enum {string} */
+                op: "==" | "!=" | "contains" | "!contains" | "<" | ">" | "<=" | ">=" | "in";
+                val: string | number | boolean | null | (string | number | boolean | null)[];
+            }[];
         };
         JobsQueued: {
             jobIds: string[];
@@ -7312,7 +7371,7 @@ export interface operations {
             /** @description The updated organization; its tunnels are being re-addressed by the jobs in jobIds */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -7607,7 +7666,7 @@ export interface operations {
             /** @description The updated organization; its tunnels are being re-addressed by the jobs in jobIds */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -9334,7 +9393,7 @@ export interface operations {
             /** @description Created; device jobs were queued */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -9444,7 +9503,7 @@ export interface operations {
             /** @description Deleted; device jobs were queued */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -9723,7 +9782,7 @@ export interface operations {
             /** @description Deleted; device jobs were queued */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -10214,7 +10273,7 @@ export interface operations {
             /** @description Updated; device jobs were queued */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -10993,6 +11052,107 @@ export interface operations {
             };
         };
     };
+    approveDevices: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveDevices"];
+            };
+        };
+        responses: {
+            /** @description No device needed approval (or every one was refused) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicesApproved"];
+                };
+            };
+            /** @description Devices approved; their jobs form one job group (Location) */
+            202: {
+                headers: {
+                    /** @description /api/jobs?group=<jobGroup> */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicesApproved"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getDevice: {
         parameters: {
             query?: {
@@ -11115,7 +11275,7 @@ export interface operations {
             /** @description Accepted: device jobs were queued; Location lists them */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -11217,7 +11377,7 @@ export interface operations {
             /** @description Accepted: device jobs were queued; Location lists them */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -11745,6 +11905,8 @@ export interface operations {
                 filters?: string;
                 /** @description Comma-separated ids (at most 1000): only these items */
                 ids?: string;
+                /** @description A job group (the Location of a bulk approval): only its jobs */
+                group?: string;
                 /** @description Organization to act in; default: the caller's default organization (a key: its own) */
                 org?: string;
             };
@@ -13592,7 +13754,7 @@ export interface operations {
             /** @description Accepted: device jobs were queued; Location lists them */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -14193,7 +14355,7 @@ export interface operations {
             /** @description Accepted: device jobs were queued; Location lists them */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -14288,7 +14450,7 @@ export interface operations {
             /** @description Accepted: device jobs were queued; Location lists them */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
@@ -14981,7 +15143,7 @@ export interface operations {
             /** @description Accepted: device jobs were queued; Location lists them */
             202: {
                 headers: {
-                    /** @description /api/jobs?ids=… listing the queued jobs */
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
                     Location?: string;
                     [name: string]: unknown;
                 };
