@@ -1,5 +1,6 @@
 /** Everything the app needs from outside, built once at start and passed in (tests build their own). */
 import type { Logger } from "pino";
+import type { AuthCache } from "./auth/auth-cache.ts";
 import type { RateLimiter } from "./auth/rate-limiter.ts";
 import type { ServerConfig } from "./config.ts";
 import type { DatabaseKind } from "./db/database.ts";
@@ -26,4 +27,6 @@ export interface AppDeps {
   metrics: ServerMetrics;
   /** Devices' websockets: on-demand reads and the gateway's events (an offline stand-in without a gateway). */
   deviceLink: DeviceLink;
+  /** Authentication and access look-ups of this instance (auth/auth-cache.ts); none = every request asks the database. */
+  authCache?: AuthCache;
 }

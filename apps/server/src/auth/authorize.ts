@@ -13,7 +13,9 @@ import type { AppEnv } from "../http/env.ts";
 import { ApiError, forbidden, invalidField, notFound } from "../http/errors.ts";
 import { assertMfaPolicy } from "../services/mfa/policy.ts";
 import type { Access, Principal } from "./access.ts";
-import { authenticate, bearerToken } from "./authenticate.ts";
+import { AuthCache, lastUsedIsStale } from "./auth-cache.ts";
+import { authenticateWithExpiry, bearerToken, LAST_USED_RESOLUTION_MS, touchAccessToken } from "./authenticate.ts";
+import { verifyAccessToken } from "./jwt.ts";
 import { bitForMethod, hasPermission, NO_PERMISSIONS } from "./permissions.ts";
 import { accessibleOrgsQuery, defaultOrgOf, resolveAccess } from "./resolve-access.ts";
 
@@ -43,39 +45,19 @@ const unauthenticated = (message: string) => new ApiError("UNAUTHENTICATED", mes
 export function authorize(auth: RouteAuthorization, method: string): MiddlewareHandler<AppEnv> {
   const bit = auth.permission ?? bitForMethod(method);
   return async (c, next) => {
-    const { db, keyring } = c.get("deps");
+    const { db, keyring, authCache } = c.get("deps");
     const token = bearerToken(c.req.header("authorization"));
     if (!token) throw unauthenticated("missing bearer token (Authorization: Bearer <token>)");
-    const principal = await authenticate(db, token, keyring.jwtVerifyKeys);
-    if (!principal) throw unauthenticated("invalid or expired token");
 
-    const pick = (name: string, text: string | undefined) => {
-      if (text === undefined) return undefined;
-      if (!Uuid.safeParse(text).success) throw invalidField(name, `${name} must be an id (UUID)`);
-      return text;
-    };
-    let resolved: Access | null;
-    if (auth.accountParam) {
-      const accountId = pick(auth.accountParam, c.req.param(auth.accountParam));
-      const orgId = await orgInAccount(db, principal, accountId!);
-      if (!orgId) throw notFound("account");
-      resolved = await resolveAccess(db, principal, orgId);
-    } else {
-      const named = auth.orgParam ? pick(auth.orgParam, c.req.param(auth.orgParam)) : pick("org", c.req.query("org"));
-      if (named) resolved = await resolveAccess(db, principal, named);
-      else if (principal.kind === "token") resolved = await resolveAccess(db, principal, principal.orgId);
-      else {
-        // The user's default organization, unless they lost access to it: then their oldest one.
-        resolved = principal.defaultOrgId ? await resolveAccess(db, principal, principal.defaultOrgId) : null;
-        if (!resolved) {
-          const fallback = await defaultOrgOf(db, principal.userId);
-          if (!fallback) throw forbidden("you are not a member of any organization");
-          resolved = await resolveAccess(db, principal, fallback);
-        }
-      }
-    }
-    if (!resolved) throw notFound("organization");
-    if (principal.kind === "user") await assertMfaPolicy(db, principal.userId, resolved.org.id);
+    // Validated only after the credential is (resolveRequest), so an anonymous caller learns nothing from it;
+    // a cached entry exists only for values that passed.
+    const rawAccount = auth.accountParam ? c.req.param(auth.accountParam) : undefined;
+    const rawOrg = auth.accountParam ? undefined : auth.orgParam ? c.req.param(auth.orgParam) : c.req.query("org");
+    const lookup = () => resolveRequest(db, token, keyring.jwtVerifyKeys, rawAccount, rawOrg, auth);
+    const selector = rawAccount !== undefined ? `a:${rawAccount}` : rawOrg !== undefined ? `o:${rawOrg}` : "d";
+    const { principal, resolved } = authCache
+      ? await cachedResolve(authCache, db, token, keyring.jwtVerifyKeys, selector, lookup)
+      : await lookup();
     const access: Access =
       auth.scope === "account"
         ? {
@@ -89,8 +71,92 @@ export function authorize(auth: RouteAuthorization, method: string): MiddlewareH
     }
     c.set("access", access);
     c.set("logger", c.get("logger").child({ org: access.org.id, actor: access.actor.label }));
-    await next();
+    try {
+      await next();
+    } finally {
+      // What this request changed may be what the cache holds: drop it before the answer goes out.
+      if (authCache && AuthCache.mayChange(c.req.method)) authCache.clear();
+    }
   };
+}
+
+interface Resolved {
+  principal: Principal;
+  resolved: Access;
+  expiresAt: Date | null;
+}
+
+/** The database part of authorize(): the credential, the request's organization and the caller's access there. */
+async function resolveRequest(
+  db: Db,
+  token: string,
+  jwtKeys: readonly string[],
+  rawAccount: string | undefined,
+  rawOrg: string | undefined,
+  auth: RouteAuthorization,
+): Promise<Resolved> {
+  const authenticated = await authenticateWithExpiry(db, token, jwtKeys);
+  if (!authenticated) throw unauthenticated("invalid or expired token");
+  const { principal, expiresAt } = authenticated;
+  const pick = (name: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    if (!Uuid.safeParse(text).success) throw invalidField(name, `${name} must be an id (UUID)`);
+    return text;
+  };
+  const accountId = auth.accountParam ? pick(auth.accountParam, rawAccount) : undefined;
+  const named = auth.accountParam ? undefined : pick(auth.orgParam ?? "org", rawOrg);
+  let resolved: Access | null;
+  if (accountId) {
+    const orgId = await orgInAccount(db, principal, accountId);
+    if (!orgId) throw notFound("account");
+    resolved = await resolveAccess(db, principal, orgId);
+  } else if (named) resolved = await resolveAccess(db, principal, named);
+  else if (principal.kind === "token") resolved = await resolveAccess(db, principal, principal.orgId);
+  else {
+    // The user's default organization, unless they lost access to it: then their oldest one.
+    resolved = principal.defaultOrgId ? await resolveAccess(db, principal, principal.defaultOrgId) : null;
+    if (!resolved) {
+      const fallback = await defaultOrgOf(db, principal.userId);
+      if (!fallback) throw forbidden("you are not a member of any organization");
+      resolved = await resolveAccess(db, principal, fallback);
+    }
+  }
+  if (!resolved) throw notFound("organization");
+  if (principal.kind === "user") await assertMfaPolicy(db, principal.userId, resolved.org.id);
+  return { principal, resolved, expiresAt };
+}
+
+/** resolveRequest() through the instance's cache (auth/auth-cache.ts); failures are never cached. */
+async function cachedResolve(
+  cache: AuthCache,
+  db: Db,
+  token: string,
+  jwtKeys: readonly string[],
+  selector: string,
+  lookup: () => Promise<Resolved>,
+): Promise<{ principal: Principal; resolved: Access }> {
+  const key = AuthCache.key(token, selector);
+  const now = Date.now();
+  const hit = cache.get(key, now);
+  if (hit) {
+    // A JWT's signature and expiry are checked each time; its session's revocation arrives as an invalidation.
+    const valid = hit.principal.kind === "token" || (await verifyAccessToken(token, jwtKeys)) !== null;
+    if (!valid) throw unauthenticated("invalid or expired token");
+    if (hit.principal.kind === "token" && lastUsedIsStale(hit, now, LAST_USED_RESOLUTION_MS)) {
+      hit.lastUsedAt = now;
+      await touchAccessToken(db, hit.principal.tokenId);
+    }
+    return hit;
+  }
+  const generation = cache.generation();
+  const result = await lookup();
+  cache.set(key, generation, {
+    principal: result.principal,
+    resolved: result.resolved,
+    validUntil: result.expiresAt ? result.expiresAt.getTime() : null,
+    lastUsedAt: result.principal.kind === "token" ? now : null,
+  });
+  return result;
 }
 
 /** An organization of the account that the principal can act in (prefers its default). */
