@@ -55,7 +55,7 @@ export function authorize(auth: RouteAuthorization, method: string): MiddlewareH
     const rawOrg = auth.accountParam ? undefined : auth.orgParam ? c.req.param(auth.orgParam) : c.req.query("org");
     const lookup = () => resolveRequest(db, token, keyring.jwtVerifyKeys, rawAccount, rawOrg, auth);
     const selector = rawAccount !== undefined ? `a:${rawAccount}` : rawOrg !== undefined ? `o:${rawOrg}` : "d";
-    const { principal, resolved } = authCache
+    const { resolved } = authCache
       ? await cachedResolve(authCache, db, token, keyring.jwtVerifyKeys, selector, lookup)
       : await lookup();
     const access: Access =
