@@ -16,8 +16,9 @@
  *   request on the same instance never waits on the notification's round trip;
  * - a look-up that was running while the cache was dropped is not stored
  *   (generation check), so a value read before a change cannot outlive it;
- * - entries live at most `ttlMs` and never past their session's expiry; a
- *   JWT's own signature and expiry are still checked on every request.
+ * - entries live at most `ttlMs` and never past their session's or their
+ *   JWT's expiry (the JWT's signature was checked when the entry was made: the
+ *   entry is keyed by the token itself).
  */
 import type { Logger } from "pino";
 import { type Bus, type BusTarget, createBus } from "../gateway/bus.ts";

@@ -15,7 +15,6 @@ import { assertMfaPolicy } from "../services/mfa/policy.ts";
 import type { Access, Principal } from "./access.ts";
 import { AuthCache, lastUsedIsStale } from "./auth-cache.ts";
 import { authenticateWithExpiry, bearerToken, LAST_USED_RESOLUTION_MS, touchAccessToken } from "./authenticate.ts";
-import { verifyAccessToken } from "./jwt.ts";
 import { bitForMethod, hasPermission, NO_PERMISSIONS } from "./permissions.ts";
 import { accessibleOrgsQuery, defaultOrgOf, resolveAccess } from "./resolve-access.ts";
 
@@ -55,9 +54,7 @@ export function authorize(auth: RouteAuthorization, method: string): MiddlewareH
     const rawOrg = auth.accountParam ? undefined : auth.orgParam ? c.req.param(auth.orgParam) : c.req.query("org");
     const lookup = () => resolveRequest(db, token, keyring.jwtVerifyKeys, rawAccount, rawOrg, auth);
     const selector = rawAccount !== undefined ? `a:${rawAccount}` : rawOrg !== undefined ? `o:${rawOrg}` : "d";
-    const { resolved } = authCache
-      ? await cachedResolve(authCache, db, token, keyring.jwtVerifyKeys, selector, lookup)
-      : await lookup();
+    const { resolved } = authCache ? await cachedResolve(authCache, db, token, selector, lookup) : await lookup();
     const access: Access =
       auth.scope === "account"
         ? {
@@ -126,12 +123,21 @@ async function resolveRequest(
   return { principal, resolved, expiresAt };
 }
 
+/** When a JWT (already verified) expires, in epoch ms; 0 (already void) when it carries no expiry. */
+function jwtExpiry(token: string): number {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as { exp?: unknown };
+    return typeof payload.exp === "number" ? payload.exp * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** resolveRequest() through the instance's cache (auth/auth-cache.ts); failures are never cached. */
 async function cachedResolve(
   cache: AuthCache,
   db: Db,
   token: string,
-  jwtKeys: readonly string[],
   selector: string,
   lookup: () => Promise<Resolved>,
 ): Promise<{ principal: Principal; resolved: Access }> {
@@ -139,9 +145,8 @@ async function cachedResolve(
   const now = Date.now();
   const hit = cache.get(key, now);
   if (hit) {
-    // A JWT's signature and expiry are checked each time; its session's revocation arrives as an invalidation.
-    const valid = hit.principal.kind === "token" || (await verifyAccessToken(token, jwtKeys)) !== null;
-    if (!valid) throw unauthenticated("invalid or expired token");
+    // The same token string passed its signature check when the entry was made; its expiry (and its
+    // session's) bound the entry, and a revocation arrives as an invalidation.
     if (hit.principal.kind === "token" && lastUsedIsStale(hit, now, LAST_USED_RESOLUTION_MS)) {
       hit.lastUsedAt = now;
       await touchAccessToken(db, hit.principal.tokenId);
@@ -150,10 +155,12 @@ async function cachedResolve(
   }
   const generation = cache.generation();
   const result = await lookup();
+  const ends = [result.expiresAt?.getTime(), result.principal.kind === "user" ? jwtExpiry(token) : undefined];
+  const known = ends.filter((t): t is number => t !== undefined);
   cache.set(key, generation, {
     principal: result.principal,
     resolved: result.resolved,
-    validUntil: result.expiresAt ? result.expiresAt.getTime() : null,
+    validUntil: known.length ? Math.min(...known) : null,
     lastUsedAt: result.principal.kind === "token" ? now : null,
   });
   return result;

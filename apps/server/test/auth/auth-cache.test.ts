@@ -10,6 +10,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { AuthCache } from "../../src/auth/auth-cache.ts";
+import { signAccessToken } from "../../src/auth/jwt.ts";
 import type { AppEnv } from "../../src/http/env.ts";
 import { waitUntil } from "../support/gateway.ts";
 import { useTestServer } from "../support/test-server.ts";
@@ -124,6 +125,17 @@ describe("auth cache", () => {
     expect((await t.api("DELETE", `/api/accesstokens/${created.body.id}`, { token: t.admin.token })).status).toBe(204);
     expect((await onA(key)).status).toBe(401);
     await statusOnB(key, 401);
+  });
+
+  it("an entry ends with its JWT: an expired access token is refused though it was cached", async () => {
+    const user = await t.addMember("viewer");
+    const claims = JSON.parse(Buffer.from(user.token.split(".")[1]!, "base64url").toString()) as { sub: string; sid: string };
+    const short = await signAccessToken({ sub: claims.sub, sid: claims.sid }, t.deps.keyring.jwtKey, 1);
+    expect((await onA(short)).status).toBe(200);
+    expect((await onA(short)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2_100));
+    expect((await onA(short)).status).toBe(401);
+    expect((await onA(user.token)).status).toBe(200);
   });
 
   it("failures are not cached and a bad org parameter is still checked after the credential", async () => {
