@@ -68,12 +68,7 @@ export function authorize(auth: RouteAuthorization, method: string): MiddlewareH
     }
     c.set("access", access);
     c.set("logger", c.get("logger").child({ org: access.org.id, actor: access.actor.label }));
-    try {
-      await next();
-    } finally {
-      // What this request changed may be what the cache holds: drop it before the answer goes out.
-      if (authCache && AuthCache.mayChange(c.req.method)) authCache.clear();
-    }
+    await next();
   };
 }
 
