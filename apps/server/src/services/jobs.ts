@@ -11,7 +11,7 @@
  */
 import type { Filter, Job } from "@tern/protocol";
 import { invalidField, notFound } from "../http/errors.ts";
-import { filterCondition, type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
+import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { anyUuid } from "./desired-config.ts";
@@ -108,11 +108,11 @@ function jobsOf(ctx: ServiceCtx) {
 }
 
 /** The organization's jobs, newest first by default; `ids` narrows to those jobs (the 202 Location). */
-export async function listJobs(ctx: ServiceCtx, input: { query: ListQuery; ids?: readonly string[] }) {
+export async function listJobs(ctx: ServiceCtx, input: { query: ServerListQuery; ids?: readonly string[] }) {
   let base = jobsOf(ctx);
   if (input.ids) base = base.where("j.id", "=", anyUuid(input.ids));
-  const { rows, total } = await runList(ctx.db, base, input.query, JOB_LIST);
-  return { items: rows.map(toJob), total };
+  const { rows, total, next } = await runList(ctx.db, base, input.query, JOB_LIST);
+  return { items: rows.map(toJob), total, next };
 }
 
 export async function getJob(ctx: ServiceCtx, id: string): Promise<Job> {

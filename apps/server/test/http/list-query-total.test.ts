@@ -123,7 +123,8 @@ function queries(sorts: (string | undefined)[], filters: Filter[][]): ListQuery[
 
 async function expectSame<O>(build: () => SelectQueryBuilder<Database, never, O>, spec: ListSpec, list: ListQuery) {
   const db = t.database.db;
-  const after = await runList(db, build(), list, spec);
+  const { rows, total } = await runList(db, build(), list, spec);
+  const after = { rows, total };
   if (list.limit === 0) {
     // The one deliberate change: `limit=0` had no row to carry the window's total and answered 0; now the count.
     const whole = await previousRunList(db, build(), { ...list, offset: 0, limit: 1000 }, spec);
@@ -179,6 +180,68 @@ describe("runList: same rows, order and totals as the window-count version", () 
         .select(sql<string>`f.id`.as("id"));
     for (const q of queries([undefined, "num", "createdAt"], [[], [f("device.id", "==", devices[3]!.id)]]))
       await expectSame(build as never, TUNNEL_LIST, q);
+  });
+
+  it("keyset paging (after=cursor) walks the same rows in the same order as offset, with the same totals", async () => {
+    const db = t.database.db;
+    const cases: [() => SelectQueryBuilder<Database, never, { id: string }>, ListSpec, (string | undefined)[], Filter[][]][] = [
+      [
+        () =>
+          t.database.db
+            .selectFrom("devices as d")
+            .where("d.organization_id", "=", t.admin.orgId)
+            .select(["d.id", pendingNotificationsSql.as("pending_notifications")]) as never,
+        DEVICE_LIST,
+        [undefined, "name", "hostname", "pendingNotifications", "isConnected", "lastConnectedAt"],
+        [[], [f("name", "contains", "1")]],
+      ],
+      [
+        () =>
+          t.database.db
+            .selectFrom("jobs as j")
+            .leftJoin("devices as d", "d.id", "j.device_id")
+            .select(["j.id"])
+            .where("j.organization_id", "=", t.admin.orgId) as never,
+        JOB_LIST,
+        [undefined, "device.name", "finishedAt"],
+        [[], [f("state", "==", "queued")]],
+      ],
+      [
+        () =>
+          t.database.db.selectFrom("notifications as n").select("n.id").where("n.organization_id", "=", t.admin.orgId) as never,
+        NOTIFICATION_LIST,
+        [undefined, "severity", "resolvedAt"],
+        [[]],
+      ],
+      [
+        () =>
+          t.database.db
+            .selectFrom(sql`(select * from tunnels t where t.organization_id = ${t.admin.orgId}::uuid)`.as("f"))
+            .select(sql<string>`f.id`.as("id")) as never,
+        TUNNEL_LIST,
+        [undefined, "createdAt"],
+        [[]],
+      ],
+    ];
+    let walked = 0;
+    for (const [build, spec, sorts, filters] of cases)
+      for (const sort of sorts)
+        for (const order of ["asc", "desc"] as const)
+          for (const filter of filters) {
+            const whole = await previousRunList(db, build(), { offset: 0, limit: 1000, sort, order, filter }, spec);
+            const ids: string[] = [];
+            let after: string | undefined;
+            for (let guard = 0; guard < 100; guard++) {
+              const page = await runList(db, build(), { offset: 0, limit: 7, sort, order, filter, after }, spec);
+              expect(page.total).toBe(whole.total);
+              ids.push(...page.rows.map((r) => r.id));
+              if (!page.next) break;
+              after = page.next;
+            }
+            expect({ sort, order, filter, ids }).toEqual({ sort, order, filter, ids: whole.rows.map((r) => r.id) });
+            walked++;
+          }
+    expect(walked).toBe(46);
   });
 
   it("a short page, a full one and one past the end report the same total", async () => {

@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { Job } from "@tern/protocol";
 import { BooleanFlag, IdsParam } from "../../http/ids-query.ts";
-import { ListQuerySchema } from "../../http/list-query.ts";
+import { AfterParam, ListQuerySchema } from "../../http/list-query.ts";
 
 export const JobSchema = Job.meta({ id: "Job" });
 
-export const JobListQuery = ListQuerySchema.extend({ ids: IdsParam.optional() });
+export const JobListQuery = ListQuerySchema.extend({ ids: IdsParam.optional(), ...AfterParam });
 
 export const DeleteJobsQuery = z.object({
   filter: ListQuerySchema.shape.filter,
