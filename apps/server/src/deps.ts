@@ -1,5 +1,6 @@
 /** Everything the app needs from outside, built once at start and passed in (tests build their own). */
 import type { Logger } from "pino";
+import type { AuthCache } from "./auth/auth-cache.ts";
 import type { RateLimiter } from "./auth/rate-limiter.ts";
 import type { ServerConfig } from "./config.ts";
 import type { DatabaseKind } from "./db/database.ts";
@@ -29,4 +30,6 @@ export interface AppDeps {
   deviceLink: DeviceLink;
   /** The console's live events (GET /api/events); the server installs it with the gateway's bus. */
   liveEvents?: LiveEventHub;
+  /** Authentication and access look-ups of this instance (auth/auth-cache.ts); none = every request asks the database. */
+  authCache?: AuthCache;
 }

@@ -10,6 +10,7 @@ import { type ServerType, serve } from "@hono/node-server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
+import { AuthCache } from "./auth/auth-cache.ts";
 import { createRateLimiter } from "./auth/rate-limiter.ts";
 import type { ServerConfig } from "./config.ts";
 import { assertPrivateDataDir, restrictUmask } from "./data-dir/permissions.ts";
@@ -113,6 +114,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
   let database: DatabaseHandle | null = null;
   let gateway: Gateway | null = null;
   let notifications: NotificationEngine | null = null;
+  let authCacheRef: AuthCache | null = null;
   try {
     // The check above saw nothing loose; openDatabase tightens what PGlite unpacks into a new database.
     database = options.database ?? (await openConfiguredDatabase(config));
@@ -142,6 +144,10 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
       metrics: createServerMetrics(),
       deviceLink: offlineDeviceLink(events),
     };
+    const authCache = new AuthCache();
+    await authCache.start(database, logger);
+    authCacheRef = authCache;
+    deps.authCache = authCache;
     const notify = new NotificationEngine(deps);
     notifications = notify;
     const gw = createGateway(deps, database, events, { duties: notify.duties() });
@@ -179,6 +185,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
           // Devices' links (close code 1012, their jobs requeued) and in-flight HTTP requests wind down together, both
           // before the database closes: one after the other they could add up past the 10 s a service manager gives.
           await Promise.all([gw.close().then(() => notify.close()), closeHttp(http, config.TERN_SHUTDOWN_GRACE)]);
+          await authCache.close();
           if (ownsDatabase) await db.close();
           await lock?.release();
         })();
@@ -188,6 +195,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
   } catch (err) {
     await gateway?.close().catch(() => {});
     await notifications?.close(0).catch(() => {});
+    await authCacheRef?.close().catch(() => {});
     if (ownsDatabase) await database?.close().catch(() => {});
     await lock?.release();
     throw err;

@@ -18,7 +18,8 @@ import type { Db } from "../db/schema.ts";
  * live events for the console (JSON from the live-event triggers: services/live-events).
  */
 export const CHANNELS = ["tern_jobs", "tern_device", "tern_gateway", "tern_live"] as const;
-export type BusChannel = (typeof CHANNELS)[number];
+/** Channels of a bus of their own: access changed (trigger; auth/auth-cache.ts). */
+export type BusChannel = (typeof CHANNELS)[number] | "tern_auth";
 
 /** PostgreSQL's limit on a NOTIFY payload is 8000 bytes; keep a margin. */
 export const MAX_NOTIFY_BYTES = 7900;
@@ -37,7 +38,8 @@ export interface BusTarget {
   pglite?: PGlite | undefined;
 }
 
-export function createBus(target: BusTarget, logger: Logger): Bus {
+/** `channels`: what this bus listens to (default: the gateway's CHANNELS). */
+export function createBus(target: BusTarget, logger: Logger, channels: readonly BusChannel[] = CHANNELS): Bus {
   const handlers = new Map<BusChannel, ((payload: string) => void)[]>();
   const reconnectHandlers: (() => void)[] = [];
   const deliver = (channel: string, payload: string) => {
@@ -50,9 +52,9 @@ export function createBus(target: BusTarget, logger: Logger): Bus {
     }
   };
   const listener = target.pglite
-    ? pgliteListener(target.pglite, deliver)
+    ? pgliteListener(target.pglite, channels, deliver)
     : target.url
-      ? pgListener(target.url, deliver, logger, () => {
+      ? pgListener(target.url, channels, deliver, logger, () => {
           for (const h of reconnectHandlers) h();
         })
       : null;
@@ -79,11 +81,15 @@ interface Listener {
   close(): Promise<void>;
 }
 
-function pgliteListener(pglite: PGlite, deliver: (channel: string, payload: string) => void): Listener {
+function pgliteListener(
+  pglite: PGlite,
+  channels: readonly BusChannel[],
+  deliver: (channel: string, payload: string) => void,
+): Listener {
   const unsubscribe: (() => Promise<void>)[] = [];
   return {
     async start() {
-      for (const channel of CHANNELS) unsubscribe.push(await pglite.listen(channel, (payload) => deliver(channel, payload)));
+      for (const channel of channels) unsubscribe.push(await pglite.listen(channel, (payload) => deliver(channel, payload)));
     },
     async close() {
       if (pglite.closed) return;
@@ -94,6 +100,7 @@ function pgliteListener(pglite: PGlite, deliver: (channel: string, payload: stri
 
 function pgListener(
   url: string,
+  channels: readonly BusChannel[],
   deliver: (channel: string, payload: string) => void,
   logger: Logger,
   reconnected: () => void,
@@ -112,7 +119,7 @@ function pgListener(
     });
     c.on("end", () => lost(c));
     await c.connect();
-    for (const channel of CHANNELS) await c.query(`LISTEN ${channel}`);
+    for (const channel of channels) await c.query(`LISTEN ${channel}`);
     client = c;
   }
 

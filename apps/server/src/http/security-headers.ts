@@ -49,6 +49,7 @@ export function corsFor(origins: readonly string[]): MiddlewareHandler | null {
     allowHeaders: ["Authorization", "Content-Type"],
     exposeHeaders: [
       "records-total",
+      "records-next",
       "Location",
       "Retry-After",
       "RateLimit-Policy",

@@ -7,7 +7,7 @@ import type { Device, DeviceInterface, DeviceSummary } from "@tern/protocol";
 import { type RawBuilder, sql } from "kysely";
 import type { Db, DeviceRow } from "../db/schema.ts";
 import { notFound } from "../http/errors.ts";
-import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
+import { type ListSpec, runList, type ServerListQuery } from "../http/list-query.ts";
 import type { ServiceCtx } from "./context.ts";
 import { anyUuid } from "./desired-config.ts";
 import { publicInterface } from "./radio/interface-secrets.ts";
@@ -159,16 +159,16 @@ export const DEVICE_LIST_KEYS = Object.keys(DEVICE_LIST.fields);
 export type DeviceResponse = "summary" | "detailed" | "ids";
 
 export interface DeviceListInput {
-  query: ListQuery;
+  query: ServerListQuery;
   response: DeviceResponse;
   /** Only these devices (`?ids=`), still filtered, sorted and paged. */
   ids?: readonly string[];
 }
 
 export type DeviceListResult =
-  | { response: "detailed"; items: Device[]; total: number }
-  | { response: "summary"; items: DeviceSummary[]; total: number }
-  | { response: "ids"; items: string[]; total: number };
+  | { response: "detailed"; items: Device[]; total: number; next: string | null }
+  | { response: "summary"; items: DeviceSummary[]; total: number; next: string | null }
+  | { response: "ids"; items: string[]; total: number; next: string | null };
 
 function scoped(ctx: ServiceCtx, ids?: readonly string[]) {
   let base = ctx.db.selectFrom("devices as d").where("d.organization_id", "=", ctx.org.id);
@@ -180,17 +180,17 @@ function scoped(ctx: ServiceCtx, ids?: readonly string[]) {
 export async function listDevices(ctx: ServiceCtx, input: DeviceListInput): Promise<DeviceListResult> {
   const base = scoped(ctx, input.ids);
   if (input.response === "ids") {
-    const { rows, total } = await runList(ctx.db, base.select("d.id"), input.query, DEVICE_LIST);
-    return { response: "ids", items: rows.map((r) => r.id), total };
+    const { rows, total, next } = await runList(ctx.db, base.select("d.id"), input.query, DEVICE_LIST);
+    return { response: "ids", items: rows.map((r) => r.id), total, next };
   }
   const pending = pendingNotificationsSql.as("pending_notifications");
   if (input.response === "summary") {
     const query = base.select(["d.id", "d.name", "d.hostname", "d.is_approved", "d.connection", "d.interfaces", pending]);
-    const { rows, total } = await runList(ctx.db, query, input.query, DEVICE_LIST);
-    return { response: "summary", items: rows.map(toDeviceSummary), total };
+    const { rows, total, next } = await runList(ctx.db, query, input.query, DEVICE_LIST);
+    return { response: "summary", items: rows.map(toDeviceSummary), total, next };
   }
-  const { rows, total } = await runList(ctx.db, base.select([...DEVICE_COLUMNS, pending]), input.query, DEVICE_LIST);
-  return { response: "detailed", items: rows.map(toDevice), total };
+  const { rows, total, next } = await runList(ctx.db, base.select([...DEVICE_COLUMNS, pending]), input.query, DEVICE_LIST);
+  return { response: "detailed", items: rows.map(toDevice), total, next };
 }
 
 /** One device row of the organization as the API shows it, or null. */

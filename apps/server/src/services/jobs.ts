@@ -11,7 +11,7 @@
  */
 import type { Filter, Job } from "@tern/protocol";
 import { invalidField, notFound } from "../http/errors.ts";
-import { filterCondition, type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
+import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { anyUuid } from "./desired-config.ts";
@@ -50,7 +50,7 @@ const JOB_COLUMNS = [
   "j.created_at",
   "j.started_at",
   "j.finished_at",
-  "d.id as device_id",
+  "j.device_id as device_id",
   "d.name as device_name",
   "d.hostname as device_hostname",
 ] as const;
@@ -93,16 +93,22 @@ export function toJob(row: {
   };
 }
 
+/**
+ * Jobs with their device's name and hostname. A left join on the device's primary key, though every job
+ * has its device (not null, foreign key): PostgreSQL drops such a join when nothing of the device is used,
+ * so the list's count of jobs reads the jobs alone unless a filter names the device.
+ */
 function jobsOf(ctx: ServiceCtx) {
   return ctx.db
     .selectFrom("jobs as j")
-    .innerJoin("devices as d", "d.id", "j.device_id")
+    .leftJoin("devices as d", "d.id", "j.device_id")
     .select(JOB_COLUMNS)
-    .where("j.organization_id", "=", ctx.org.id);
+    .where("j.organization_id", "=", ctx.org.id)
+    .$narrowType<{ device_name: string; device_hostname: string }>();
 }
 
 /** The organization's jobs, newest first by default; `ids` narrows to those jobs (the 202 Location). */
-export async function listJobs(ctx: ServiceCtx, input: { query: ListQuery; ids?: readonly string[]; group?: string }) {
+export async function listJobs(ctx: ServiceCtx, input: { query: ServerListQuery; ids?: readonly string[]; group?: string }) {
   let base = jobsOf(ctx);
   if (input.ids) base = base.where("j.id", "=", anyUuid(input.ids));
   const group = input.group;
@@ -110,8 +116,8 @@ export async function listJobs(ctx: ServiceCtx, input: { query: ListQuery; ids?:
     base = base.where("j.id", "in", (eb) =>
       eb.selectFrom("job_groups").select("job_id").where("id", "=", group).where("organization_id", "=", ctx.org.id),
     );
-  const { rows, total } = await runList(ctx.db, base, input.query, JOB_LIST);
-  return { items: rows.map(toJob), total };
+  const { rows, total, next } = await runList(ctx.db, base, input.query, JOB_LIST);
+  return { items: rows.map(toJob), total, next };
 }
 
 export async function getJob(ctx: ServiceCtx, id: string): Promise<Job> {

@@ -7,7 +7,7 @@ import type { Filter, Notification, NotificationEvent } from "@tern/protocol";
 import { type Expression, type SqlBool, sql } from "kysely";
 import type { NotificationRow } from "../db/schema.ts";
 import { invalidField } from "../http/errors.ts";
-import { filterCondition, type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
+import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { anyUuid } from "./desired-config.ts";
@@ -76,11 +76,11 @@ function notificationFilters(filters: readonly Filter[]): Expression<SqlBool>[] 
   });
 }
 
-export async function listNotifications(ctx: ServiceCtx, query: ListQuery) {
+export async function listNotifications(ctx: ServiceCtx, query: ServerListQuery) {
   const base = ctx.db.selectFrom("notifications as n").selectAll("n").where("n.organization_id", "=", ctx.org.id);
   const withFilters = notificationFilters(query.filter).reduce((q, c) => q.where(c), base);
-  const { rows, total } = await runList(ctx.db, withFilters, { ...query, filter: [] }, NOTIFICATION_LIST);
-  return { items: rows.map(toNotification), total };
+  const { rows, total, next } = await runList(ctx.db, withFilters, { ...query, filter: [] }, NOTIFICATION_LIST);
+  return { items: rows.map(toNotification), total, next };
 }
 
 /** Which notifications a bulk change touches: the given ids, or every one matching the filter (`[]` = all). */

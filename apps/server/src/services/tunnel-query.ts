@@ -16,7 +16,7 @@ import {
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/schema.ts";
 import { notFound } from "../http/errors.ts";
-import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
+import { type ListSpec, runList, type ServerListQuery } from "../http/list-query.ts";
 import type { ServiceCtx } from "./context.ts";
 import { anyUuid } from "./desired-config.ts";
 import { deriveTunnelStatus, type EndConfigState, type EndConnection, type EndReport } from "./tunnel-status.ts";
@@ -251,27 +251,26 @@ export async function orgTunnelRange(db: Db, orgId: string): Promise<string> {
 
 export async function listTunnels(
   ctx: ServiceCtx,
-  query: ListQuery,
+  query: ServerListQuery,
   scope: TunnelScope = {},
-): Promise<{ items: Tunnel[]; total: number }> {
+): Promise<{ items: Tunnel[]; total: number; next: string | null }> {
   const range = await orgTunnelRange(ctx.db, ctx.org.id);
   const keys = [...query.filter.map((f) => f.key), query.sort ?? TUNNEL_LIST.defaultSort.key];
   if (!keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
     // Filtered or sorted on what is derived (status, names, reports): the facts of every tunnel in scope.
     const base = ctx.db.selectFrom(tunnelFacts(ctx.org.id, scope)).selectAll();
-    const { rows, total } = await runList(ctx.db, base, query, TUNNEL_LIST);
-    return { items: rows.map((r) => toTunnel(r as TunnelFactsRow, ctx.org.id, range)), total };
+    const { rows, total, next } = await runList(ctx.db, base, query, TUNNEL_LIST);
+    return { items: rows.map((r) => toTunnel(r as TunnelFactsRow, ctx.org.id, range)), total, next };
   }
   // Filters and sort on the tunnels table alone: page there first, then the facts of that page only
   // (at 20,000 tunnels, 100 tunnels' facts instead of all of them).
   const scoped = sql`(select * from tunnels t where ${scopeWhere(ctx.org.id, scope)})`.as("f");
-  const { rows: page, total } = await runList(
-    ctx.db,
-    ctx.db.selectFrom(scoped).select(sql<string>`f.id`.as("id")),
-    query,
-    TUNNEL_LIST,
-  );
-  if (page.length === 0) return { items: [], total };
+  const {
+    rows: page,
+    total,
+    next,
+  } = await runList(ctx.db, ctx.db.selectFrom(scoped).select(sql<string>`f.id`.as("id")), query, TUNNEL_LIST);
+  if (page.length === 0) return { items: [], total, next };
   const facts = new Map(
     (
       (await ctx.db
@@ -285,7 +284,7 @@ export async function listTunnels(
     const row = facts.get(r.id);
     return row ? [toTunnel(row, ctx.org.id, range)] : [];
   });
-  return { items, total };
+  return { items, total, next };
 }
 
 /** TUNNEL_LIST keys whose column is a column of the tunnels table (as `f.<column>`). */

@@ -14,6 +14,7 @@ import type { Role, TokenPair } from "@tern/protocol";
 import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { createApp } from "../../src/app.ts";
+import { AuthCache } from "../../src/auth/auth-cache.ts";
 import { createRateLimiter } from "../../src/auth/rate-limiter.ts";
 import { loadConfig, type ServerConfig } from "../../src/config.ts";
 import type { DatabaseHandle } from "../../src/db/database.ts";
@@ -111,6 +112,12 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
   await bus.start();
   const liveEvents = new LiveEventHub(database.db, bus, logger);
   deps.liveEvents = liveEvents;
+  // TERN_TEST_AUTH_CACHE=1 runs a suite with the per-instance auth cache on, as the server runs (auth/auth-cache.ts).
+  const authCache = process.env.TERN_TEST_AUTH_CACHE === "1" ? new AuthCache() : undefined;
+  if (authCache) {
+    await authCache.start({ db: database.db, url: database.url, pglite: database.pglite }, logger);
+    deps.authCache = authCache;
+  }
   const app = createApp(deps);
 
   const boot = await bootstrapFirstAdmin(database.db, {
@@ -210,6 +217,7 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
     close: async () => {
       liveEvents.close();
       await bus.close();
+      await authCache?.close();
       await database.close();
     },
   };

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { Id } from "@tern/protocol";
 import type { ApiApp } from "../../http/env.ts";
-import { foldListQuery, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
+import { foldListQuery, recordsPageHeaders, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
@@ -27,7 +27,7 @@ export const route = defineRoute({
         z.union([z.array(DeviceSchema), z.array(DeviceSummarySchema), z.array(Id)]),
         "Devices (detailed), device summaries, or ids, by `response`",
       ),
-      headers: recordsTotalHeader,
+      headers: recordsPageHeaders,
     },
   },
 });
@@ -36,7 +36,7 @@ export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
     const result = await listDevices(requestCtx(c), { query: foldListQuery(query), response: query.response, ids: query.ids });
-    withRecordsTotal(c, result.total);
+    withRecordsTotal(c, result.total, result.next);
     return c.json(result.items, 200);
   });
 }

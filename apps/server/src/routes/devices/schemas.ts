@@ -11,7 +11,7 @@ import {
   RemoveVrrpQuery,
 } from "@tern/protocol";
 import { BooleanFlag, IdsParam } from "../../http/ids-query.ts";
-import { ListQuerySchema } from "../../http/list-query.ts";
+import { AfterParam, ListQuerySchema } from "../../http/list-query.ts";
 
 export const DeviceSchema = Device.meta({ id: "Device" });
 export const DeviceSummarySchema = DeviceSummary.meta({ id: "DeviceSummary" });
@@ -36,6 +36,7 @@ export const DeviceListQuery = ListQuerySchema.extend({
     description: "detailed (default): whole devices; summary: name, state and interface addresses; ids: only the ids",
   }),
   ids: IdsParam.optional(),
+  ...AfterParam,
 });
 
 export const DeviceUpdateQuerySchema = DeviceUpdateQuery.extend({

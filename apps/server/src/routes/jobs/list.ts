@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/env.ts";
-import { foldListQuery, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
+import { foldListQuery, recordsPageHeaders, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
@@ -16,14 +16,18 @@ export const route = defineRoute({
   description: `States: queued → running → complete | failed. Filter and sort keys: ${Object.keys(JOB_LIST.fields).join(", ")}; time ranges with < > <= >= on createdAt, startedAt, finishedAt. Default sort: createdAt descending. \`ids=a,b\` lists those jobs (the Location of a 202).`,
   auth: { resource: "jobs" },
   request: { query: JobListQuery },
-  responses: { 200: { ...jsonResponse(z.array(JobSchema), "Jobs"), headers: recordsTotalHeader } },
+  responses: { 200: { ...jsonResponse(z.array(JobSchema), "Jobs"), headers: recordsPageHeaders } },
 });
 
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { items, total } = await listJobs(requestCtx(c), { query: foldListQuery(query), ids: query.ids, group: query.group });
-    withRecordsTotal(c, total);
+    const { items, total, next } = await listJobs(requestCtx(c), {
+      query: foldListQuery(query),
+      ids: query.ids,
+      group: query.group,
+    });
+    withRecordsTotal(c, total, next);
     return c.json(items, 200);
   });
 }

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/env.ts";
-import { foldListQuery, ListQuerySchema, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
+import { AfterParam, foldListQuery, ListQuerySchema, recordsPageHeaders, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
@@ -15,14 +15,14 @@ export const route = defineRoute({
   summary: "Notifications of the organization, each with its device id",
   description: `${NOTIFICATION_KEYS} Sort keys: the same except severity sorts by rank (info < warning < critical); default lastSeenAt desc.`,
   auth: { resource: "notifications" },
-  request: { query: ListQuerySchema },
-  responses: { 200: { ...jsonResponse(z.array(NotificationSchema), "Notifications"), headers: recordsTotalHeader } },
+  request: { query: ListQuerySchema.extend(AfterParam) },
+  responses: { 200: { ...jsonResponse(z.array(NotificationSchema), "Notifications"), headers: recordsPageHeaders } },
 });
 
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
-    const { items, total } = await listNotifications(requestCtx(c), foldListQuery(c.req.valid("query")));
-    withRecordsTotal(c, total);
+    const { items, total, next } = await listNotifications(requestCtx(c), foldListQuery(c.req.valid("query")));
+    withRecordsTotal(c, total, next);
     return c.json(items, 200);
   });
 }

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/env.ts";
-import { foldListQuery, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
+import { foldListQuery, recordsPageHeaders, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
@@ -19,7 +19,7 @@ export const route = defineRoute({
   responses: {
     200: {
       ...jsonResponse(z.union([z.array(TunnelSchema), z.array(TunnelSummarySchema)]), "Tunnels (detailed or summary)"),
-      headers: recordsTotalHeader,
+      headers: recordsPageHeaders,
     },
   },
 });
@@ -27,8 +27,8 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { items, total } = await listTunnels(requestCtx(c), foldListQuery(query));
-    withRecordsTotal(c, total);
+    const { items, total, next } = await listTunnels(requestCtx(c), foldListQuery(query));
+    withRecordsTotal(c, total, next);
     return c.json(query.response === "summary" ? items.map(toTunnelSummary) : items, 200);
   });
 }

@@ -11,7 +11,7 @@ import {
   TunnelsCreated,
   TunnelsDeleted,
 } from "@tern/protocol";
-import { ListQuerySchema } from "../../http/list-query.ts";
+import { AfterParam, ListQuerySchema } from "../../http/list-query.ts";
 
 export const TunnelSchema = Tunnel.meta({ id: "Tunnel" });
 export const TunnelSummarySchema = TunnelSummary.meta({ id: "TunnelSummary" });
@@ -30,6 +30,7 @@ export const TunnelListQuery = ListQuerySchema.extend({
   response: ResponseType.default("detailed").meta({
     description: "detailed (default): every field; summary: id, num, ends, peer and status only",
   }),
+  ...AfterParam,
 });
 
 /** `DELETE /tunnels` takes only the filter (same keys as the list). */

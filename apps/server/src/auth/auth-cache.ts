@@ -1,0 +1,118 @@
+/**
+ * Per-instance cache of what authorize() reads from the database for a bearer
+ * credential (its session or key, the caller's roles in the organization, the
+ * organization's 2FA rule): a list request then runs its page query and
+ * nothing else. Only successful look-ups are cached.
+ *
+ * Invalidation is all-or-nothing, so nothing needs to know which entry a change
+ * touches:
+ * - every instance (this one included) drops everything when the `tern_auth`
+ *   notification arrives, which triggers on sessions, users, memberships,
+ *   organizations, accounts, user_mfa and access_tokens send at commit
+ *   (migration 20261125-801-list-indexes), and when its LISTEN connection is
+ *   back after a loss (notifications may have been missed meanwhile);
+ * - this instance also drops everything when a request that may change data
+ *   (not GET/HEAD/OPTIONS) ends, before its answer goes out, so the next
+ *   request on the same instance never waits on the notification's round trip;
+ * - a look-up that was running while the cache was dropped is not stored
+ *   (generation check), so a value read before a change cannot outlive it;
+ * - entries live at most `ttlMs` and never past their session's or their
+ *   JWT's expiry (the JWT's signature was checked when the entry was made: the
+ *   entry is keyed by the token itself).
+ */
+import type { Logger } from "pino";
+import { type Bus, type BusTarget, createBus } from "../gateway/bus.ts";
+import type { Access, Principal } from "./access.ts";
+import { hashSecretToken } from "./secret-tokens.ts";
+
+export interface AuthCacheEntry {
+  principal: Principal;
+  /** Access in the organization, before an account-scoped route narrows it. */
+  resolved: Access;
+  /** Epoch ms after which the entry is void (session expiry, or the cache's time to live). */
+  validUntil: number;
+  /** A key's last_used_at as last written (epoch ms); null for sessions. */
+  lastUsedAt: number | null;
+}
+
+export interface AuthCacheOptions {
+  maxEntries: number;
+  ttlMs: number;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export class AuthCache {
+  private readonly entries = new Map<string, AuthCacheEntry>();
+  private generationCount = 0;
+  private bus: Bus | null = null;
+
+  constructor(private readonly options: AuthCacheOptions = { maxEntries: 10_000, ttlMs: 60_000 }) {}
+
+  /** The key of a credential asking for one organization selector (`o:<id>`, `a:<account>`, `d` = its default). */
+  static key(token: string, selector: string): string {
+    return `${hashSecretToken(token)}|${selector}`;
+  }
+
+  /** Whether a request of this method may change what the cache holds (see the module comment). */
+  static mayChange(method: string): boolean {
+    return !SAFE_METHODS.has(method.toUpperCase());
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Taken before a look-up; pass it to set(). */
+  generation(): number {
+    return this.generationCount;
+  }
+
+  get(key: string, now = Date.now()): AuthCacheEntry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (now >= entry.validUntil) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  /** Stores a look-up's result unless the cache was dropped since `generation` was taken. */
+  set(key: string, generation: number, entry: Omit<AuthCacheEntry, "validUntil"> & { validUntil: number | null }): void {
+    if (generation !== this.generationCount) return;
+    if (this.entries.size >= this.options.maxEntries) {
+      // The oldest insertion goes first (Map keeps insertion order).
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    const ttlEnd = Date.now() + this.options.ttlMs;
+    this.entries.set(key, { ...entry, validUntil: Math.min(entry.validUntil ?? ttlEnd, ttlEnd) });
+  }
+
+  clear(): void {
+    this.generationCount++;
+    this.entries.clear();
+  }
+
+  /** Listens on `tern_auth` (its own LISTEN connection on PostgreSQL; PGlite delivers in-process). */
+  async start(target: BusTarget, logger: Logger): Promise<void> {
+    const bus = createBus(target, logger.child({ component: "auth-cache" }), ["tern_auth"]);
+    bus.on("tern_auth", () => this.clear());
+    bus.onReconnect(() => this.clear());
+    await bus.start();
+    this.bus = bus;
+  }
+
+  async close(): Promise<void> {
+    const bus = this.bus;
+    this.bus = null;
+    this.clear();
+    await bus?.close();
+  }
+}
+
+/** Marks an entry's key as used now when its last write is older than `resolutionMs` (the caller writes it). */
+export function lastUsedIsStale(entry: AuthCacheEntry, now: number, resolutionMs: number): boolean {
+  return entry.lastUsedAt !== null && now - entry.lastUsedAt > resolutionMs;
+}
