@@ -13,7 +13,10 @@ out=${TERN_PACKAGE_OUT:-$root/dist/packages}
 export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1
 command -v dpkg-deb >/dev/null || { echo "npm run package: needs dpkg-deb (Debian's dpkg)" >&2; exit 1; }
 
-npx turbo run build --filter=@tern/agent --filter=@tern/server --output-logs=errors-only --log-prefix=none
+# The web console (apps/console, when the checkout has it with a build script) goes into tern-server.
+console_name=$(node -e "try { const p = require('./apps/console/package.json'); console.log(p.scripts && p.scripts.build ? p.name : ''); } catch { console.log(''); }")
+npx turbo run build --filter=@tern/agent --filter=@tern/server ${console_name:+--filter=$console_name} \
+  --output-logs=errors-only --log-prefix=none
 stage=$(mktemp -d /tmp/tern-package.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$out"
@@ -90,6 +93,13 @@ install -d "$d/usr/lib/tern-server/node_modules/swagger-ui-dist"
 for f in package.json LICENSE NOTICE swagger-ui.css swagger-ui-bundle.js favicon-32x32.png; do
   install -m 0644 "$swagger/$f" "$d/usr/lib/tern-server/node_modules/swagger-ui-dist/$f"
 done
+# The web console's build, served at / (the server looks for it in console/ beside its dist/: http/console).
+if [ -n "$console_name" ] && [ -f apps/console/dist/index.html ]; then
+  install -d "$d/usr/lib/tern-server/console"
+  cp -r apps/console/dist/. "$d/usr/lib/tern-server/console/"
+  find "$d/usr/lib/tern-server/console" -name '*.map' -delete
+  find "$d/usr/lib/tern-server/console" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
+fi
 find "$d/usr/lib/tern-server/node_modules" \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.cts' \) -delete
 install -D -m 0644 packaging/tern-server/tern-server.service "$d/lib/systemd/system/tern-server.service"
 install -D -m 0640 packaging/tern-server/server.env "$d/etc/tern/server.env"

@@ -1,6 +1,7 @@
 /**
- * `npm start`: builds the server if its sources changed (turbo's cache makes this a no-op otherwise), then runs
- * the built server (apps/server/dist/main.js) in this same process.
+ * `npm start`: builds the server, and the web console when the checkout has apps/console with a build script, if
+ * their sources changed (turbo's cache makes this a no-op otherwise), then runs the built server
+ * (apps/server/dist/main.js) in this same process; it serves the console's dist at /.
  *
  * package.json starts this with `exec node …`, so npm's child is this process itself, not a shell: npm forwards
  * SIGTERM/SIGINT to its child, and a shell in between would die of it and leave the server orphaned. While turbo
@@ -8,13 +9,24 @@
  * it gracefully.
  */
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The web console's workspace, when the checkout has one that builds (the server serves its dist at /). */
+function consoleWorkspace() {
+  const file = path.join(root, "apps", "console", "package.json");
+  if (!existsSync(file)) return null;
+  const pkg = JSON.parse(readFileSync(file, "utf8"));
+  return pkg.name && pkg.scripts?.build ? pkg.name : null;
+}
+const consoleName = consoleWorkspace();
+const filters = ["--filter=@tern/server", ...(consoleName ? [`--filter=${consoleName}`] : [])];
 const turbo = spawn(
   path.join(root, "node_modules", ".bin", "turbo"),
-  ["run", "build", "--filter=@tern/server", "--output-logs=errors-only", "--log-prefix=none"],
+  ["run", "build", ...filters, "--output-logs=errors-only", "--log-prefix=none"],
   {
     cwd: root,
     stdio: ["ignore", "inherit", "inherit"],

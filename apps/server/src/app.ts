@@ -9,6 +9,8 @@ import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { AuthCache } from "./auth/auth-cache.ts";
 import type { AppDeps } from "./deps.ts";
+import { defaultConsoleDir } from "./http/console/console-dir.ts";
+import { mountConsole } from "./http/console/serve-console.ts";
 import { mountDocsPage } from "./http/docs-ui/docs-page.ts";
 import type { AppEnv } from "./http/env.ts";
 import { ApiError, errorResponse, handleError } from "./http/errors.ts";
@@ -87,6 +89,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.get(`${API_BASE}/openapi.json`, (c) => c.json(document));
   mountDocsPage(app as never, `${API_BASE}/docs`, `${API_BASE}/openapi.json`);
   mountMetrics(app, deps);
+  mountConsole(app as never, deps.config.TERN_CONSOLE_DIR ?? defaultConsoleDir(), deps.logger);
 
   app.notFound((c) => errorResponse(c, new ApiError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));
   app.onError(handleError);

@@ -25,6 +25,12 @@ export const ServerConfig = z.object({
   /** Connections of the pg pool per instance (PostgreSQL only). */
   TERN_DB_POOL_SIZE: PositiveInt.max(1000).default(10),
   TERN_DATA_DIR: z.string().min(1).default("./.tern-data"),
+  /**
+   * The built web console served at `/` (its index.html and assets/). Unset: beside the server's files
+   * (/usr/lib/tern-server/console when packaged, apps/console/dist in a checkout). Without a build the
+   * server logs it and serves the API only.
+   */
+  TERN_CONSOLE_DIR: z.string().min(1).optional(),
   TERN_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Server key; unset = generated once into TERN_DATA_DIR/secret.key. Every instance on one database needs the same. */
   TERN_SECRET_KEY: SecretKey.optional(),

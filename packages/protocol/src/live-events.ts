@@ -21,6 +21,7 @@ export const NotificationEventData = z.object({
   severity: z.string().optional(),
   title: z.string().optional(),
   status: z.string().optional(),
+  resolved: z.boolean().optional(),
 });
 
 /** One live event. `id` is the resource's id ("*" for resync); the SSE `id:` line carries the event id. */

@@ -8,7 +8,9 @@
  * stricter limiters behind this one. Counters are per instance, in memory.
  */
 import { createHash } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { CONSOLE_COOKIE } from "../../auth/console-cookie.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 
@@ -54,6 +56,11 @@ function tokenKey(authorization: string | undefined): string | null {
   return token ? createHash("sha256").update(token).digest("base64url").slice(0, 22) : null;
 }
 
+function consoleCredential(c: Context<AppEnv>): string | undefined {
+  const cookie = getCookie(c, CONSOLE_COOKIE);
+  return cookie ? `Bearer ${cookie}` : undefined;
+}
+
 export function apiRateLimit(options: ApiRateLimitOptions, now: () => number = Date.now): MiddlewareHandler<AppEnv> {
   const windowMs = options.windowSeconds * 1000;
   const byToken = new WindowCounter(options.perToken, windowMs);
@@ -62,7 +69,8 @@ export function apiRateLimit(options: ApiRateLimitOptions, now: () => number = D
   return async (c, next) => {
     const t = now();
     const states = [{ ...byAddress.hit(c.get("clientIp") ?? "unknown", t), limit: byAddress.limit }];
-    const token = tokenKey(c.req.header("authorization"));
+    // The console's cookie session counts as a credential of its own, like a bearer token.
+    const token = tokenKey(c.req.header("authorization")) ?? tokenKey(consoleCredential(c));
     if (token) states.push({ ...byToken.hit(token, t), limit: byToken.limit });
     // The headers describe the limit closest to being reached.
     const tight = states.reduce((a, b) => ((b.over && !a.over) || (b.over === a.over && b.remaining < a.remaining) ? b : a));

@@ -17,9 +17,13 @@ const PNG = Buffer.concat([
   ),
 ]);
 const EVIL_SVG = `<?xml version="1.0"?>
+<!DOCTYPE svg [<!ENTITY boom "evil.example">]>
 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10" onload="alert(1)">
   <script>alert(2)</script>
   <a xlink:href="javascript:alert(3)"><rect width="10" height="10" fill="#0b7285" onclick="alert(4)"/></a>
+  <style>rect { fill: url(https://evil.example/x) }</style>
+  <image href="https://evil.example/pixel.png" width="1" height="1"/>
+  <use xlink:href="https://evil.example/sprite.svg#a"/><use href="#r"/>
   <foreignObject><iframe xmlns="http://www.w3.org/1999/xhtml" src="https://evil.example/"></iframe></foreignObject>
 </svg>`;
 
@@ -60,7 +64,20 @@ describe("branding", () => {
     expect(logo.headers.get("cache-control")).toMatch(/immutable/);
     expect(logo.text).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(logo.text).toContain("<rect");
-    for (const bad of ["<script", "alert", "onload", "onclick", "javascript:", "foreignObject", "iframe", "evil.example"])
+    expect(logo.text).toContain('<use href="#r"');
+    for (const bad of [
+      "<script",
+      "alert",
+      "onload",
+      "onclick",
+      "javascript:",
+      "foreignObject",
+      "iframe",
+      "evil",
+      "<style",
+      "<image",
+      "ENTITY",
+    ])
       expect(logo.text).not.toContain(bad);
     // Without the current version it is revalidated.
     expect((await t.api("GET", "/api/branding/logo")).headers.get("cache-control")).toBe("no-cache");

@@ -1,5 +1,7 @@
 import type { UserPrincipal } from "../../auth/access.ts";
 import { authenticate, bearerToken } from "../../auth/authenticate.ts";
+import { consoleCookieOf } from "../../auth/console-cookie.ts";
+import { cookiePrincipal } from "../../auth/request-principal.ts";
 import type { ApiApp } from "../../http/env.ts";
 import { ApiError, forbidden } from "../../http/errors.ts";
 import { defineRoute } from "../../http/route.ts";
@@ -33,6 +35,9 @@ export function register(app: ApiApp) {
       if (!principal) throw new ApiError("UNAUTHENTICATED", "invalid or expired token", [], { "www-authenticate": "Bearer" });
       if (principal.kind !== "user") throw forbidden("accept as a signed-in user, not with an access token");
       user = principal;
+    } else if (consoleCookieOf(c)) {
+      // Signed in to the console: accept as that user (the cookie needs its CSRF token on this POST).
+      user = await cookiePrincipal(c);
     }
     return c.json(await acceptInvitation(deps, c.req.valid("json"), user), 201);
   });
