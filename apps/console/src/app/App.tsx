@@ -13,10 +13,13 @@ const queryClient = new QueryClient({
   },
 });
 
+/** The nonce the server put in index.html: its CSP admits Mantine's <style> elements only with it. */
+const styleNonce = document.querySelector('meta[name="tern-csp-nonce"]')?.getAttribute("content") ?? "";
+
 function Themed() {
   const branding = useBranding();
   return (
-    <MantineProvider theme={themeFor(branding.accentColor)} defaultColorScheme="auto">
+    <MantineProvider theme={themeFor(branding.accentColor)} defaultColorScheme="auto" getStyleNonce={() => styleNonce}>
       <SessionProvider>
         <RouterProvider router={router} />
       </SessionProvider>

@@ -21,6 +21,19 @@ export const CONTENT_SECURITY_POLICY = {
   frameAncestors: ["'none'"],
 };
 
+const kebab = (key: string) => key.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`);
+
+/** The console's index.html policy: the strict one, plus style elements carrying this answer's nonce. */
+export function consoleContentSecurityPolicy(nonce: string): string {
+  const policy: Record<string, string[]> = {
+    ...CONTENT_SECURITY_POLICY,
+    styleSrc: [...CONTENT_SECURITY_POLICY.styleSrc, `'nonce-${nonce}'`],
+  };
+  return Object.entries(policy)
+    .map(([key, values]) => `${kebab(key)} ${values.join(" ")}`)
+    .join("; ");
+}
+
 export function securityHeaders(): MiddlewareHandler {
   const secure = secureHeaders({
     contentSecurityPolicy: CONTENT_SECURITY_POLICY,

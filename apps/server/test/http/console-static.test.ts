@@ -25,17 +25,27 @@ writeFileSync(path.join(path.dirname(dist), "secret-beside-the-build.txt"), "not
 
 const t = useTestServer({ TERN_CONSOLE_DIR: dist });
 const html = { accept: "text/html,application/xhtml+xml" };
+const NONCE_TAG = /\n {4}<meta name="tern-csp-nonce" content="([A-Za-z0-9+/=]{24})" \/>/;
+const nonceOf = (text: string) => NONCE_TAG.exec(text)?.[1] ?? "no nonce";
+const withoutNonce = (text: string) => text.replace(NONCE_TAG, "");
 
 describe("the web console's files", () => {
   it("GET / answers index.html, revalidated, under a CSP that allows only this origin's scripts", async () => {
     const res = await t.api("GET", "/", { headers: html });
     expect(res.status).toBe(200);
-    expect(res.text).toBe(INDEX);
+    expect(withoutNonce(res.text)).toBe(INDEX);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     expect(res.headers.get("cache-control")).toBe("no-cache");
     const csp = res.headers.get("content-security-policy") ?? "";
     expect(csp).toMatch(/script-src 'self'(;|$)/);
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(csp).not.toMatch(/unsafe-inline/);
+    // Style elements only with this answer's nonce (the component library's CSS variables), a new one each time.
+    const nonce = nonceOf(res.text);
+    expect(csp).toMatch(new RegExp(`style-src 'self' 'nonce-${nonce.replace(/[+/]/g, "\\$&")}'(;|$)`));
+    const again = await t.api("GET", "/index.html", { headers: html });
+    expect(nonceOf(again.text)).not.toBe(nonce);
+    expect(again.headers.get("content-security-policy")).toContain(`'nonce-${nonceOf(again.text)}'`);
     expect(csp).toMatch(/connect-src 'self'/);
     expect(csp).toMatch(/frame-ancestors 'none'/);
   });
@@ -56,7 +66,7 @@ describe("the web console's files", () => {
     for (const p of ["/devices", "/devices/1f9c0e9e-0000-4000-8000-000000000000", "/signin", "/organization"]) {
       const res = await t.api("GET", p, { headers: html });
       expect(res.status, p).toBe(200);
-      expect(res.text, p).toBe(INDEX);
+      expect(withoutNonce(res.text), p).toBe(INDEX);
     }
     const missingAsset = await t.api("GET", "/assets/gone-000.js", { headers: html });
     expect(missingAsset.status).toBe(404);

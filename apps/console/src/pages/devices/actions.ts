@@ -1,40 +1,21 @@
 /**
- * Writes of the devices pages. Approval in bulk uses POST /api/devices/approve
- * when the server has it, else approves device by device (PUT /api/devices/{id}
- * with isApproved), which every server has.
+ * Writes of the devices pages. Approval in bulk is one POST /api/devices/approve
+ * (the same checks as one approval, per device); a device it refused comes back
+ * with the code PUT /api/devices/{id} would answer.
  */
-import { apiErrorFrom, ok } from "@tern/client";
+import { ok } from "@tern/client";
 import { tern } from "../../api/tern.ts";
 
 export async function approveDevice(id: string): Promise<void> {
   await ok(tern.api.PUT("/api/devices/{id}", { params: { path: { id } }, body: { isApproved: true } }));
 }
 
-export async function approveDevices(ids: string[]): Promise<void> {
-  const query = tern.org ? `?org=${encodeURIComponent(tern.org)}` : "";
-  const response = await tern.raw(`/api/devices/approve${query}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ ids }),
-  });
-  if (response.ok) {
-    await response.body?.cancel();
-    return;
-  }
-  const text = await response.text();
-  if (response.status !== 404 && response.status !== 405) throw apiErrorFrom(response.status, parse(text));
-  // No bulk route on this server: one by one, a few at a time.
-  for (let i = 0; i < ids.length; i += 8) await Promise.all(ids.slice(i, i + 8).map(approveDevice));
+/** Approves the devices; resolves with the ones refused and why (empty when all were approved). */
+export async function approveDevices(ids: string[]): Promise<{ id: string; error: string }[]> {
+  const answer = await ok(tern.api.POST("/api/devices/approve", { body: { deviceIds: ids } }));
+  return answer.results.filter((r) => r.status === "refused").map((r) => ({ id: r.id, error: r.error ?? r.code ?? "refused" }));
 }
 
 export async function deleteDevice(id: string): Promise<void> {
   await ok(tern.api.DELETE("/api/devices/{id}", { params: { path: { id } } }));
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

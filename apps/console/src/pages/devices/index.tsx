@@ -143,7 +143,13 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
           <Button
             disabled={pendingSelected.length === 0}
             loading={busy}
-            onClick={() => void run(() => approveDevices(pendingSelected))}
+            onClick={() =>
+              void run(async () => {
+                const refused = await approveDevices(pendingSelected);
+                if (refused.length > 0)
+                  throw new Error(`${refused.length} not approved: ${refused.map((r) => r.error).join("; ")}`);
+              })
+            }
           >
             Approve selected ({pendingSelected.length})
           </Button>
