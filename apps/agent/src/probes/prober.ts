@@ -67,8 +67,10 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     for (const key of this.states.keys()) if (!wantedStates.has(key)) this.states.delete(key);
     for (const key of wantedStates) {
       const s = this.states.get(key);
-      if (s) s.window.resize(plan.windowSize);
-      else this.states.set(key, { window: new QualityWindow(plan.windowSize), lastReplyAt: null });
+      if (s) {
+        s.window.resize(plan.windowSize);
+        s.window.setInterval(plan.intervalMs);
+      } else this.states.set(key, { window: new QualityWindow(plan.windowSize, plan.intervalMs), lastReplyAt: null });
     }
 
     const wanted = new Map<string, () => ProbeSession>();
@@ -133,6 +135,9 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
       srttMs: round(st.srttMs),
       jitterMs: round(st.jitterMs),
       samples: st.samples,
+      windowMs: st.windowMs,
+      sent: s.window.totals.answered + s.window.totals.lost,
+      received: s.window.totals.answered,
       target,
       sinceLastReplyMs: since === null ? null : Math.round(since),
     };
@@ -162,13 +167,27 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     return this.plan?.intervalMs ?? 1000;
   }
 
-  /** One TunnelReport per tunnel of the applied config (`rtt` is the window mean). */
+  /**
+   * One TunnelReport per tunnel of the applied config (`rtt` is the window
+   * mean), with the window's span and the target's lifetime sent/received
+   * counts (they restart from 0 when the target or the agent changes).
+   */
   report(): TunnelReport[] {
     return this.tunnelIds.map((id) => {
       const q = this.quality(tunnelKey(id));
       return q
-        ? { id, up: q.up, loss: q.lossPercent, rtt: q.rttMs, jitter: q.jitterMs, samples: q.samples }
-        : { id, up: false, loss: 0, rtt: 0, jitter: 0, samples: 0 };
+        ? {
+            id,
+            up: q.up,
+            loss: q.lossPercent,
+            rtt: q.rttMs,
+            jitter: q.jitterMs,
+            samples: q.samples,
+            windowMs: q.windowMs,
+            sent: q.sent,
+            received: q.received,
+          }
+        : { id, up: false, loss: 0, rtt: 0, jitter: 0, samples: 0, windowMs: 0, sent: 0, received: 0 };
     });
   }
 
