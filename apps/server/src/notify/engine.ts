@@ -58,6 +58,8 @@ interface DeviceTrack {
 
 export interface NotificationEngineOptions {
   confirmReports: number;
+  /** How long a figure judged on evidence must hold before it raises or resolves. */
+  sustainMs: number;
   pendingTunnelGraceMs: number;
   dutyIntervalMs: number;
   deliveryLogRetentionDays: number;
@@ -78,6 +80,7 @@ export class NotificationEngine {
     this.logger = deps.logger.child({ component: "notifications" });
     this.options = {
       confirmReports: config.TERN_NOTIFY_CONFIRM_REPORTS,
+      sustainMs: config.TERN_NOTIFY_SUSTAIN_S * 1000,
       pendingTunnelGraceMs: config.TERN_PENDING_TUNNEL_ALERT_S * 1000,
       dutyIntervalMs: config.TERN_DUTY_INTERVAL_MS,
       deliveryLogRetentionDays: config.TERN_DELIVERY_LOG_RETENTION_DAYS,
@@ -239,6 +242,7 @@ export class NotificationEngine {
       confirmReports: confirm,
     });
     const seen = new Set<string>();
+    const now = Date.now();
     for (const o of observations) {
       seen.add(o.key);
       let tracked = track.conditions.get(o.key);
@@ -247,7 +251,10 @@ export class NotificationEngine {
         tracked = { eventType: o.condition.eventType, state: newCondition() };
         track.conditions.set(o.key, tracked);
       }
-      const step = observe(tracked.state, o.observed, o.raiseAfter, confirm);
+      // On evidence the sustain period is the confirmation; the report count adds nothing.
+      const step = o.sustained
+        ? observe(tracked.state, o.observed, o.raiseAfter, 1, { now, sustainMs: this.options.sustainMs })
+        : observe(tracked.state, o.observed, o.raiseAfter, confirm);
       this.act(deviceId, track, o.key, step, () => ({ ...o.condition, details: o.details }));
       if (isIdle(tracked.state)) track.conditions.delete(o.key);
     }
