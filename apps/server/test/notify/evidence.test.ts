@@ -24,7 +24,15 @@ const context: DeviceContext = {
   tunnels: new Map([
     [
       tunnelId,
-      { id: tunnelId, num: 1, side: "a", localInterfaceId: wan, farName: "edge-2", thresholds: { rtt: null, dropRate: null } },
+      {
+        id: tunnelId,
+        num: 1,
+        side: "a",
+        localInterfaceId: wan,
+        farName: "edge-2",
+        farDeviceId: null,
+        thresholds: { rtt: null, dropRate: null },
+      },
     ],
   ]),
   loadedAt: 0,
