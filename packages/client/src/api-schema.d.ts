@@ -2008,6 +2008,8 @@ export interface components {
                     up: boolean;
                     /** Format: date-time */
                     at: string;
+                    samples: number;
+                    windowMs: number | null;
                 } | null;
                 b: {
                     loss: number;
@@ -2016,6 +2018,8 @@ export interface components {
                     up: boolean;
                     /** Format: date-time */
                     at: string;
+                    samples: number;
+                    windowMs: number | null;
                 } | null;
             };
             /** Format: date-time */

@@ -59,6 +59,13 @@ describe("loss counts", () => {
       .where("side", "=", "a")
       .executeTakeFirstOrThrow();
     expect([Number(latest.sent), Number(latest.received), latest.window_ms]).toEqual([450, 442, 60_000]);
+    // The API shows each end's loss with its window and sample count.
+    const api = await g.api();
+    const shown = await api.call<{ quality: { a: { loss: number; samples: number; windowMs: number | null } | null } }>(
+      "GET",
+      `/api/tunnels/${t.id}`,
+    );
+    expect(shown.body.quality.a).toMatchObject({ samples: 300, windowMs: 60_000 });
 
     const all = await lossOverPeriod(db, g.org.id, t.id, "a", { from, to: new Date() });
     expect(all).toEqual({ sent: 900, lost: 45, lossPercent: 5, resets: 1 });
