@@ -13,9 +13,12 @@
  * - loss 5 %: within ±1.5 points. Loss is a binomial estimate: σ = √(p(1−p)/N)
  *   ≈ 0.5 points for N = 1800, so ±1.5 points is about 3σ (the former
  *   30-probe windows over 300 probes needed ±4).
- * - RTT: within ±3 ms of the mean of `fping` run meanwhile from site-a's
- *   tunnel loopback to site-b's, through the same tunnel (300 probes), and
- *   30 ± 3 ms above the clean path's RTT.
+ * - RTT: site-a's reported RTT within ±2 ms of the mean of `fping` run
+ *   meanwhile from site-a's tunnel loopback to site-b's, through the same
+ *   tunnel (300 probes), and 30 ± 3 ms above the clean path's RTT. One run:
+ *   loss 4.72 % over 1783 distinct probes, RTT 34.06 ms against fping's
+ *   33.82 ms, 32.55 ms above a clean 1.54 ms (the emulated delay itself
+ *   added 32.3 ms as fping saw it, on a host at load 14).
  * Scenario 3b kills site-a's agent: IPsec (charon) lives on, so site-b's
  * probes, answered by site-a's kernel, keep the tunnel up; the server shows
  * it N/A and raises one "device connection", no tunnel-down.
@@ -195,7 +198,9 @@ describe.runIf(enabled)("two sites (scenarios 1, 2, 3, 5, 6)", () => {
       );
       expect(probes).toBeGreaterThanOrEqual(1500);
       expect(Math.abs(impaired.loss - 5)).toBeLessThanOrEqual(1.5);
-      expect(Math.abs(reportedA.rtt - fpingMean)).toBeLessThanOrEqual(3);
+      // Tern against the ground truth of the same path (issue 17: within 2 ms of fping through the tunnel) …
+      expect(Math.abs(reportedA.rtt - fpingMean)).toBeLessThanOrEqual(2);
+      // … and against the applied delay, which includes the lab emulator's own error (fping sees it too).
       expect(Math.abs(impaired.rtt - (clean.rtt + 30))).toBeLessThanOrEqual(3);
 
       await live.wait("RTT and drop-rate notifications raised", 60_000, async () => {

@@ -112,6 +112,8 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
   private record(link: string, target: string, seq: number, rttMs: number | null): void {
     const s = this.states.get(stateKey(link, target));
     if (!s) return;
+    // The first answer ever: the path exists from here; probes before it measured its set-up, not its loss.
+    if (rttMs !== null && s.lastReplyAt === null) s.window.startAt(seq);
     s.window.record(seq, rttMs);
     if (rttMs !== null) s.lastReplyAt = performance.now();
     // Every probe ends in an answer or a time-out, so a tunnel that stops answering is seen here too.

@@ -64,9 +64,28 @@ export class QualityWindow {
     this.trim();
   }
 
+  /** Lowest sequence the window holds (see `startAt`). */
+  private floor = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Starts the window at probe `seq`: earlier probes leave it and later
+   * results for them are not counted in it (the lifetime totals still are).
+   * The prober calls it at a target's first answer ever: probes sent before
+   * the path existed (a tunnel being set up) are not loss of the path.
+   */
+  startAt(seq: number): void {
+    this.floor = seq;
+    this.slots = this.slots.filter((s) => s.seq >= seq);
+  }
+
   /** Records probe `seq` as answered after `rttMs`, or lost when `rttMs` is null. */
   record(seq: number, rttMs: number | null): void {
     if (this.slots.some((s) => s.seq === seq)) return;
+    if (seq < this.floor) {
+      if (rttMs === null) this.totals.lost++;
+      else this.totals.answered++;
+      return;
+    }
     const slot = { seq, rttMs, at: this.now() };
     let i = this.slots.length;
     while (i > 0 && this.slots[i - 1]!.seq > seq) i--;

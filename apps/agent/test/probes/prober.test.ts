@@ -70,6 +70,21 @@ describe("TunnelProber", () => {
     expect(prober.quality("wan:nope")).toBeNull();
   });
 
+  it("does not count probes before a target's first answer as loss (the tunnel was being set up), but keeps them in the raw counts", () => {
+    const spawner = new FakeSpawner();
+    prober = new TunnelProber({ spawner, port: 47658 });
+    prober.configure(fullConfig());
+    const tunnelProbe = spawner.live()[0]!;
+    tunnelProbe.onLine("10.100.0.5 : [0], timed out (NaN avg, 100% loss)");
+    tunnelProbe.onLine("10.100.0.5 : [1], timed out (NaN avg, 100% loss)");
+    tunnelProbe.onLine("10.100.0.5 : [2], 64 bytes, 2.0 ms (2.0 avg, 66% loss)");
+    tunnelProbe.onLine("10.100.0.5 : [3], 64 bytes, 2.0 ms (2.0 avg, 50% loss)");
+    expect(prober.report()[0]).toMatchObject({ up: true, loss: 0, samples: 2, sent: 4, received: 2 });
+    // Loss after that is loss.
+    tunnelProbe.onLine("10.100.0.5 : [4], timed out (2.0 avg, 60% loss)");
+    expect(prober.report()[0]).toMatchObject({ loss: 33.333, samples: 3, sent: 5, received: 2 });
+  });
+
   it("keeps unchanged sessions and their windows across configure(), restarts changed ones", () => {
     const spawner = new FakeSpawner();
     prober = new TunnelProber({ spawner, port: 47657 });

@@ -51,6 +51,17 @@ describe("QualityWindow", () => {
     expect(w.totals).toEqual({ answered: 7, lost: 1 });
   });
 
+  it("startAt drops earlier probes from the window but not from the lifetime totals", () => {
+    const w = new QualityWindow(10);
+    for (let i = 1; i <= 6; i++) w.record(i, null);
+    w.startAt(7);
+    w.record(7, 5);
+    w.record(3, null); // a late result for a probe before the start
+    w.record(8, 5);
+    expect(w.stats()).toMatchObject({ samples: 2, lossPercent: 0 });
+    expect(w.totals).toEqual({ answered: 2, lost: 7 });
+  });
+
   it("reports zeros and no samples before the first probe", () => {
     expect(new QualityWindow(5).stats()).toEqual({ lossPercent: 0, rttMs: 0, srttMs: 0, jitterMs: 0, samples: 0, windowMs: 0 });
   });
