@@ -119,15 +119,15 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     // Every probe ends in an answer or a time-out, so a tunnel that stops answering is seen here too.
     const id = this.tunnelIds.find((t) => tunnelKey(t) === link);
     if (id === undefined) return;
-    const up = this.quality(link)?.up ?? false;
+    const up = this.windowQuality(link)?.up ?? false;
     if (this.tunnelUp.get(id) === up) return;
     const first = !this.tunnelUp.has(id);
     this.tunnelUp.set(id, up);
     if (!(first && !up)) this.notify(`tunnel ${id} ${up ? "up" : "down"}`);
   }
 
-  private targetQuality(link: string, target: string, s: TargetState): LinkQuality {
-    const st = s.window.stats();
+  private targetQuality(link: string, target: string, s: TargetState, last?: number): LinkQuality {
+    const st = s.window.stats(last);
     const since = s.lastReplyAt === null ? null : performance.now() - s.lastReplyAt;
     return {
       key: link,
@@ -145,13 +145,29 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     };
   }
 
-  /** The link's figures from its best target (up first, then least loss, then lowest RTT); null when not probed. */
+  /**
+   * The policy driver's view of a link: its figures over the newest
+   * POLICY_HORIZON_MS of probes (the report's window is a minute, for
+   * accuracy; path selection keeps the horizon it had with 30 probes a second
+   * apart, so a path that recovered is taken back as soon as before).
+   */
   quality(key: string): LinkQuality | null {
+    const interval = this.plan?.intervalMs ?? 1000;
+    return this.bestOf(key, Math.max(MIN_POLICY_PROBES, Math.ceil(POLICY_HORIZON_MS / interval)));
+  }
+
+  /** The link's figures over the whole window (what the status report carries); null when not probed. */
+  windowQuality(key: string): LinkQuality | null {
+    return this.bestOf(key);
+  }
+
+  /** The link's figures from its best target (up first, then least loss, then lowest RTT); null when not probed. */
+  private bestOf(key: string, last?: number): LinkQuality | null {
     let best: LinkQuality | null = null;
     for (const [k, s] of this.states) {
       const [link, target] = splitStateKey(k);
       if (link !== key) continue;
-      const q = this.targetQuality(link, target, s);
+      const q = this.targetQuality(link, target, s, last);
       if (!best || better(q, best)) best = q;
     }
     return best;
@@ -176,7 +192,7 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
    */
   report(): TunnelReport[] {
     return this.tunnelIds.map((id) => {
-      const q = this.quality(tunnelKey(id));
+      const q = this.windowQuality(tunnelKey(id));
       return q
         ? {
             id,
@@ -196,7 +212,7 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
   /** Smoothed RTT and the target each tunnel's figures come from, for the troubleshooting page. */
   details(): TunnelDetail[] {
     return this.tunnelIds.flatMap((id) => {
-      const q = this.quality(tunnelKey(id));
+      const q = this.windowQuality(tunnelKey(id));
       return q ? [{ id, name: this.tunnelNames.get(id) ?? id, srttMs: q.srttMs, target: q.target }] : [];
     });
   }
@@ -213,6 +229,10 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     this.stop();
   }
 }
+
+/** How far back the policy driver looks (30 probes a second apart before issue 17). */
+const POLICY_HORIZON_MS = 30_000;
+const MIN_POLICY_PROBES = 10;
 
 const stateKey = (link: string, target: string) => `${link}|${target}`;
 const splitStateKey = (k: string) => k.split("|") as [string, string];

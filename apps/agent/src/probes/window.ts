@@ -107,11 +107,13 @@ export class QualityWindow {
     if (this.slots.length > this.size) this.slots = this.slots.slice(this.slots.length - this.size);
   }
 
-  stats(): WindowStats {
-    const samples = this.slots.length;
-    const rtts = this.slots.flatMap((s) => (s.rttMs === null ? [] : [s.rttMs]));
+  /** Figures over the window, or over only its newest `last` probes (srtt and jitter are running estimates either way). */
+  stats(last?: number): WindowStats {
+    const slots = last === undefined || last >= this.slots.length ? this.slots : this.slots.slice(this.slots.length - last);
+    const samples = slots.length;
+    const rtts = slots.flatMap((s) => (s.rttMs === null ? [] : [s.rttMs]));
     const lost = samples - rtts.length;
-    const ats = this.slots.map((s) => s.at);
+    const ats = slots.map((s) => s.at);
     return {
       lossPercent: samples === 0 ? 0 : (lost / samples) * 100,
       rttMs: rtts.length === 0 ? 0 : rtts.reduce((a, b) => a + b, 0) / rtts.length,

@@ -85,6 +85,19 @@ describe("TunnelProber", () => {
     expect(prober.report()[0]).toMatchObject({ loss: 33.333, samples: 3, sent: 5, received: 2 });
   });
 
+  it("gives the policy driver the newest 30 s of probes, the status report the whole window", () => {
+    const spawner = new FakeSpawner();
+    prober = new TunnelProber({ spawner, port: 47659 });
+    prober.configure(variant(fullConfig(), (c) => (c.monitoring.windowSize = 100)));
+    const wan0 = spawner.live()[2]!;
+    wan0.onLine("10.100.1.1 : [0], 64 bytes, 1.0 ms (1.0 avg, 0% loss)");
+    for (let i = 1; i <= 60; i++) wan0.onLine(`10.100.1.1 : [${i}], timed out (1.0 avg, 50% loss)`);
+    for (let i = 61; i <= 90; i++) wan0.onLine(`10.100.1.1 : [${i}], 64 bytes, 1.0 ms (1.0 avg, 40% loss)`);
+    // one probe a second: the newest 30 probes are the last 30 s, all answered
+    expect(prober.quality("wan:wan0")).toMatchObject({ samples: 30, lossPercent: 0 });
+    expect(prober.windowQuality("wan:wan0")).toMatchObject({ samples: 91, lossPercent: 65.934 });
+  });
+
   it("keeps unchanged sessions and their windows across configure(), restarts changed ones", () => {
     const spawner = new FakeSpawner();
     prober = new TunnelProber({ spawner, port: 47657 });
