@@ -87,9 +87,15 @@ export async function leftovers(label: string, id: string): Promise<{ namespaces
 }
 
 /** Per-probe RTTs (ms) from `fping -C` (lost probes left out), sorted ascending. */
-export async function fpingSamples(ns: string, target: string, count: number, periodMs = 10): Promise<number[]> {
+export async function fpingSamples(
+  ns: string,
+  target: string,
+  count: number,
+  periodMs = 10,
+  extra: string[] = [],
+): Promise<number[]> {
   const r = await run(
-    ["ip", "netns", "exec", ns, "fping", "-q", "-C", String(count), "-p", String(periodMs), "-t", "1000", target],
+    ["ip", "netns", "exec", ns, "fping", "-q", "-C", String(count), "-p", String(periodMs), "-t", "1000", ...extra, target],
     {
       allowFailure: true,
       timeoutMs: 120_000,

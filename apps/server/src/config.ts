@@ -184,6 +184,8 @@ export const ServerConfig = z.object({
   TERN_SMTP_FROM: z.string().min(3).default("Tern <tern@localhost>"),
   /** Consecutive status reports that confirm a down state (tunnel, BGP neighbor, interface) before it is raised, and any condition's all-clear before it is resolved. */
   TERN_NOTIFY_CONFIRM_REPORTS: PositiveInt.max(100).default(3),
+  /** Seconds a tunnel or link loss/RTT judged on evidence (enough probes behind it) must stay over its threshold before it is raised, and clear before it is resolved. */
+  TERN_NOTIFY_SUSTAIN_S: PositiveInt.max(3600).default(30),
   /** A tunnel pending longer than this raises "pending tunnel". */
   TERN_PENDING_TUNNEL_ALERT_S: PositiveInt.default(300),
   /** Attempts per delivery (the first included) and the first back-off, doubled after each failure (capped at 60 s). */

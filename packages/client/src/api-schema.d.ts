@@ -2171,6 +2171,8 @@ export interface components {
                     up: boolean;
                     /** Format: date-time */
                     at: string;
+                    samples: number;
+                    windowMs: number | null;
                 } | null;
                 b: {
                     loss: number;
@@ -2179,6 +2181,8 @@ export interface components {
                     up: boolean;
                     /** Format: date-time */
                     at: string;
+                    samples: number;
+                    windowMs: number | null;
                 } | null;
             };
             /** Format: date-time */

@@ -172,9 +172,14 @@ export const ConfigMonitoring = z.object({
 });
 export type ConfigMonitoring = z.infer<typeof ConfigMonitoring>;
 
+/**
+ * Five probes a second over a sliding minute: 300 samples give a loss
+ * estimate with a binomial σ of 1.3 points at 5 %, where the former 30-probe
+ * window had 4 (single reports from 3 % to 20 % at 10 % loss).
+ */
 export const DEFAULT_MONITORING: ConfigMonitoring = {
-  probeIntervalMs: 1000,
-  windowSize: 30,
+  probeIntervalMs: 200,
+  windowSize: 300,
   downAfterMs: 15000,
   statusIntervalMs: 5000,
 };

@@ -9,6 +9,9 @@
  *     challenge, device id, machine id and URL); `rekey`/`rekeyed` replace
  *     the device key; registration carries `identity` (connect.ts).
  *     Version 1 agents are refused (they cannot prove their identity).
+ *   2, compatible addition (2026-11-25): `TunnelReport` may carry `windowMs`,
+ *     `sent` and `received` (the loss window's span and the raw probe counts);
+ *     servers accept reports without them, agents send them.
  */
 import * as z from "zod";
 import { IPv4, Timestamp } from "./common.ts";
@@ -109,6 +112,16 @@ export const TunnelReport = z.object({
   jitter: z.number().min(0),
   /** Probes in the window the figures come from. */
   samples: z.number().int().min(0),
+  /** Time the loss window covers, ms (earlier agents omit it). */
+  windowMs: z.number().int().min(0).optional(),
+  /**
+   * Raw counts behind the figures: probes finalised (answered or lost) and
+   * answered, to the reported target, since the agent started probing it.
+   * Cumulative, so the loss over any period is Δ(sent − received) / Δsent;
+   * a count lower than the previous one means the counter restarted.
+   */
+  sent: z.number().int().min(0).optional(),
+  received: z.number().int().min(0).optional(),
 });
 export type TunnelReport = z.infer<typeof TunnelReport>;
 

@@ -26,14 +26,18 @@ export const TunnelThresholds = z.object({
 export type TunnelThresholds = z.infer<typeof TunnelThresholds>;
 
 export const TunnelQuality = z.object({
-  /** Loss in percent over the sliding window. */
+  /** Loss in percent over the sliding window (`samples` probes over `windowMs`). */
   loss: z.number().min(0).max(100),
-  /** Smoothed round-trip time in milliseconds. */
+  /** Mean round-trip time of the answered probes in the window, milliseconds. */
   rtt: z.number().min(0),
-  /** Mean absolute difference of consecutive RTTs in milliseconds (RFC 3550 style). */
+  /** RFC 3550 interarrival jitter of the probe RTTs, milliseconds. */
   jitter: z.number().min(0),
   up: z.boolean(),
   at: Timestamp,
+  /** Probes the loss figure is over. */
+  samples: z.number().int().min(0),
+  /** Time the window covers, ms; null from agents that do not report it. */
+  windowMs: z.number().int().min(0).nullable(),
 });
 export type TunnelQuality = z.infer<typeof TunnelQuality>;
 

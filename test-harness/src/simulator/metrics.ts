@@ -29,12 +29,14 @@ export function resolveMetrics(input: TunnelMetricsInput, tunnelId: string, elap
     typeof input === "function" ? input(tunnelId, elapsedMs) : isScript(input) ? scriptStep(input, elapsedMs) : input;
   const sample = { ...DEFAULT_METRICS, ...partial };
   // A down tunnel loses everything and has no round trip to measure, as the agent reports it.
-  if (!sample.up) return { up: false, loss: 100, rtt: 0, jitter: 0 };
+  const counts = sample.counts ? { counts: sample.counts } : {};
+  if (!sample.up) return { up: false, loss: 100, rtt: 0, jitter: 0, ...counts };
   return {
     up: true,
     loss: clamp(sample.loss, 0, 100),
     rtt: Math.max(0, sample.rtt),
     jitter: Math.max(0, sample.jitter),
+    ...counts,
   };
 }
 

@@ -36,7 +36,8 @@ export function tunnelReports(tunnelIds: readonly string[], sources: MetricsSour
         ? [sources.device, sources.deviceSince]
         : [sources.fleet, sources.fleetSince];
     const m = resolveMetrics(input, id, now - since);
-    return { id, up: m.up, loss: round(m.loss), rtt: round(m.rtt), jitter: round(m.jitter), samples: SAMPLES };
+    const base = { id, up: m.up, loss: round(m.loss), rtt: round(m.rtt), jitter: round(m.jitter), samples: SAMPLES };
+    return m.counts ? { ...base, ...m.counts } : base;
   });
 }
 

@@ -11,6 +11,8 @@ export interface TunnelSample {
   rtt: number;
   /** Milliseconds. */
   jitter: number;
+  /** The window and raw probe counts an agent reports with the figures (omitted: 30 samples, no counts, as earlier agents). */
+  counts?: { samples: number; windowMs: number; sent: number; received: number };
 }
 
 /** Figures as a function of the tunnel and of the time since they were set. */

@@ -1,7 +1,9 @@
 /**
  * What to probe for a DeviceConfig (pure):
- * - device tunnels: UDP Tern probes from the local tunnel loopback to each
- *   probe target (the remote loopback, where the peer agent answers);
+ * - device tunnels: ICMP echo from the local tunnel loopback to each probe
+ *   target (the remote tunnel loopback): the far end's kernel answers, so the
+ *   probe measures the data path through the tunnel, and a far agent that is
+ *   stopped or restarting changes nothing while IPsec still carries traffic;
  * - peer tunnels (no agent at the far end): ICMP echo to the peer's
  *   health-check targets, from a local address inside the tunnel's local
  *   subnets when the device has one (so the traffic selectors match);
@@ -23,7 +25,7 @@ export interface PlannedTarget {
 
 export interface ProbePlan {
   targets: PlannedTarget[];
-  /** Local loopbacks the responder answers on. */
+  /** Local loopbacks the UDP responder answers on (for agents of earlier versions that still probe over UDP). */
   responderAddresses: string[];
   intervalMs: number;
   timeoutMs: number;
@@ -54,7 +56,7 @@ export function probePlan(config: DeviceConfig): ProbePlan {
   for (const t of config.tunnels) {
     const link = tunnelKey(t.id);
     if (t.kind === "device") {
-      for (const target of t.probeTargets) targets.push({ link, target, method: "udp", source: t.localLoopback });
+      for (const target of t.probeTargets) targets.push({ link, target, method: "icmp", source: t.localLoopback });
     } else {
       const source = localAddresses.find((a) => t.localSubnets.some((s) => inNetwork(a, s)));
       for (const target of t.probeTargets) targets.push({ link, target, method: "icmp", ...(source ? { source } : {}) });

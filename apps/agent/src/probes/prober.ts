@@ -67,8 +67,10 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     for (const key of this.states.keys()) if (!wantedStates.has(key)) this.states.delete(key);
     for (const key of wantedStates) {
       const s = this.states.get(key);
-      if (s) s.window.resize(plan.windowSize);
-      else this.states.set(key, { window: new QualityWindow(plan.windowSize), lastReplyAt: null });
+      if (s) {
+        s.window.resize(plan.windowSize);
+        s.window.setInterval(plan.intervalMs);
+      } else this.states.set(key, { window: new QualityWindow(plan.windowSize, plan.intervalMs), lastReplyAt: null });
     }
 
     const wanted = new Map<string, () => ProbeSession>();
@@ -110,20 +112,22 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
   private record(link: string, target: string, seq: number, rttMs: number | null): void {
     const s = this.states.get(stateKey(link, target));
     if (!s) return;
+    // The first answer ever: the path exists from here; probes before it measured its set-up, not its loss.
+    if (rttMs !== null && s.lastReplyAt === null) s.window.startAt(seq);
     s.window.record(seq, rttMs);
     if (rttMs !== null) s.lastReplyAt = performance.now();
     // Every probe ends in an answer or a time-out, so a tunnel that stops answering is seen here too.
     const id = this.tunnelIds.find((t) => tunnelKey(t) === link);
     if (id === undefined) return;
-    const up = this.quality(link)?.up ?? false;
+    const up = this.windowQuality(link)?.up ?? false;
     if (this.tunnelUp.get(id) === up) return;
     const first = !this.tunnelUp.has(id);
     this.tunnelUp.set(id, up);
     if (!(first && !up)) this.notify(`tunnel ${id} ${up ? "up" : "down"}`);
   }
 
-  private targetQuality(link: string, target: string, s: TargetState): LinkQuality {
-    const st = s.window.stats();
+  private targetQuality(link: string, target: string, s: TargetState, last?: number): LinkQuality {
+    const st = s.window.stats(last);
     const since = s.lastReplyAt === null ? null : performance.now() - s.lastReplyAt;
     return {
       key: link,
@@ -133,18 +137,37 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
       srttMs: round(st.srttMs),
       jitterMs: round(st.jitterMs),
       samples: st.samples,
+      windowMs: st.windowMs,
+      sent: s.window.totals.answered + s.window.totals.lost,
+      received: s.window.totals.answered,
       target,
       sinceLastReplyMs: since === null ? null : Math.round(since),
     };
   }
 
-  /** The link's figures from its best target (up first, then least loss, then lowest RTT); null when not probed. */
+  /**
+   * The policy driver's view of a link: its figures over the newest
+   * POLICY_HORIZON_MS of probes (the report's window is a minute, for
+   * accuracy; path selection keeps the horizon it had with 30 probes a second
+   * apart, so a path that recovered is taken back as soon as before).
+   */
   quality(key: string): LinkQuality | null {
+    const interval = this.plan?.intervalMs ?? 1000;
+    return this.bestOf(key, Math.max(MIN_POLICY_PROBES, Math.ceil(POLICY_HORIZON_MS / interval)));
+  }
+
+  /** The link's figures over the whole window (what the status report carries); null when not probed. */
+  windowQuality(key: string): LinkQuality | null {
+    return this.bestOf(key);
+  }
+
+  /** The link's figures from its best target (up first, then least loss, then lowest RTT); null when not probed. */
+  private bestOf(key: string, last?: number): LinkQuality | null {
     let best: LinkQuality | null = null;
     for (const [k, s] of this.states) {
       const [link, target] = splitStateKey(k);
       if (link !== key) continue;
-      const q = this.targetQuality(link, target, s);
+      const q = this.targetQuality(link, target, s, last);
       if (!best || better(q, best)) best = q;
     }
     return best;
@@ -162,20 +185,34 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     return this.plan?.intervalMs ?? 1000;
   }
 
-  /** One TunnelReport per tunnel of the applied config (`rtt` is the window mean). */
+  /**
+   * One TunnelReport per tunnel of the applied config (`rtt` is the window
+   * mean), with the window's span and the target's lifetime sent/received
+   * counts (they restart from 0 when the target or the agent changes).
+   */
   report(): TunnelReport[] {
     return this.tunnelIds.map((id) => {
-      const q = this.quality(tunnelKey(id));
+      const q = this.windowQuality(tunnelKey(id));
       return q
-        ? { id, up: q.up, loss: q.lossPercent, rtt: q.rttMs, jitter: q.jitterMs, samples: q.samples }
-        : { id, up: false, loss: 0, rtt: 0, jitter: 0, samples: 0 };
+        ? {
+            id,
+            up: q.up,
+            loss: q.lossPercent,
+            rtt: q.rttMs,
+            jitter: q.jitterMs,
+            samples: q.samples,
+            windowMs: q.windowMs,
+            sent: q.sent,
+            received: q.received,
+          }
+        : { id, up: false, loss: 0, rtt: 0, jitter: 0, samples: 0, windowMs: 0, sent: 0, received: 0 };
     });
   }
 
   /** Smoothed RTT and the target each tunnel's figures come from, for the troubleshooting page. */
   details(): TunnelDetail[] {
     return this.tunnelIds.flatMap((id) => {
-      const q = this.quality(tunnelKey(id));
+      const q = this.windowQuality(tunnelKey(id));
       return q ? [{ id, name: this.tunnelNames.get(id) ?? id, srttMs: q.srttMs, target: q.target }] : [];
     });
   }
@@ -192,6 +229,10 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
     this.stop();
   }
 }
+
+/** How far back the policy driver looks (30 probes a second apart before issue 17). */
+const POLICY_HORIZON_MS = 30_000;
+const MIN_POLICY_PROBES = 10;
 
 const stateKey = (link: string, target: string) => `${link}|${target}`;
 const splitStateKey = (k: string) => k.split("|") as [string, string];

@@ -1,6 +1,10 @@
 /** Shapes the probes share with the policy driver, the status report and the troubleshooting page. */
 
-/** UDP port every Tern agent answers tunnel probes on (the firewall lets it in on tunnels, QoS prioritises it). */
+/**
+ * UDP port of the Tern echo responder (the firewall lets it in on tunnels, QoS
+ * prioritises it). Agents now probe device tunnels with ICMP echo; the
+ * responder still answers agents of earlier versions during an upgrade.
+ */
 export const PROBE_PORT = 7655;
 
 /** Measured quality of one link: a tunnel (`tunnel:<id>`) or a WAN interface (`wan:<ifname>`). */
@@ -13,8 +17,14 @@ export interface LinkQuality {
   rttMs: number;
   /** Smoothed RTT (EWMA, alpha 1/8). */
   srttMs: number;
+  /** RFC 3550 interarrival jitter of the RTTs. */
   jitterMs: number;
   samples: number;
+  /** Time the loss window covers, ms. */
+  windowMs: number;
+  /** Lifetime counts of finalised probes to this target (raw counts for the server). */
+  sent: number;
+  received: number;
   /** Which target the figures come from (the best of a tunnel's targets). */
   target: string;
   /** Milliseconds since the last answer, null when none came yet. */

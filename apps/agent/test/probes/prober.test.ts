@@ -17,10 +17,10 @@ class FakeSpawner implements Spawner {
 }
 
 describe("probe plan", () => {
-  it("probes device tunnels over UDP, peers and WAN gateways over ICMP", () => {
+  it("probes device tunnels with ICMP from the tunnel loopback to the far loopback (the far kernel answers), peers and WAN gateways too", () => {
     const plan = probePlan(fullConfig());
     expect(plan.targets).toEqual([
-      { link: "tunnel:00000000-0000-4000-8000-000000000301", target: "10.100.0.5", method: "udp", source: "10.100.0.4" },
+      { link: "tunnel:00000000-0000-4000-8000-000000000301", target: "10.100.0.5", method: "icmp", source: "10.100.0.4" },
       { link: "tunnel:00000000-0000-4000-8000-000000000302", target: "192.168.90.1", method: "icmp", source: "192.168.50.2" },
       { link: "wan:wan0", target: "10.100.1.1", method: "icmp", iface: "wan0" },
       { link: "wan:wan1", target: "10.101.1.1", method: "icmp", iface: "wan1" },
@@ -40,11 +40,12 @@ describe("TunnelProber", () => {
     prober.configure(fullConfig());
     const argvs = spawner.live().map((p) => p.argv.join(" "));
     expect(argvs).toEqual([
+      "fping -l -p 1000 -t 1000 -B 1 -r 0 -S 10.100.0.4 10.100.0.5",
       "fping -l -p 1000 -t 1000 -B 1 -r 0 -S 192.168.50.2 192.168.90.1",
       "fping -l -p 1000 -t 1000 -B 1 -r 0 -I wan0 10.100.1.1",
       "fping -l -p 1000 -t 1000 -B 1 -r 0 -I wan1 10.101.1.1",
     ]);
-    const peer = spawner.live()[0]!;
+    const peer = spawner.live()[1]!;
     peer.onLine("192.168.90.1 : [0], 64 bytes, 10.0 ms (10.0 avg, 0% loss)");
     peer.onLine("192.168.90.1 : [1], timed out (10.0 avg, 50% loss)");
     peer.onLine("192.168.90.1 : [2], 64 bytes, 14.0 ms (12.0 avg, 33% loss)");
@@ -56,8 +57,12 @@ describe("TunnelProber", () => {
       up: true,
       loss: 33.333,
       rtt: 12,
-      jitter: 4,
+      // RFC 3550: one step of J += (|14 − 10| − J)/16 from 0
+      jitter: 0.25,
       samples: 3,
+      windowMs: expect.any(Number),
+      sent: 3,
+      received: 2,
     });
     // The device tunnel's remote loopback does not exist here: no answers, down.
     expect(report[0]).toMatchObject({ id: "00000000-0000-4000-8000-000000000301", up: false });
@@ -65,18 +70,46 @@ describe("TunnelProber", () => {
     expect(prober.quality("wan:nope")).toBeNull();
   });
 
+  it("does not count probes before a target's first answer as loss (the tunnel was being set up), but keeps them in the raw counts", () => {
+    const spawner = new FakeSpawner();
+    prober = new TunnelProber({ spawner, port: 47658 });
+    prober.configure(fullConfig());
+    const tunnelProbe = spawner.live()[0]!;
+    tunnelProbe.onLine("10.100.0.5 : [0], timed out (NaN avg, 100% loss)");
+    tunnelProbe.onLine("10.100.0.5 : [1], timed out (NaN avg, 100% loss)");
+    tunnelProbe.onLine("10.100.0.5 : [2], 64 bytes, 2.0 ms (2.0 avg, 66% loss)");
+    tunnelProbe.onLine("10.100.0.5 : [3], 64 bytes, 2.0 ms (2.0 avg, 50% loss)");
+    expect(prober.report()[0]).toMatchObject({ up: true, loss: 0, samples: 2, sent: 4, received: 2 });
+    // Loss after that is loss.
+    tunnelProbe.onLine("10.100.0.5 : [4], timed out (2.0 avg, 60% loss)");
+    expect(prober.report()[0]).toMatchObject({ loss: 33.333, samples: 3, sent: 5, received: 2 });
+  });
+
+  it("gives the policy driver the newest 30 s of probes, the status report the whole window", () => {
+    const spawner = new FakeSpawner();
+    prober = new TunnelProber({ spawner, port: 47659 });
+    prober.configure(variant(fullConfig(), (c) => (c.monitoring.windowSize = 100)));
+    const wan0 = spawner.live()[2]!;
+    wan0.onLine("10.100.1.1 : [0], 64 bytes, 1.0 ms (1.0 avg, 0% loss)");
+    for (let i = 1; i <= 60; i++) wan0.onLine(`10.100.1.1 : [${i}], timed out (1.0 avg, 50% loss)`);
+    for (let i = 61; i <= 90; i++) wan0.onLine(`10.100.1.1 : [${i}], 64 bytes, 1.0 ms (1.0 avg, 40% loss)`);
+    // one probe a second: the newest 30 probes are the last 30 s, all answered
+    expect(prober.quality("wan:wan0")).toMatchObject({ samples: 30, lossPercent: 0 });
+    expect(prober.windowQuality("wan:wan0")).toMatchObject({ samples: 91, lossPercent: 65.934 });
+  });
+
   it("keeps unchanged sessions and their windows across configure(), restarts changed ones", () => {
     const spawner = new FakeSpawner();
     prober = new TunnelProber({ spawner, port: 47657 });
     const a = fullConfig();
     prober.configure(a);
-    spawner.live()[1]!.onLine("10.100.1.1 : [0], 64 bytes, 1.0 ms (1.0 avg, 0% loss)");
+    spawner.live()[2]!.onLine("10.100.1.1 : [0], 64 bytes, 1.0 ms (1.0 avg, 0% loss)");
     const b = variant(a, (c) => {
       c.interfaces[1]!.gateway = "10.101.1.254";
     });
     prober.configure(b);
-    expect(spawner.procs).toHaveLength(4);
-    expect(spawner.live().map((p) => p.argv.at(-1))).toEqual(["192.168.90.1", "10.100.1.1", "10.101.1.254"]);
+    expect(spawner.procs).toHaveLength(5);
+    expect(spawner.live().map((p) => p.argv.at(-1))).toEqual(["10.100.0.5", "192.168.90.1", "10.100.1.1", "10.101.1.254"]);
     expect(prober.quality("wan:wan0")?.samples).toBe(1);
     prober.configure(variant(a, (c) => (c.monitoring.probeIntervalMs = 500)));
     expect(spawner.live().every((p) => p.argv.includes("500"))).toBe(true);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { decodeProbe, encodeProbe, parseFpingLine, probeTimeoutMs, QualityWindow } from "../../src/probes/index.ts";
 
 describe("QualityWindow", () => {
-  it("computes loss, window-mean RTT, smoothed RTT and RFC 3550-style jitter", () => {
+  it("computes loss, window-mean RTT, smoothed RTT and RFC 3550 interarrival jitter", () => {
     const w = new QualityWindow(10);
     [10, 20, null, 10, 30].forEach((rtt, i) => {
       w.record(i + 1, rtt);
@@ -11,8 +11,8 @@ describe("QualityWindow", () => {
     expect(s.samples).toBe(5);
     expect(s.lossPercent).toBe(20);
     expect(s.rttMs).toBe(17.5);
-    // |20-10| + |10-20| + |30-10| over 3 consecutive pairs of answered probes
-    expect(s.jitterMs).toBeCloseTo(40 / 3, 9);
+    // J += (|D| − J)/16 over consecutive answers: |D| = 10, 10, 20 → 0.625 → 1.2109375 → 2.38525390625
+    expect(s.jitterMs).toBeCloseTo(2.38525390625, 12);
     // srtt: 10 → 11.25 → 11.09375 → 13.45703125
     expect(s.srttMs).toBeCloseTo(13.45703125, 9);
   });
@@ -24,17 +24,46 @@ describe("QualityWindow", () => {
     expect(w.totals).toEqual({ answered: 3, lost: 2 });
   });
 
-  it("keeps sequence order for jitter and ignores a second result for the same probe", () => {
+  it("steps jitter in sequence order only and ignores a second result for the same probe", () => {
     const w = new QualityWindow(10);
     w.record(2, 20);
-    w.record(1, 10);
+    w.record(1, 10); // older than the newest answer: counted, but does not step the jitter back
     w.record(3, 10);
     w.record(3, 99);
-    expect(w.stats()).toMatchObject({ samples: 3, rttMs: 40 / 3, jitterMs: 10 });
+    expect(w.stats()).toMatchObject({ samples: 3, rttMs: 40 / 3, jitterMs: 10 / 16 });
+  });
+
+  it("jitter converges to the mean |D| as RFC 3550's estimator does", () => {
+    const w = new QualityWindow(10);
+    for (let i = 1; i <= 400; i++) w.record(i, i % 2 ? 20 : 30);
+    expect(w.stats().jitterMs).toBeCloseTo(10, 6);
+  });
+
+  it("says how long the window is and keeps lifetime counts", () => {
+    let now = 1000;
+    const w = new QualityWindow(5, 200, () => now);
+    for (let i = 1; i <= 8; i++) {
+      w.record(i, i === 8 ? null : 1);
+      now += 200;
+    }
+    // the newest 5 probes were recorded 200 ms apart: 4 gaps + one interval
+    expect(w.stats()).toMatchObject({ samples: 5, lossPercent: 20, windowMs: 1000 });
+    expect(w.totals).toEqual({ answered: 7, lost: 1 });
+  });
+
+  it("startAt drops earlier probes from the window but not from the lifetime totals", () => {
+    const w = new QualityWindow(10);
+    for (let i = 1; i <= 6; i++) w.record(i, null);
+    w.startAt(7);
+    w.record(7, 5);
+    w.record(3, null); // a late result for a probe before the start
+    w.record(8, 5);
+    expect(w.stats()).toMatchObject({ samples: 2, lossPercent: 0 });
+    expect(w.totals).toEqual({ answered: 2, lost: 7 });
   });
 
   it("reports zeros and no samples before the first probe", () => {
-    expect(new QualityWindow(5).stats()).toEqual({ lossPercent: 0, rttMs: 0, srttMs: 0, jitterMs: 0, samples: 0 });
+    expect(new QualityWindow(5).stats()).toEqual({ lossPercent: 0, rttMs: 0, srttMs: 0, jitterMs: 0, samples: 0, windowMs: 0 });
   });
 
   it("shrinks when resized", () => {

@@ -23,7 +23,20 @@ class Quality implements LinkQualityLookup {
   quality(key: string): LinkQuality | null {
     const loss = this.loss.get(key);
     if (loss === undefined) return null;
-    return { key, up: true, lossPercent: loss, rttMs: 5, srttMs: 5, jitterMs: 1, samples: 30, target: "", sinceLastReplyMs: 0 };
+    return {
+      key,
+      up: true,
+      lossPercent: loss,
+      rttMs: 5,
+      srttMs: 5,
+      jitterMs: 1,
+      samples: 30,
+      windowMs: 30_000,
+      sent: 30,
+      received: 30,
+      target: "",
+      sinceLastReplyMs: 0,
+    };
   }
   intervalMs(): number {
     return 60_000;

@@ -406,6 +406,11 @@ export interface TunnelSamplesTable {
   rtt: number;
   jitter: number;
   samples: number;
+  /** Span of the window `loss` is over, ms (null from agents that do not say). */
+  window_ms: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The agent's cumulative probe counters for the reported target (bigint, read as text). */
+  sent: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  received: ColumnType<string | null, string | number | null | undefined, string | number | null>;
 }
 
 export type TunnelLatestTable = TunnelSamplesTable;

@@ -15,6 +15,10 @@
  *   not one per flap.
  * - `hold` (no information: a figure inside its hysteresis band, an RTT of a
  *   tunnel that is down) changes nothing.
+ * - With `timing` (figures judged on evidence, evidence.ts), a raise, an
+ *   escalation and a resolve each also need the observation to have held for
+ *   `sustainMs`: a bad (or higher, or good) streak that started less than
+ *   that long ago waits, and a `hold` neither breaks nor starts a streak.
  */
 import type { Severity } from "@tern/protocol";
 
@@ -25,6 +29,16 @@ export interface ConditionState {
   open: Severity | "ok";
   badStreak: number;
   goodStreak: number;
+  /** When the current bad / good streak began, and since when a severity above the open one is seen (timing only). */
+  badSince?: number;
+  goodSince?: number;
+  higherSince?: number;
+}
+
+/** Sustain an observation for `sustainMs` before it raises, escalates or resolves; `now` in ms. */
+export interface Timing {
+  now: number;
+  sustainMs: number;
 }
 
 export type Step = { kind: "raise"; severity: Severity; flap: boolean } | { kind: "resolve" } | null;
@@ -36,30 +50,48 @@ export const newCondition = (open: Severity | "ok" = "ok"): ConditionState => ({
 export const higher = (a: Severity, b: Severity | "ok"): Severity => (b === "ok" || RANK[a] >= RANK[b] ? a : b);
 
 /** Applies one observation to `state` (mutated) and says what to do. */
-export function observe(state: ConditionState, observed: Observed, raiseAfter: number, clearAfter: number): Step {
+export function observe(
+  state: ConditionState,
+  observed: Observed,
+  raiseAfter: number,
+  clearAfter: number,
+  timing?: Timing,
+): Step {
   if (observed === "hold") return null;
+  const held = (since: number | undefined) => !timing || (since !== undefined && timing.now - since >= timing.sustainMs);
   if (observed === "ok") {
     state.badStreak = 0;
+    state.badSince = undefined;
+    state.higherSince = undefined;
     if (state.open === "ok") return null;
+    if (state.goodStreak === 0) state.goodSince = timing?.now;
     state.goodStreak++;
-    if (state.goodStreak < clearAfter) return null;
+    if (state.goodStreak < clearAfter || !held(state.goodSince)) return null;
     state.open = "ok";
     state.goodStreak = 0;
+    state.goodSince = undefined;
     return { kind: "resolve" };
   }
   const recovering = state.goodStreak > 0;
   state.goodStreak = 0;
+  state.goodSince = undefined;
+  if (state.badStreak === 0) state.badSince = timing?.now;
   state.badStreak++;
   if (state.open === "ok") {
-    if (state.badStreak < raiseAfter) return null;
+    if (state.badStreak < raiseAfter || !held(state.badSince)) return null;
     state.open = observed;
     return { kind: "raise", severity: observed, flap: false };
   }
   if (RANK[observed] > RANK[state.open]) {
+    if (state.higherSince === undefined) state.higherSince = timing?.now;
+    if (!held(state.higherSince)) return null;
     state.open = observed;
+    state.higherSince = undefined;
     return { kind: "raise", severity: observed, flap: false };
   }
-  if (recovering) return { kind: "raise", severity: state.open, flap: true };
+  state.higherSince = undefined;
+  // On evidence, a good streak too short to resolve did not show recovery: no flap count.
+  if (recovering && !timing) return { kind: "raise", severity: state.open, flap: true };
   return null;
 }
 

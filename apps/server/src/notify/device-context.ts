@@ -25,6 +25,8 @@ export interface ContextTunnel {
   localInterfaceId: string;
   /** The other end: a device's or a peer's name. */
   farName: string;
+  /** The other end's device, null for a peer. */
+  farDeviceId: string | null;
   thresholds: TunnelThresholds;
 }
 
@@ -55,6 +57,7 @@ export async function loadDeviceContext(db: Db, orgId: string, deviceId: string)
       "t.id",
       "t.num",
       "t.device_a",
+      "t.device_b",
       "t.interface_a",
       "t.interface_b",
       "t.notifications",
@@ -73,6 +76,7 @@ export async function loadDeviceContext(db: Db, orgId: string, deviceId: string)
       side,
       localInterfaceId: (side === "a" ? t.interface_a : t.interface_b) ?? "",
       farName: (side === "a" ? t.b_name : t.a_name) ?? "",
+      farDeviceId: side === "a" ? t.device_b : t.device_a,
       thresholds: t.notifications,
     });
   }

@@ -31,6 +31,7 @@ import { webhookTargetPolicy } from "./delivery/webhook-target.ts";
 import { databaseDeliveryLog, deleteOldDeliveries } from "./delivery-log.ts";
 import { type DeviceContext, loadDeviceContext } from "./device-context.ts";
 import { evaluateStatus, STATUS_EVENTS } from "./evaluate-status.ts";
+import { FarEnds } from "./far-ends.ts";
 import { type Announcement, Notifier } from "./notifier.ts";
 import { SettingsCache } from "./settings-cache.ts";
 import { smtpSettings } from "./smtp.ts";
@@ -63,6 +64,8 @@ interface DeviceTrack {
 
 export interface NotificationEngineOptions {
   confirmReports: number;
+  /** How long a figure judged on evidence must hold before it raises or resolves. */
+  sustainMs: number;
   pendingTunnelGraceMs: number;
   dutyIntervalMs: number;
   deliveryLogRetentionDays: number;
@@ -77,12 +80,14 @@ export class NotificationEngine {
   private readonly unsubscribe: (() => void)[] = [];
   private readonly logger: Logger;
   private readonly options: NotificationEngineOptions;
+  private readonly farEnds: FarEnds;
 
   constructor(private readonly deps: AppDeps) {
     const config = deps.config;
     this.logger = deps.logger.child({ component: "notifications" });
     this.options = {
       confirmReports: config.TERN_NOTIFY_CONFIRM_REPORTS,
+      sustainMs: config.TERN_NOTIFY_SUSTAIN_S * 1000,
       pendingTunnelGraceMs: config.TERN_PENDING_TUNNEL_ALERT_S * 1000,
       dutyIntervalMs: config.TERN_DUTY_INTERVAL_MS,
       deliveryLogRetentionDays: config.TERN_DELIVERY_LOG_RETENTION_DAYS,
@@ -97,6 +102,7 @@ export class NotificationEngine {
     this.work = new WorkQueue(this.logger, { concurrency: 4, warnPending: WARN_PENDING_WORK });
     this.settings = new SettingsCache(deps.db, deps.keyring);
     this.notifier = new Notifier(this.deliverer, this.settings, deps.metrics, this.logger);
+    this.farEnds = new FarEnds(deps.db, (key, work) => this.work.push(key, work));
   }
 
   /** Subscribes to the gateway's events. */
@@ -104,7 +110,10 @@ export class NotificationEngine {
     this.unsubscribe.push(
       events.on("status", (e) => this.onStatus(e)),
       events.on("device-connected", (e) => this.onConnected(e)),
-      events.on("device-disconnected", (e) => this.devices.delete(e.deviceId)),
+      events.on("device-disconnected", (e) => {
+        this.devices.delete(e.deviceId);
+        this.farEnds.forget(e.deviceId);
+      }),
       events.on("jobs-finished", (e) => this.onJobsFinished(e)),
       events.on("self-healing-failed", (e) => this.onSelfHealingFailed(e)),
       events.on("vrrp-state-changed", (e) => this.onVrrpChanged(e)),
@@ -259,7 +268,13 @@ export class NotificationEngine {
       confirmReports: confirm,
     });
     const seen = new Set<string>();
+    const now = Date.now();
+    // What this end says about a tunnel whose far device is not live waits (far-ends.ts).
+    const farDown = new Set<string>();
+    for (const t of context.tunnels.values())
+      if (t.farDeviceId !== null && !this.farEnds.live(t.farDeviceId, now)) farDown.add(t.id);
     for (const o of observations) {
+      if (o.condition.targets.tunnelId && farDown.has(o.condition.targets.tunnelId)) o.observed = "hold";
       seen.add(o.key);
       let tracked = track.conditions.get(o.key);
       if (!tracked) {
@@ -267,7 +282,10 @@ export class NotificationEngine {
         tracked = { eventType: o.condition.eventType, state: newCondition() };
         track.conditions.set(o.key, tracked);
       }
-      const step = observe(tracked.state, o.observed, o.raiseAfter, confirm);
+      // On evidence the sustain period is the confirmation; the report count adds nothing.
+      const step = o.sustained
+        ? observe(tracked.state, o.observed, o.raiseAfter, 1, { now, sustainMs: this.options.sustainMs })
+        : observe(tracked.state, o.observed, o.raiseAfter, confirm);
       this.act(deviceId, track, o.key, step, () => ({ ...o.condition, details: o.details }));
       if (isIdle(tracked.state)) track.conditions.delete(o.key);
     }
@@ -321,6 +339,7 @@ export class NotificationEngine {
   private onConnected(e: GatewayEventMap["device-connected"]): void {
     // A new link starts from what the database holds (seeded at its first status).
     this.devices.delete(e.deviceId);
+    this.farEnds.forget(e.deviceId);
     const key = notificationDedupKey({ eventType: "device-connection", targets: { deviceId: e.deviceId } });
     this.run(
       e.deviceId,

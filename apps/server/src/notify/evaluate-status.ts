@@ -15,12 +15,19 @@
  *
  * A rule that is disabled turns bad observations into `hold`: nothing new is
  * raised, and what is open still resolves when it clears.
+ *
+ * Tunnel and link loss and RTT from agents that report their raw probe
+ * counts (`sent`, issue 17) are judged on evidence (evidence.ts: a window
+ * still filling up has a wide interval and holds) and marked `sustained`: the
+ * engine raises and resolves them only after they held for the sustain
+ * period. Reports without counts (earlier agents): the plain thresholds, at once.
  */
 import type { NotificationEvent, Severity, Status, TunnelReport } from "@tern/protocol";
 import { type NotificationCondition, notificationDedupKey } from "../services/notification-events.ts";
 import type { FullRules } from "../services/notification-settings.ts";
 import { type Observed, type Thresholds, thresholdLevel } from "./conditions.ts";
 import type { DeviceContext } from "./device-context.ts";
+import { lossEvidenceLevel, MIN_EVIDENCE_SAMPLES, rttEvidenceLevel } from "./evidence.ts";
 
 export interface Observation {
   key: string;
@@ -28,7 +35,16 @@ export interface Observation {
   observed: Observed;
   /** Bad observations in a row before the condition is raised. */
   raiseAfter: number;
+  /** Judged on evidence: raise and resolve only once held for the sustain period. */
+  sustained: boolean;
   details: string;
+}
+
+/** A measured figure, the probes behind it (answered ones for RTT), and whether to judge it on evidence. */
+interface Figure {
+  value: number;
+  samples: number;
+  evidence: boolean;
 }
 
 export interface EvaluateInput {
@@ -81,6 +97,7 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
     observed: Observed,
     raiseAfter: number,
     details: string,
+    sustained = false,
   ) => {
     const condition = { eventType, targets: { deviceId, ...targets } };
     const bad = observed !== "ok" && observed !== "hold";
@@ -89,6 +106,7 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
       condition,
       observed: bad && !rules[eventType].enabled ? "hold" : observed,
       raiseAfter,
+      sustained,
       details,
     });
   };
@@ -104,9 +122,31 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
     const observed = value === null ? "hold" : thresholdLevel(value, t, input.openOf(key));
     push(eventType, targets, observed, 1, `${what} ${value === null ? "?" : fmt(value)}${unit} (${describeThresholds(t, unit)})`);
   };
+  /** Loss or RTT of a tunnel or link: on evidence when enough probes stand behind it. */
+  const measured = (
+    eventType: NotificationEvent,
+    targets: NotificationCondition["targets"],
+    figure: Figure | null,
+    t: Thresholds,
+    what: string,
+    unit: string,
+  ) => {
+    if (figure === null || !figure.evidence) {
+      threshold(eventType, targets, figure?.value ?? null, t, what, unit);
+      return;
+    }
+    const loss = unit === " %";
+    const observed = loss
+      ? lossEvidenceLevel(figure.value, figure.samples, t)
+      : figure.samples < MIN_EVIDENCE_SAMPLES
+        ? "hold"
+        : rttEvidenceLevel(figure.value, t);
+    const over = loss ? ` over ${figure.samples} probes` : "";
+    push(eventType, targets, observed, 1, `${what} ${fmt(figure.value)}${unit}${over} (${describeThresholds(t, unit)})`, true);
+  };
 
   // Tunnel ends.
-  const byInterface = new Map<string, { rtt: number[]; loss: number[]; tunnels: number }>();
+  const byInterface = new Map<string, { rtt: Figure[]; loss: Figure[]; tunnels: number }>();
   for (const report of input.tunnels) {
     const tunnel = context.tunnels.get(report.id);
     if (!tunnel) continue;
@@ -119,17 +159,21 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
       confirmReports,
       `${name} is down, as reported by ${context.name}`,
     );
-    const measured = report.up && report.samples > 0;
+    const isMeasured = report.up && report.samples > 0;
+    const evidence = report.sent !== undefined;
+    const lossFigure = isMeasured ? { value: report.loss, samples: report.samples, evidence } : null;
+    const answered = Math.round(report.samples * (1 - report.loss / 100));
+    const rttFigure = isMeasured ? { value: report.rtt, samples: answered, evidence } : null;
     const rtt = tunnel.thresholds.rtt ?? ruleThresholds(rules, "tunnel-rtt");
-    threshold("tunnel-rtt", targets, measured ? report.rtt : null, rtt, `${name}: round-trip time`, " ms");
+    measured("tunnel-rtt", targets, rttFigure, rtt, `${name}: round-trip time`, " ms");
     const drop = tunnel.thresholds.dropRate ?? ruleThresholds(rules, "tunnel-drop-rate");
-    threshold("tunnel-drop-rate", targets, measured ? report.loss : null, drop, `${name}: drop rate`, " %");
+    measured("tunnel-drop-rate", targets, lossFigure, drop, `${name}: drop rate`, " %");
 
     const link = byInterface.get(tunnel.localInterfaceId) ?? { rtt: [], loss: [], tunnels: 0 };
     link.tunnels++;
-    if (measured) {
-      link.rtt.push(report.rtt);
-      link.loss.push(report.loss);
+    if (lossFigure && rttFigure) {
+      link.rtt.push(rttFigure);
+      link.loss.push(lossFigure);
     }
     byInterface.set(tunnel.localInterfaceId, link);
   }
@@ -138,8 +182,8 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
   for (const [interfaceId, link] of byInterface) {
     const iface = context.interfaces.find((i) => i.id === interfaceId);
     const name = `link ${iface?.name ?? interfaceId} of ${context.name}`;
-    const best = (xs: number[]) => (xs.length ? Math.min(...xs) : null);
-    threshold(
+    const best = (xs: Figure[]) => xs.reduce<Figure | null>((b, x) => (b === null || x.value < b.value ? x : b), null);
+    measured(
       "link-rtt",
       { interfaceId },
       best(link.rtt),
@@ -147,7 +191,7 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
       `${name}: best round-trip time`,
       " ms",
     );
-    threshold(
+    measured(
       "link-drop-rate",
       { interfaceId },
       best(link.loss),

@@ -56,11 +56,15 @@ export interface TunnelFactsRow {
   a_loss: number | null;
   a_rtt: number | null;
   a_jitter: number | null;
+  a_samples: number | null;
+  a_window_ms: number | null;
   b_at: Date | null;
   b_up: boolean | null;
   b_loss: number | null;
   b_rtt: number | null;
   b_jitter: number | null;
+  b_samples: number | null;
+  b_window_ms: number | null;
   peer_name: string | null;
   peer_remote_ip: string | null;
 }
@@ -105,7 +109,9 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
       case when b.id is null then null else (t.id = any(b.configured_ids)) end as b_configured,
       b.config_state as b_config, case when b.id is null then null else ${reported("b", "lb")} end as b_reported,
       la.at as a_at, la.up as a_up, la.loss as a_loss, la.rtt as a_rtt, la.jitter as a_jitter,
+      la.samples as a_samples, la.window_ms as a_window_ms,
       lb.at as b_at, lb.up as b_up, lb.loss as b_loss, lb.rtt as b_rtt, lb.jitter as b_jitter,
+      lb.samples as b_samples, lb.window_ms as b_window_ms,
       p.name as peer_name, p.config ->> 'remoteIP' as peer_remote_ip
     from scoped t
     join dev a on a.id = t.device_a
@@ -236,6 +242,8 @@ function quality(row: TunnelFactsRow, end: "a" | "b"): TunnelQuality | null {
     jitter: round(row[`${end}_jitter`] ?? 0),
     up: row[`${end}_up`] ?? false,
     at: at.toISOString(),
+    samples: row[`${end}_samples`] ?? 0,
+    windowMs: row[`${end}_window_ms`] ?? null,
   };
 }
 

@@ -265,7 +265,7 @@ describe("compile rules", () => {
 
   it("merges monitoring overrides over the defaults", () => {
     const { config } = compileDeviceConfig({ ...bare(edgeA()), monitoring: { statusIntervalMs: 10000 } });
-    expect(config.monitoring).toEqual({ probeIntervalMs: 1000, windowSize: 30, downAfterMs: 15000, statusIntervalMs: 10000 });
+    expect(config.monitoring).toEqual({ probeIntervalMs: 200, windowSize: 300, downAfterMs: 15000, statusIntervalMs: 10000 });
   });
 
   it("throws CompileError naming the path when the result would fail the protocol schema", () => {

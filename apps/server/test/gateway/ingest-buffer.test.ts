@@ -28,6 +28,9 @@ const samplesOf = (n: number, deviceId: string): SampleRow[] =>
     rtt: 1 + (i % 10),
     jitter: 0,
     samples: 30,
+    windowMs: 30_000,
+    sent: 1000 + i,
+    received: 990 + i,
   }));
 // A device that does not exist: its state row is skipped by the writer, its samples are kept.
 const stateOf = (deviceId: string): StateRow => ({

@@ -50,6 +50,26 @@ describe("observe", () => {
   });
 });
 
+describe("observe with timing (figures on evidence)", () => {
+  it("raises, escalates and resolves only after the observation held for the sustain period", () => {
+    const state = newCondition();
+    const at = (now: number, o: Observed) => observe(state, o, 1, 1, { now, sustainMs: 30 });
+    expect(at(0, "warning")).toBeNull();
+    expect(at(10, "hold")).toBeNull();
+    expect(at(20, "warning")).toBeNull();
+    expect(at(30, "warning")).toEqual({ kind: "raise", severity: "warning", flap: false });
+    expect(at(35, "critical")).toBeNull();
+    expect(at(50, "warning")).toBeNull(); // the higher streak is broken
+    expect(at(55, "critical")).toBeNull();
+    expect(at(85, "critical")).toEqual({ kind: "raise", severity: "critical", flap: false });
+    expect(at(90, "ok")).toBeNull();
+    expect(at(100, "warning")).toBeNull(); // a short good streak is no flap on evidence
+    expect(at(110, "ok")).toBeNull();
+    expect(at(139, "ok")).toBeNull();
+    expect(at(140, "ok")).toEqual({ kind: "resolve" });
+  });
+});
+
 describe("thresholdLevel", () => {
   const t = { warning: 300, critical: 600 };
 

@@ -291,3 +291,64 @@ describe("metrics", () => {
     expect(text).toMatch(/tern_notifications_raised_total\{event="device-connection",severity="critical"\} 1/);
   });
 });
+
+describe("a far end that is disconnected", () => {
+  it("shows its tunnel N/A and raises one device connection, no tunnel-down from the other end; fresh reports bring the tunnel back", async () => {
+    const [a, b] = [fleet.device(0), fleet.device(1)];
+    const [aId, bId] = [devices[0]!.id, devices[1]!.id];
+    const before = (await w.notifications({ eventType: "tunnel-connection", deviceId: aId })).length;
+    await b.disconnect();
+    // The other end sees the tunnel down (its probes no longer come back) and says so, again and again.
+    a.setTunnelMetrics({ up: false }, tunnel.id);
+    for (let i = 0; i < 4; i++) await w.settle(a);
+    const raised = await waitUntil(
+      () => w.notifications({ eventType: "device-connection", deviceId: bId, resolved: false }),
+      (l) => l.length === 1,
+      10_000,
+      "device connection raised",
+    );
+    expect(raised[0]).toMatchObject({ count: 1, severity: "critical" });
+    for (let i = 0; i < 2; i++) await w.settle(a);
+    await w.idle();
+    expect((await w.notifications({ eventType: "tunnel-connection", deviceId: aId })).length).toBe(before);
+    expect(await w.notifications({ eventType: "tunnel-drop-rate", deviceId: aId, resolved: false })).toEqual([]);
+    const na = (await w.api.call<Tunnel>("GET", `/api/tunnels/${tunnel.id}`)).body;
+    expect(na).toMatchObject({ status: "N/A", tunnelStatusB: "unknown" });
+
+    await b.connect();
+    await waitUntil(
+      () => w.notifications({ eventType: "device-connection", deviceId: bId, resolved: false }),
+      (l) => l.length === 0,
+      10_000,
+      "device connection resolved",
+    );
+    // Back, but not reported yet: its end says nothing about now.
+    const fresh = (await w.api.call<Tunnel>("GET", `/api/tunnels/${tunnel.id}`)).body;
+    expect(fresh.tunnelStatusB).toBe("unknown");
+    a.setTunnelMetrics({ up: true, rtt: 20, loss: 0, jitter: 1 }, tunnel.id);
+    b.setTunnelMetrics({ up: true, rtt: 20, loss: 0, jitter: 1 }, tunnel.id);
+    await w.settle(a);
+    await w.settle(b);
+    const back = await waitUntil(
+      async () => (await w.api.call<Tunnel>("GET", `/api/tunnels/${tunnel.id}`)).body,
+      (t) => t.status === "Connected",
+      10_000,
+      "tunnel connected from fresh reports",
+    );
+    expect(back).toMatchObject({ tunnelStatusA: "up", tunnelStatusB: "up" });
+    expect((await w.notifications({ eventType: "tunnel-connection", deviceId: aId })).length).toBe(before);
+  });
+
+  it("while the far end is connected, the same reports do raise tunnel connection (the hold is about the far end only)", async () => {
+    const a = fleet.device(0);
+    const aId = devices[0]!.id;
+    a.setTunnelMetrics({ up: false }, tunnel.id);
+    for (let i = 0; i < 3; i++) await w.settle(a);
+    expect(await one({ eventType: "tunnel-connection", deviceId: aId, resolved: false })).toMatchObject({
+      targets: { tunnelId: tunnel.id },
+    });
+    a.setTunnelMetrics({ up: true, rtt: 20, loss: 0, jitter: 1 }, tunnel.id);
+    for (let i = 0; i < 2; i++) await w.settle(a);
+    expect(await w.notifications({ eventType: "tunnel-connection", deviceId: aId, resolved: false })).toEqual([]);
+  });
+});

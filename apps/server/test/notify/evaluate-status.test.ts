@@ -26,7 +26,18 @@ const context: DeviceContext = {
     { ip: "10.100.0.5", remoteASN: 65003 },
   ],
   tunnels: new Map([
-    [t1, { id: t1, num: 1, side: "a", localInterfaceId: wan, farName: "edge-2", thresholds: { rtt: null, dropRate: null } }],
+    [
+      t1,
+      {
+        id: t1,
+        num: 1,
+        side: "a",
+        localInterfaceId: wan,
+        farName: "edge-2",
+        farDeviceId: null,
+        thresholds: { rtt: null, dropRate: null },
+      },
+    ],
     [
       t2,
       {
@@ -35,10 +46,22 @@ const context: DeviceContext = {
         side: "b",
         localInterfaceId: wan,
         farName: "edge-3",
+        farDeviceId: null,
         thresholds: { rtt: { warning: 50, critical: 100 }, dropRate: null },
       },
     ],
-    [t3, { id: t3, num: 3, side: "a", localInterfaceId: wan, farName: "aws", thresholds: { rtt: null, dropRate: null } }],
+    [
+      t3,
+      {
+        id: t3,
+        num: 3,
+        side: "a",
+        localInterfaceId: wan,
+        farName: "aws",
+        farDeviceId: null,
+        thresholds: { rtt: null, dropRate: null },
+      },
+    ],
   ]),
   loadedAt: Date.now(),
 };

@@ -15,6 +15,9 @@ export interface QualityReport {
   rtt: number;
   jitter: number;
   up: boolean;
+  /** Probes the report's loss is over, and the time they cover. */
+  samples: number;
+  windowMs: number | null;
 }
 
 /** The reports of both ends, new ones only, polled every `everyMs` for `durationMs`. */
@@ -36,7 +39,9 @@ export async function sampleQuality(
 export function reportsOf(t: Tunnel): QualityReport[] {
   return (["a", "b"] as const).flatMap((side) => {
     const q = t.quality[side];
-    return q ? [{ side, at: q.at, loss: q.loss, rtt: q.rtt, jitter: q.jitter, up: q.up }] : [];
+    return q
+      ? [{ side, at: q.at, loss: q.loss, rtt: q.rtt, jitter: q.jitter, up: q.up, samples: q.samples, windowMs: q.windowMs }]
+      : [];
   });
 }
 
@@ -49,4 +54,22 @@ export function summarize(reports: QualityReport[]): { reports: number; loss: nu
     rtt: mean(reports.map((r) => r.rtt)),
     jitter: mean(reports.map((r) => r.jitter)),
   };
+}
+
+/**
+ * Distinct probes a set of reports stands on: per end, the first report's
+ * window plus the probes sent between the first and the last report (at the
+ * rate the window shows). Overlapping windows count each probe once.
+ */
+export function distinctProbes(reports: QualityReport[]): number {
+  let total = 0;
+  for (const side of ["a", "b"] as const) {
+    const own = reports.filter((r) => r.side === side);
+    if (own.length === 0) continue;
+    const first = own[0]!;
+    const last = own.at(-1)!;
+    const rate = first.windowMs ? first.samples / first.windowMs : 0;
+    total += first.samples + Math.round((Date.parse(last.at) - Date.parse(first.at)) * rate);
+  }
+  return total;
 }

@@ -29,6 +29,10 @@ export interface SampleRow {
   rtt: number;
   jitter: number;
   samples: number;
+  /** Window span and the agent's cumulative probe counters; null from agents that do not send them. */
+  windowMs: number | null;
+  sent: number | null;
+  received: number | null;
 }
 
 export interface StateRow {
@@ -214,24 +218,29 @@ function columns(rows: SampleRow[]) {
     rtt: rows.map((r) => r.rtt),
     jitter: rows.map((r) => r.jitter),
     samples: rows.map((r) => r.samples),
+    windowMs: rows.map((r) => r.windowMs),
+    sent: rows.map((r) => r.sent),
+    received: rows.map((r) => r.received),
   };
 }
 
 const UNNEST_SAMPLES = (c: ReturnType<typeof columns>) => sql`unnest(
   ${c.tunnel}::uuid[], ${c.device}::uuid[], ${c.side}::text[], ${c.at}::timestamptz[], ${c.up}::boolean[],
-  ${c.loss}::real[], ${c.rtt}::real[], ${c.jitter}::real[], ${c.samples}::integer[]
-) as u(tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples)`;
+  ${c.loss}::real[], ${c.rtt}::real[], ${c.jitter}::real[], ${c.samples}::integer[],
+  ${c.windowMs}::integer[], ${c.sent}::bigint[], ${c.received}::bigint[]
+) as u(tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)`;
 
 async function insertSamples(db: Db, rows: SampleRow[]): Promise<void> {
-  await sql`insert into tunnel_samples (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples)
+  await sql`insert into tunnel_samples (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
     select * from ${UNNEST_SAMPLES(columns(rows))}`.execute(db);
 }
 
 async function upsertLatest(db: Db, rows: SampleRow[]): Promise<void> {
-  await sql`insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples)
+  await sql`insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
     select * from ${UNNEST_SAMPLES(columns(rows))}
     on conflict (tunnel_id, side) do update set device_id = excluded.device_id, at = excluded.at, up = excluded.up,
-      loss = excluded.loss, rtt = excluded.rtt, jitter = excluded.jitter, samples = excluded.samples
+      loss = excluded.loss, rtt = excluded.rtt, jitter = excluded.jitter, samples = excluded.samples,
+      window_ms = excluded.window_ms, sent = excluded.sent, received = excluded.received
     where tunnel_latest.at <= excluded.at`.execute(db);
 }
 

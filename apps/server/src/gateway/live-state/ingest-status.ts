@@ -57,6 +57,10 @@ export function ingestStatus(conn: DeviceConnection, status: Status, deps: Statu
     rtt: t.rtt,
     jitter: t.jitter,
     samples: t.samples,
+    windowMs: t.windowMs ?? null,
+    // A count that is not a consistent pair (received > sent) is dropped rather than stored.
+    sent: t.sent !== undefined && t.received !== undefined && t.received <= t.sent ? t.sent : null,
+    received: t.sent !== undefined && t.received !== undefined && t.received <= t.sent ? t.received : null,
   }));
   const reportedAt = new Date(status.at);
   deps.buffer.add(
