@@ -9284,6 +9284,8 @@ export interface operations {
                 filters?: string;
                 /** @description detailed (default): every field; summary: id, num, ends, peer and status only */
                 response?: "summary" | "detailed";
+                /** @description Cursor from the `records-next` header of the previous page: the page after it, with the same sort, order and filter (keyset paging: it stays fast deep into a large list and does not skip or repeat items when items are added or removed before it). Not together with offset. records-total is still the whole filtered set. */
+                after?: string;
                 /** @description Organization to act in; default: the caller's default organization (a key: its own) */
                 org?: string;
             };
@@ -9298,6 +9300,8 @@ export interface operations {
                 headers: {
                     /** @description Number of items matching the filter, before paging */
                     "records-total": string;
+                    /** @description Cursor of the next page (pass as `after`); absent when this page is the last */
+                    "records-next"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10855,6 +10859,8 @@ export interface operations {
                 response?: "summary" | "detailed" | "ids";
                 /** @description Comma-separated ids (at most 1000): only these items */
                 ids?: string;
+                /** @description Cursor from the `records-next` header of the previous page: the page after it, with the same sort, order and filter (keyset paging: it stays fast deep into a large list and does not skip or repeat items when items are added or removed before it). Not together with offset. records-total is still the whole filtered set. */
+                after?: string;
                 /** @description Organization to act in; default: the caller's default organization (a key: its own) */
                 org?: string;
             };
@@ -10869,6 +10875,8 @@ export interface operations {
                 headers: {
                     /** @description Number of items matching the filter, before paging */
                     "records-total": string;
+                    /** @description Cursor of the next page (pass as `after`); absent when this page is the last */
+                    "records-next"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11580,6 +11588,8 @@ export interface operations {
                 filters?: string;
                 /** @description detailed (default): every field; summary: id, num, ends, peer and status only */
                 response?: "summary" | "detailed";
+                /** @description Cursor from the `records-next` header of the previous page: the page after it, with the same sort, order and filter (keyset paging: it stays fast deep into a large list and does not skip or repeat items when items are added or removed before it). Not together with offset. records-total is still the whole filtered set. */
+                after?: string;
                 /** @description Organization to act in; default: the caller's default organization (a key: its own) */
                 org?: string;
             };
@@ -11911,6 +11921,8 @@ export interface operations {
                 ids?: string;
                 /** @description A job group (the Location of a bulk approval): only its jobs */
                 group?: string;
+                /** @description Cursor from the `records-next` header of the previous page: the page after it, with the same sort, order and filter (keyset paging: it stays fast deep into a large list and does not skip or repeat items when items are added or removed before it). Not together with offset. records-total is still the whole filtered set. */
+                after?: string;
                 /** @description Organization to act in; default: the caller's default organization (a key: its own) */
                 org?: string;
             };
@@ -11925,6 +11937,8 @@ export interface operations {
                 headers: {
                     /** @description Number of items matching the filter, before paging */
                     "records-total": string;
+                    /** @description Cursor of the next page (pass as `after`); absent when this page is the last */
+                    "records-next"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12285,6 +12299,8 @@ export interface operations {
                 filter?: string;
                 /** @description Alias of filter */
                 filters?: string;
+                /** @description Cursor from the `records-next` header of the previous page: the page after it, with the same sort, order and filter (keyset paging: it stays fast deep into a large list and does not skip or repeat items when items are added or removed before it). Not together with offset. records-total is still the whole filtered set. */
+                after?: string;
                 /** @description Organization to act in; default: the caller's default organization (a key: its own) */
                 org?: string;
             };
@@ -12299,6 +12315,8 @@ export interface operations {
                 headers: {
                     /** @description Number of items matching the filter, before paging */
                     "records-total": string;
+                    /** @description Cursor of the next page (pass as `after`); absent when this page is the last */
+                    "records-next"?: string;
                     [name: string]: unknown;
                 };
                 content: {
