@@ -9,6 +9,7 @@ import type { ServerMetrics } from "./metrics/server-metrics.ts";
 import type { Keyring } from "./secrets/keyring.ts";
 import type { LoginLimits } from "./services/accounts/login-limits.ts";
 import type { DeviceStatusReader } from "./services/device-status.ts";
+import type { LiveEventHub } from "./services/live-events/hub.ts";
 
 export interface AppDeps {
   db: Db;
@@ -26,4 +27,6 @@ export interface AppDeps {
   metrics: ServerMetrics;
   /** Devices' websockets: on-demand reads and the gateway's events (an offline stand-in without a gateway). */
   deviceLink: DeviceLink;
+  /** The console's live events (GET /api/events); the server installs it with the gateway's bus. */
+  liveEvents?: LiveEventHub;
 }

@@ -31,6 +31,8 @@ import { loadServerKey } from "./secrets/server-key.ts";
 import { createLoginLimits } from "./services/accounts/login-limits.ts";
 import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
 import { sealLegacyDesiredConfigs } from "./services/desired-config-seal.ts";
+import { LiveEventHub } from "./services/live-events/hub.ts";
+import { publishTunnelStatusEvents } from "./services/live-events/tunnel-status-events.ts";
 
 export interface RunningServer {
   url: string;
@@ -146,8 +148,12 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     gateway = gw;
     deps.deviceLink = gw;
     deps.deviceStatus = liveStatusReader(deps);
+    const live = new LiveEventHub(deps.db, gw.bus, logger);
+    deps.liveEvents = live;
+    const stopTunnelEvents = publishTunnelStatusEvents(deps.db, events, logger);
     notify.start(events);
     await gw.start();
+    live.start();
     const app = createApp(deps);
     const http = await listen(app.fetch, config);
     gw.attach(http);
@@ -167,6 +173,9 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
       bootstrap,
       close() {
         closing ??= (async () => {
+          // Event streams never finish by themselves: end them, so their responses do not hold the listener open.
+          stopTunnelEvents();
+          live.close();
           // Devices' links (close code 1012, their jobs requeued) and in-flight HTTP requests wind down together, both
           // before the database closes: one after the other they could add up past the 10 s a service manager gives.
           await Promise.all([gw.close().then(() => notify.close()), closeHttp(http, config.TERN_SHUTDOWN_GRACE)]);

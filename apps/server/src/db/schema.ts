@@ -15,6 +15,7 @@ import type {
   JobState,
   JobTask,
   JobType,
+  LiveEvent,
   NotificationRules,
   Permissions,
   PolicyRule,
@@ -533,6 +534,27 @@ export interface Database {
   mfa_challenges: MfaChallengesTable;
   sso_providers: SsoProvidersTable;
   sso_logins: SsoLoginsTable;
+  live_events: LiveEventsTable;
+  branding: BrandingTable;
+}
+
+/** Recent live events (GET /api/events replay); written by triggers, pruned after minutes. */
+export interface LiveEventsTable {
+  id: ColumnType<string, never, never>;
+  organization_id: string;
+  event: Json<LiveEvent>;
+  created_at: CreatedAt;
+}
+
+/** The installation's branding: one row (id 1). */
+export interface BrandingTable {
+  id: number;
+  product_name: string | null;
+  accent_color: string | null;
+  logo: Buffer | null;
+  logo_type: string | null;
+  logo_version: Generated<number>;
+  updated_at: CreatedAt;
 }
 
 /** The database handle services take: the root Kysely or a transaction of it. */

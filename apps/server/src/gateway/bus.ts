@@ -13,8 +13,11 @@ import pg from "pg";
 import type { Logger } from "pino";
 import type { Db } from "../db/schema.ts";
 
-/** jobs queued (payload: device id; from a trigger), device deleted/unapproved (trigger), gateway messages (JSON). */
-export const CHANNELS = ["tern_jobs", "tern_device", "tern_gateway"] as const;
+/**
+ * jobs queued (payload: device id; from a trigger), device deleted/unapproved (trigger), gateway messages (JSON),
+ * live events for the console (JSON from the live-event triggers: services/live-events).
+ */
+export const CHANNELS = ["tern_jobs", "tern_device", "tern_gateway", "tern_live"] as const;
 export type BusChannel = (typeof CHANNELS)[number];
 
 /** PostgreSQL's limit on a NOTIFY payload is 8000 bytes; keep a margin. */

@@ -37,6 +37,8 @@ export interface Gateway extends DeviceLink {
   readonly ingest: IngestBuffer;
   readonly duties: DutyRunner;
   readonly engine: JobEngine;
+  /** The LISTEN/NOTIFY bus between instances (the live-event hub listens on it too). */
+  readonly bus: Bus;
   /** Listens for device websockets on the server's HTTP listener. */
   attach(server: ServerType): void;
   /** Registers the instance and starts the bus, timers and duties. */
@@ -319,6 +321,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     duties,
     engine,
     events,
+    bus,
     get linkCount() {
       return links.size;
     },

@@ -31,6 +31,7 @@ import * as devicesInterfaceStatus from "./devices/interface-status.ts";
 import * as devicesList from "./devices/list.ts";
 import * as devicesTunnels from "./devices/tunnels.ts";
 import * as devicesUpdate from "./devices/update.ts";
+import * as eventsStream from "./events/stream.ts";
 import * as invitationsAccept from "./invitations/accept.ts";
 import * as invitationsCreate from "./invitations/create.ts";
 import * as invitationsDelete from "./invitations/delete.ts";
@@ -156,6 +157,7 @@ export const ROUTES: readonly RouteModule[] = [
   consoleSessionCreate,
   consoleSessionGet,
   consoleSessionDelete,
+  eventsStream,
   accountsList,
   accountsUpdate,
   organizationsList,

@@ -18,6 +18,7 @@ import { createRateLimiter } from "../../src/auth/rate-limiter.ts";
 import { loadConfig, type ServerConfig } from "../../src/config.ts";
 import type { DatabaseHandle } from "../../src/db/database.ts";
 import type { AppDeps } from "../../src/deps.ts";
+import { createBus } from "../../src/gateway/bus.ts";
 import { offlineDeviceLink } from "../../src/gateway/device-link.ts";
 import { GatewayEvents } from "../../src/gateway/events.ts";
 import type { AppEnv } from "../../src/http/env.ts";
@@ -25,6 +26,7 @@ import { createServerMetrics } from "../../src/metrics/server-metrics.ts";
 import { createKeyring } from "../../src/secrets/keyring.ts";
 import { createLoginLimits } from "../../src/services/accounts/login-limits.ts";
 import { bootstrapFirstAdmin, createAccountWithOwner } from "../../src/services/bootstrap.ts";
+import { LiveEventHub } from "../../src/services/live-events/hub.ts";
 import { insertInvitation } from "./invitations.ts";
 import { openTestDatabase } from "./test-database.ts";
 
@@ -45,6 +47,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Raw body text (sent as is, e.g. malformed JSON). */
   raw?: string;
+  /** Raw body bytes (an uploaded file); give its content-type in `headers`. */
+  bytes?: Uint8Array;
   query?: Record<string, string | number | boolean | undefined>;
   headers?: Record<string, string>;
 }
@@ -102,6 +106,11 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
     metrics: createServerMetrics(),
     deviceLink: offlineDeviceLink(new GatewayEvents(logger)),
   };
+  // The live-event hub on the database's own LISTEN/NOTIFY, as the server runs it.
+  const bus = createBus(database, logger);
+  await bus.start();
+  const liveEvents = new LiveEventHub(database.db, bus, logger);
+  deps.liveEvents = liveEvents;
   const app = createApp(deps);
 
   const boot = await bootstrapFirstAdmin(database.db, {
@@ -116,14 +125,18 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | undefined;
-    if (options.raw !== undefined) body = options.raw;
+    let body: string | Uint8Array | undefined;
+    if (options.bytes !== undefined) body = options.bytes;
+    else if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
       headers["content-type"] = "application/json";
     }
-    const res = await app.request(url.pathname + url.search, { method, headers, body });
-    const text = await res.text();
+    const res = await app.request(url.pathname + url.search, { method, headers, body: body as string | undefined });
+    // An event stream never ends: only its status and headers are read here (test it over HTTP).
+    const streaming = res.headers.get("content-type")?.startsWith("text/event-stream") === true;
+    if (streaming) await res.body?.cancel();
+    const text = streaming ? "" : await res.text();
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : null;
@@ -194,7 +207,11 @@ export async function createTestServer(env: Record<string, string> = {}): Promis
       const pair = await login(email, password);
       return { id: ids.userId, email, password, token: pair.accessToken, refreshToken: pair.refreshToken, ...ids };
     },
-    close: () => database.close(),
+    close: async () => {
+      liveEvents.close();
+      await bus.close();
+      await database.close();
+    },
   };
 }
 
