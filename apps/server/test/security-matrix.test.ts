@@ -20,7 +20,11 @@ interface Operation {
   auth: TernAuthExtension;
 }
 
-type Protected = Operation & { auth: Exclude<TernAuthExtension, { public: true } | { user: true }> };
+type Protected = Operation & {
+  auth: Exclude<TernAuthExtension, { public: true } | { user: true } | { installation: true }>;
+};
+/** Installation-wide routes (branding): installation administrators only (owners of the first account). */
+type InstallationRoute = Operation & { auth: { installation: true } };
 /** Routes of the signed-in user's own account (password, sessions, 2FA): a user session, never a key, no organization. */
 type UserRoute = Operation & { auth: { user: true } };
 
@@ -44,6 +48,10 @@ function isProtected(op: Operation): op is Protected {
 
 function isUserRoute(op: Operation): op is UserRoute {
   return "user" in op.auth;
+}
+
+function isInstallationRoute(op: Operation): op is InstallationRoute {
+  return "installation" in op.auth;
 }
 
 const NO_FIXTURE: Fixture = { params: {} };
@@ -105,7 +113,7 @@ describe("security matrix", () => {
   });
 
   it("no token and a bad token → 401 UNAUTHENTICATED on every protected route", async () => {
-    for (const op of operations.filter((o) => isProtected(o) || isUserRoute(o))) {
+    for (const op of operations.filter((o) => isProtected(o) || isUserRoute(o) || isInstallationRoute(o))) {
       for (const token of [undefined, "not-a-token", "tern_at_forged", "eyJhbGciOiJIUzI1NiJ9.e30.x"]) {
         const res = await call(op, token, NO_FIXTURE);
         expect(res.status, `${op.method} ${op.path} with ${token ?? "no token"}`).toBe(401);
@@ -187,6 +195,28 @@ describe("security matrix", () => {
         expect(res.status, label).not.toBe(401);
         if (res.status === 403) expect((res.body as { code: string }).code, label).not.toBe("FORBIDDEN");
       }
+    }
+  });
+
+  it("installation routes: every key, other tenants' owners and non-owners → 403; the first account's owner passes", async () => {
+    const routes = operations.filter(isInstallationRoute);
+    expect(routes.length).toBeGreaterThanOrEqual(1);
+    const ownerKey = await createKey(t, t.admin.token, { name: "installation-route-owner-key", role: "owner" });
+    for (const op of routes) {
+      const fixture = await fixtureFor(op);
+      for (const [who, token] of [
+        ["owner key of A", ownerKey],
+        ["tenant B key", keyB],
+        ["tenant B owner", tenantB.token],
+        ["org viewer of A", viewer.token],
+        ["org manager of A", manager.token],
+      ] as const) {
+        const res = await call(op, token, fixture);
+        expect(res.status, `${op.method} ${op.path} as ${who}: ${res.text}`).toBe(403);
+        expect((res.body as { code: string }).code).toBe("FORBIDDEN");
+      }
+      const res = await call(op, t.admin.token, fixture);
+      expect([401, 403], `${op.method} ${op.path} as the installation's first owner: ${res.text}`).not.toContain(res.status);
     }
   });
 

@@ -14,6 +14,10 @@ const NO_ORG_PATHS = new Set([
   "/api/invitations/accept",
   "/api/sso/callback",
   "/api/sso/providers/{id}/start",
+  // The console's cookie session and the installation-wide branding.
+  "/api/console/session",
+  "/api/branding",
+  "/api/branding/logo",
 ]);
 
 export function takesOrg(schemaPath: string): boolean {

@@ -13,17 +13,22 @@ import { errorStatus } from "@tern/protocol";
 import { z } from "zod";
 import { authorize, type RouteAuthorization } from "../auth/authorize.ts";
 import { authorizeUser } from "../auth/authorize-user.ts";
+import { authorizeInstallationAdmin } from "../auth/installation-admin.ts";
 import { bitForMethod } from "../auth/permissions.ts";
 import { inputGuard } from "./input/guard.ts";
 import { ErrorBodySchema, OrgQuery } from "./schemas.ts";
 
-/** `"user"`: a signed-in user acting on their own account (password, sessions, 2FA: auth/authorize-user.ts); a session, never a key; no organization. */
-export type RouteAuth = "public" | "user" | RouteAuthorization;
+/**
+ * `"user"`: a signed-in user acting on their own account (password, sessions, 2FA: auth/authorize-user.ts); a session, never a key; no organization.
+ * `"installation"`: installation-wide settings (branding), for installation administrators only (auth/installation-admin.ts).
+ */
+export type RouteAuth = "public" | "user" | "installation" | RouteAuthorization;
 
 /** What the security matrix reads from the OpenAPI document. */
 export type TernAuthExtension =
   | { public: true }
   | { user: true }
+  | { installation: true }
   | { resource: string; permission: string; scope: "organization" | "account"; orgParam?: string; accountParam?: string };
 
 const ERROR_TEXT: Partial<Record<ErrorCode, string>> = {
@@ -110,6 +115,16 @@ export function defineRoute<const R extends RouteConfig & RouteOptions>(
       security: [{ bearerAuth: [] }],
       middleware: [authorizeUser(), guardFor(route.request, guardOptions)],
       "x-tern-auth": { user: true } satisfies TernAuthExtension,
+    }) as never;
+  }
+
+  if (auth === "installation") {
+    return createRoute({
+      ...route,
+      responses: { ...errorResponses(["UNAUTHENTICATED", "FORBIDDEN", ...common]), ...route.responses },
+      security: [{ bearerAuth: [] }],
+      middleware: [authorizeInstallationAdmin(), guardFor(route.request, guardOptions)],
+      "x-tern-auth": { installation: true } satisfies TernAuthExtension,
     }) as never;
   }
 

@@ -22,13 +22,22 @@ export const CONTENT_SECURITY_POLICY = {
 };
 
 export function securityHeaders(): MiddlewareHandler {
-  return secureHeaders({
+  const secure = secureHeaders({
     contentSecurityPolicy: CONTENT_SECURITY_POLICY,
     xFrameOptions: "DENY",
     // Answers of an API are for their caller only.
     crossOriginResourcePolicy: "same-origin",
     referrerPolicy: "no-referrer",
   });
+  // A handler may answer with a stricter policy of its own (the branding logo: nothing may run in it).
+  return async (c, next) => {
+    let own: string | null = null;
+    await secure(c, async () => {
+      await next();
+      own = c.res.headers.get("content-security-policy");
+    });
+    if (own) c.res.headers.set("content-security-policy", own);
+  };
 }
 
 /** CORS for the allowed origins only; with none configured no CORS header is ever sent. */

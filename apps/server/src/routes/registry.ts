@@ -18,6 +18,11 @@ import * as appstorePurchasedDelete from "./appstore/purchased-delete.ts";
 import * as appstorePurchasedGet from "./appstore/purchased-get.ts";
 import * as appstorePurchasedList from "./appstore/purchased-list.ts";
 import * as auditList from "./audit/list.ts";
+import * as brandingGet from "./branding/get.ts";
+import * as brandingLogoDelete from "./branding/logo-delete.ts";
+import * as brandingLogoGet from "./branding/logo-get.ts";
+import * as brandingLogoPut from "./branding/logo-put.ts";
+import * as brandingUpdate from "./branding/update.ts";
 import * as connectRegister from "./connect/register.ts";
 import * as consoleSessionCreate from "./console/session-create.ts";
 import * as consoleSessionDelete from "./console/session-delete.ts";
@@ -158,6 +163,11 @@ export const ROUTES: readonly RouteModule[] = [
   consoleSessionGet,
   consoleSessionDelete,
   eventsStream,
+  brandingGet,
+  brandingUpdate,
+  brandingLogoGet,
+  brandingLogoPut,
+  brandingLogoDelete,
   accountsList,
   accountsUpdate,
   organizationsList,

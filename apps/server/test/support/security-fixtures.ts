@@ -23,6 +23,9 @@ export interface Fixture {
 export type FixtureFactory = (t: TestServer) => Promise<Fixture>;
 
 export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
+  // Installation-wide branding: a valid body, so the administrator's request succeeds (the logo upload's raw body is
+  // tested in routes/branding/branding.test.ts; here its JSON body is refused after authorization, with 415).
+  "/api/branding": async () => ({ params: {}, bodies: { put: { productName: "Matrix" } } }),
   // PUT /organizations changes the request's organization (no path parameter); POST keeps its empty body.
   "/api/organizations": async () => ({ params: {}, bodies: { put: { description: "x" } } }),
   "/api/organizations/{id}": async (t) => ({ params: { id: t.admin.orgId }, bodies: { put: { description: "x" } } }),

@@ -32,8 +32,11 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     const decoder = new TextDecoder();
     let buffer = "";
     try {
-      for await (const chunk of res.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
         let cut = buffer.indexOf("\n\n");
         while (cut >= 0) {
           const block = buffer.slice(0, cut);

@@ -2,7 +2,7 @@ import { authenticateConsoleCookie, setConsoleCookie } from "../../auth/console-
 import type { ApiApp } from "../../http/env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { defineRoute } from "../../http/route.ts";
-import { jsonBody, jsonResponse } from "../../http/schemas.ts";
+import { jsonBody } from "../../http/schemas.ts";
 import { consoleSessionView, consoleSignIn } from "../../services/console/session.ts";
 import { MfaChallengeSchema } from "../mfa/schemas.ts";
 import { ConsoleSessionSchema, ConsoleSignInSchema } from "./schemas.ts";
