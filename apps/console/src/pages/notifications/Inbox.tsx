@@ -182,7 +182,7 @@ function NotificationTable({
           </Table.Thead>
           <Table.Tbody>
             {list.map((n) => (
-              <Table.Tr key={n.id} data-testid="notification-row" fw={n.status === "unread" ? 600 : undefined}>
+              <Table.Tr key={n.id} data-testid="notification-row" data-notification-id={n.id} fw={n.status === "unread" ? 600 : undefined}>
                 <Table.Td>
                   <StatusBadge status={n.severity} />
                 </Table.Td>

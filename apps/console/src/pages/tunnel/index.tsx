@@ -19,6 +19,7 @@ import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { toColumns } from "../device/stats.ts";
 import { fixed } from "../tunnels/figures.ts";
+import { FIGURES_MS } from "../tunnels/queries.ts";
 
 const RANGES = [
   { value: "15", label: "15 min" },
@@ -33,6 +34,7 @@ export default function TunnelPage() {
   const tunnel = useQuery({
     queryKey: queryKey("tunnel", org.id, "one", id),
     queryFn: () => ok(tern.api.GET("/api/tunnels/{id}", { params: { path: { id } } })),
+    refetchInterval: FIGURES_MS,
   });
   return (
     <Stack>
@@ -146,7 +148,7 @@ function TunnelView({ tunnel }: { tunnel: Tunnel }) {
 function Charts({ tunnel }: { tunnel: Tunnel }) {
   const org = useOrg();
   const [minutes, setMinutes] = useState("60");
-  const stats = useQuery(tunnelStatsQuery(org.id, tunnel.id, Number(minutes)));
+  const stats = useQuery({ ...tunnelStatsQuery(org.id, tunnel.id, Number(minutes)), refetchInterval: FIGURES_MS * 3 });
   const cols = useMemo(() => (stats.data ? toColumns(stats.data.samples as never, "a") : null), [stats.data]);
   const pair = (values: [(number | null)[], (number | null)[]]) => [
     { label: tunnel.deviceA.name, color: "#1c7ed6", values: values[0] },

@@ -55,7 +55,9 @@ function End({
         value={iface}
         onChange={setIface}
         disabled={!device}
-        error={detail.data && interfaces.length === 0 ? "This device has no WAN interface" : undefined}
+        error={
+          detail.data && interfaces.length === 0 ? "No assigned WAN interface: assign one on the device's page first" : undefined
+        }
       />
     </Group>
   );

@@ -5,9 +5,17 @@ import { queryKey } from "../../api/keys.ts";
 import { readAll } from "../../api/queries.ts";
 import { tern } from "../../api/tern.ts";
 
+/**
+ * Live events say when a tunnel's status changes, not each new loss/RTT/jitter
+ * sample (that would be an event per tunnel every few seconds): the figures
+ * are refreshed by polling, every FIGURES_MS while the page is shown.
+ */
+export const FIGURES_MS = 10_000;
+
 export const detailedTunnelsQuery = (org: string | null) =>
   queryOptions({
     queryKey: queryKey("tunnel", org, "detailed"),
+    refetchInterval: FIGURES_MS,
     queryFn: () =>
       readAll(
         async (offset, limit) =>
