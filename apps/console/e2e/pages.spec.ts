@@ -149,7 +149,9 @@ test("an uploaded logo shows on the sign-in page", async ({ page }) => {
   await signIn(page, s.admin);
   await page.getByRole("link", { name: "Branding" }).click();
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><circle cx="32" cy="32" r="28" fill="#e8590c"/><script>alert(1)</script></svg>`;
-  await page.locator('input[type="file"]').setInputFiles({ name: "logo.svg", mimeType: "image/svg+xml", buffer: Buffer.from(svg) });
+  await page
+    .locator('input[type="file"]')
+    .setInputFiles({ name: "logo.svg", mimeType: "image/svg+xml", buffer: Buffer.from(svg) });
   await expect(page.getByRole("status")).toHaveText("Logo uploaded");
   await expect(page.getByRole("img", { name: "Current logo" })).toHaveAttribute("src", /\/api\/branding\/logo/);
   await page.getByRole("button", { name: "Sign out" }).click();
@@ -166,7 +168,15 @@ test("a viewer sees none of these pages' write controls", async ({ page }) => {
   const s = stackInfo();
   await signIn(page, s.viewer);
   const writes = /Create|Delete|Acknowledge|Mark|Resolve all|Invite|Revoke|Upload|Save|Send a test/;
-  for (const path of ["/tunnels", "/peers", "/jobs", "/notifications", "/notifications?tab=configuration", "/organization", "/branding"]) {
+  for (const path of [
+    "/tunnels",
+    "/peers",
+    "/jobs",
+    "/notifications",
+    "/notifications?tab=configuration",
+    "/organization",
+    "/branding",
+  ]) {
     await page.goto(`${s.consoleUrl}${path}`);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
     await page.waitForLoadState("networkidle", { timeout: 3_000 }).catch(() => {});
@@ -183,13 +193,21 @@ const PAGES: { name: string; path: string; ready: (page: Page) => Promise<void> 
   { name: "tunnel", path: "", ready: (p) => expect(p.getByRole("heading", { name: "Loss, RTT and jitter" })).toBeVisible() },
   { name: "peers", path: "/peers", ready: (p) => expect(p.getByRole("heading", { name: "No peers yet" })).toBeVisible() },
   { name: "jobs", path: "/jobs", ready: (p) => expect(p.getByTestId("job-row").first()).toBeVisible() },
-  { name: "notifications", path: "/notifications", ready: (p) => expect(p.getByLabel("Resolution")).toBeVisible() },
+  {
+    name: "notifications",
+    path: "/notifications",
+    ready: (p) => expect(p.getByRole("combobox", { name: "Resolution" })).toBeVisible(),
+  },
   {
     name: "notifications-configuration",
     path: "/notifications?tab=configuration",
     ready: (p) => expect(p.getByRole("table", { name: "Notification rules" })).toBeVisible(),
   },
-  { name: "organization-members", path: "/organization?tab=members", ready: (p) => expect(p.getByRole("table", { name: "Members" })).toBeVisible() },
+  {
+    name: "organization-members",
+    path: "/organization?tab=members",
+    ready: (p) => expect(p.getByRole("table", { name: "Members" })).toBeVisible(),
+  },
   {
     name: "organization-accesstokens",
     path: "/organization?tab=accesstokens",
@@ -200,14 +218,28 @@ const PAGES: { name: string; path: string; ready: (page: Page) => Promise<void> 
     path: "/organization?tab=tokens",
     ready: (p) => expect(p.getByRole("table", { name: "Registration tokens" })).toBeVisible(),
   },
-  { name: "organization-audit", path: "/organization?tab=audit", ready: (p) => expect(p.getByRole("table", { name: "Audit log" })).toBeVisible() },
-  { name: "organization-settings", path: "/organization?tab=settings", ready: (p) => expect(p.getByLabel("Tunnel range")).toBeVisible() },
-  { name: "branding", path: "/branding", ready: (p) => expect(p.getByRole("heading", { name: "Name and colour" })).toBeVisible() },
+  {
+    name: "organization-audit",
+    path: "/organization?tab=audit",
+    ready: (p) => expect(p.getByRole("table", { name: "Audit log" })).toBeVisible(),
+  },
+  {
+    name: "organization-settings",
+    path: "/organization?tab=settings",
+    ready: (p) => expect(p.getByLabel("Tunnel range")).toBeVisible(),
+  },
+  {
+    name: "branding",
+    path: "/branding",
+    ready: (p) => expect(p.getByRole("heading", { name: "Name and colour" })).toBeVisible(),
+  },
   { name: "account", path: "/account", ready: (p) => expect(p.getByRole("table", { name: "Sessions" })).toBeVisible() },
 ];
 
 for (const scheme of ["light", "dark"] as const) {
-  test(`the new pages pass axe (no serious or critical violations) in the ${scheme} theme, with screenshots`, async ({ page }) => {
+  test(`the new pages pass axe (no serious or critical violations) in the ${scheme} theme, with screenshots`, async ({
+    page,
+  }) => {
     const s = stackInfo();
     await page.emulateMedia({ colorScheme: scheme });
     await signIn(page, s.admin);

@@ -10,6 +10,7 @@ import { type ReactNode, useState } from "react";
 import { tern } from "../../api/tern.ts";
 import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { ErrorAlert, QueryState } from "../../components/QueryState.tsx";
+import { tone } from "../../components/tones.ts";
 import { useAction } from "../../components/useAction.ts";
 import { useSession } from "../../session/session-context.ts";
 import { describeAgent, passwordProblem } from "./password.ts";
@@ -64,7 +65,7 @@ function Profile() {
         <Text fw={600}>Organizations</Text>
         <Group gap="xs">
           {session.organizations.map((o) => (
-            <Badge key={o.id} variant="outline" color="gray.8">
+            <Badge key={o.id} variant="outline" color={tone.muted}>
               {o.name}: {o.role}
             </Badge>
           ))}
@@ -130,9 +131,7 @@ function PasswordChange() {
             onChange={(e) => setForm({ ...form, repeat: e.currentTarget.value })}
             error={tried ? problem : undefined}
           />
-          <Text size="xs" c="dimmed">
-            Changing it signs you out everywhere, here too.
-          </Text>
+          <Text size="xs">Changing it signs you out everywhere, here too.</Text>
           {action.error !== null && <ErrorAlert title="Not changed" error={action.error} />}
           <Group justify="flex-end">
             <Button type="submit" loading={action.busy}>
@@ -176,7 +175,7 @@ function Sessions() {
                     <Table.Td>
                       {describeAgent(s.userAgent)}{" "}
                       {s.current && (
-                        <Badge variant="outline" color="teal.9">
+                        <Badge variant="outline" color={tone.ok}>
                           this one
                         </Badge>
                       )}
@@ -188,8 +187,7 @@ function Sessions() {
                     <Table.Td>
                       <ConfirmButton
                         size="xs"
-                        variant="outline"
-                        color="red.8"
+                        variant="default"
                         label={s.current ? "Sign out" : "Revoke"}
                         question={
                           s.current

@@ -143,6 +143,7 @@ export default function BrandingPage() {
                 <ColorInput
                   label="Accent colour"
                   format="hex"
+                  withEyeDropper={false}
                   value={accent}
                   onChange={setAccent}
                   error={isAccentColor(accent) ? undefined : "A colour as #rrggbb"}

@@ -76,8 +76,7 @@ export default function JobsPage() {
         />
         {canDelete && (
           <ConfirmButton
-            variant="outline"
-            color="red.8"
+            variant="default"
             label={filters ? "Delete matching jobs" : "Delete all jobs"}
             question={
               filters
@@ -109,7 +108,7 @@ export default function JobsPage() {
 function JobTable({ jobs, canDelete, onDelete }: { jobs: Job[]; canDelete: boolean; onDelete: (job: Job) => Promise<void> }) {
   return (
     <>
-      <Text size="sm" c="dimmed" aria-live="polite">
+      <Text size="sm" aria-live="polite">
         {jobs.length === SHOWN ? `The newest ${SHOWN} matching jobs` : `${jobs.length} jobs`}
       </Text>
       <Table.ScrollContainer minWidth={900}>
@@ -141,11 +140,7 @@ function JobTable({ jobs, canDelete, onDelete }: { jobs: Job[]; canDelete: boole
                 </Table.Td>
                 <Table.Td>
                   <StatusBadge status={j.state} />
-                  {j.attempts > 1 && (
-                    <Text size="xs" c="dimmed">
-                      attempt {j.attempts}
-                    </Text>
-                  )}
+                  {j.attempts > 1 && <Text size="xs">attempt {j.attempts}</Text>}
                 </Table.Td>
                 <Table.Td>{jobDuration(j)}</Table.Td>
                 <Table.Td>
@@ -161,8 +156,7 @@ function JobTable({ jobs, canDelete, onDelete }: { jobs: Job[]; canDelete: boole
                   <Table.Td>
                     <ConfirmButton
                       size="xs"
-                      variant="outline"
-                      color="red.8"
+                      variant="default"
                       label="Delete"
                       question={`Delete this ${j.type} job of ${j.device.name}?${j.state === "queued" ? " It is cancelled." : ""}`}
                       confirm="Delete"

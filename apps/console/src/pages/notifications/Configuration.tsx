@@ -28,6 +28,7 @@ import { type ReactNode, useEffect, useState } from "react";
 import { queryKey } from "../../api/keys.ts";
 import { tern } from "../../api/tern.ts";
 import { ErrorAlert, QueryState } from "../../components/QueryState.tsx";
+import { readableDescription } from "../../components/readable.ts";
 import { useAction } from "../../components/useAction.ts";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
@@ -154,9 +155,7 @@ function RulesCard() {
                             onChange={(v) => setRule(event, { [key]: v === "" ? null : Number(v) })}
                           />
                         ) : (
-                          <Text size="xs" c="dimmed">
-                            –
-                          </Text>
+                          <Text size="xs">–</Text>
                         );
                       const flag = (
                         key: "enabled" | "immediateEmail" | "sendWebHook" | "resolvedAlert",
@@ -277,6 +276,7 @@ function EmailCard() {
             />
             <Textarea
               label="Recipients"
+              styles={readableDescription}
               description="One address per line"
               autosize
               minRows={2}
@@ -380,6 +380,7 @@ function WebhookCard() {
             {canEdit && (
               <PasswordInput
                 label="Signing secret"
+                styles={readableDescription}
                 description={data.secretSet ? "A secret is set; leave blank to keep it" : "No secret set"}
                 value={form.secret}
                 autoComplete="off"

@@ -16,6 +16,7 @@ import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { EmptyHint } from "../../components/EmptyHint.tsx";
 import { ErrorAlert, QueryState } from "../../components/QueryState.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
+import { tone } from "../../components/tones.ts";
 import { useAction } from "../../components/useAction.ts";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
@@ -123,8 +124,7 @@ export function Inbox() {
           {canDelete && (
             <ConfirmButton
               size="xs"
-              variant="outline"
-              color="red.8"
+              variant="default"
               label="Delete matching"
               question="Delete every notification this filter matches (not only those shown)?"
               confirm="Delete"
@@ -164,7 +164,7 @@ function NotificationTable({
 }) {
   return (
     <>
-      <Text size="sm" c="dimmed" aria-live="polite">
+      <Text size="sm" aria-live="polite">
         {inboxSummary(list)}
         {list.length === SHOWN ? ` (the newest ${SHOWN})` : ""}
       </Text>
@@ -182,7 +182,12 @@ function NotificationTable({
           </Table.Thead>
           <Table.Tbody>
             {list.map((n) => (
-              <Table.Tr key={n.id} data-testid="notification-row" data-notification-id={n.id} fw={n.status === "unread" ? 600 : undefined}>
+              <Table.Tr
+                key={n.id}
+                data-testid="notification-row"
+                data-notification-id={n.id}
+                fw={n.status === "unread" ? 600 : undefined}
+              >
                 <Table.Td>
                   <StatusBadge status={n.severity} />
                 </Table.Td>
@@ -190,7 +195,7 @@ function NotificationTable({
                   <Text size="sm" fw="inherit">
                     {n.title}
                   </Text>
-                  <Text size="xs" c="dimmed">
+                  <Text size="xs">
                     {n.details}
                     {n.targets.tunnelId && (
                       <>
@@ -214,11 +219,11 @@ function NotificationTable({
                 <Table.Td ta="right">{n.count}</Table.Td>
                 <Table.Td>
                   <Group gap={4}>
-                    <Badge variant="outline" color={n.status === "unread" ? "blue.9" : "gray.8"}>
+                    <Badge variant="outline" color={n.status === "unread" ? tone.info : tone.muted}>
                       {n.status}
                     </Badge>
                     {n.resolved && (
-                      <Badge variant="outline" color="teal.9">
+                      <Badge variant="outline" color={tone.ok}>
                         resolved
                       </Badge>
                     )}

@@ -86,8 +86,7 @@ export function AccessTokens() {
                           <Table.Td>
                             <ConfirmButton
                               size="xs"
-                              variant="outline"
-                              color="red.8"
+                              variant="default"
                               label="Revoke"
                               question={`Revoke the access token "${t.name}"? Scripts using it stop working at once.`}
                               confirm="Revoke"

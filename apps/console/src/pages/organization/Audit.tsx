@@ -50,9 +50,7 @@ export function Audit() {
             </EmptyHint>
           ) : (
             <>
-              <Text size="sm" c="dimmed">
-                {list.length === SHOWN ? `The newest ${SHOWN} entries` : `${list.length} entries`}
-              </Text>
+              <Text size="sm">{list.length === SHOWN ? `The newest ${SHOWN} entries` : `${list.length} entries`}</Text>
               <Table.ScrollContainer minWidth={720}>
                 <Table striped aria-label="Audit log">
                   <Table.Thead>

@@ -86,8 +86,7 @@ export function Members() {
                             {!self && (
                               <ConfirmButton
                                 size="xs"
-                                variant="outline"
-                                color="red.8"
+                                variant="default"
                                 label="Remove"
                                 question={`Remove ${m.user.email}? They lose access at once.`}
                                 confirm="Remove"
@@ -193,8 +192,7 @@ function Invitations() {
                       <Table.Td>
                         <ConfirmButton
                           size="xs"
-                          variant="outline"
-                          color="red.8"
+                          variant="default"
                           label="Revoke"
                           question={`Revoke the invitation of ${i.email}?`}
                           confirm="Revoke"

@@ -115,8 +115,7 @@ export function RegistrationTokens() {
                       <Table.Td>
                         <ConfirmButton
                           size="xs"
-                          variant="outline"
-                          color="red.8"
+                          variant="default"
                           label="Delete"
                           question={`Delete the registration token "${t.name}"? Routers can no longer enrol with it; enrolled ones are not affected.`}
                           confirm="Delete"

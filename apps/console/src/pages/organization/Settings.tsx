@@ -5,6 +5,7 @@ import { ok } from "@tern/client";
 import { useEffect, useState } from "react";
 import { tern } from "../../api/tern.ts";
 import { ErrorAlert, QueryState } from "../../components/QueryState.tsx";
+import { readableDescription } from "../../components/readable.ts";
 import { useAction } from "../../components/useAction.ts";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
@@ -61,6 +62,7 @@ export function Settings() {
               />
               <TextInput
                 label="Tunnel range"
+                styles={readableDescription}
                 description="The network tunnel addresses come from (a /24 or larger). Changing it re-addresses every tunnel."
                 readOnly={!canEdit}
                 value={form.tunnelRange}

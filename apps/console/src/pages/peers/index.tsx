@@ -14,6 +14,7 @@ import { tern } from "../../api/tern.ts";
 import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { EmptyHint } from "../../components/EmptyHint.tsx";
 import { QueryState } from "../../components/QueryState.tsx";
+import { tone } from "../../components/tones.ts";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 
@@ -72,7 +73,7 @@ export default function PeersPage() {
                         </Text>
                       </Table.Td>
                       <Table.Td>
-                        <Badge variant="outline" color={p.pskSet ? "teal.9" : "orange.9"}>
+                        <Badge variant="outline" color={p.pskSet ? tone.ok : tone.warn}>
                           {p.pskSet ? "set" : "missing"}
                         </Badge>
                       </Table.Td>
@@ -81,8 +82,7 @@ export default function PeersPage() {
                         <Table.Td>
                           <ConfirmButton
                             size="xs"
-                            variant="outline"
-                            color="red.8"
+                            variant="default"
                             label="Delete"
                             aria-label={`Delete peer ${p.name}`}
                             question={`Delete peer ${p.name}? Its tunnels must be deleted first.`}

@@ -14,6 +14,7 @@ import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { ErrorAlert, QueryState } from "../../components/QueryState.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
 import { TimeChart } from "../../components/TimeChart.tsx";
+import { tone } from "../../components/tones.ts";
 import { useAction } from "../../components/useAction.ts";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
@@ -89,8 +90,7 @@ function TunnelView({ tunnel }: { tunnel: Tunnel }) {
         {canDelete && (
           <ConfirmButton
             label="Delete tunnel"
-            color="red.8"
-            variant="outline"
+            variant="default"
             question={`Delete tunnel #${tunnel.num}? Both routers remove it.`}
             confirm="Delete"
             onConfirm={remove}
@@ -98,7 +98,7 @@ function TunnelView({ tunnel }: { tunnel: Tunnel }) {
         )}
       </Group>
       {tunnel.description && <Text>{tunnel.description}</Text>}
-      {tunnel.isPending && <Text c="orange.9">Pending: {tunnel.pendingReason}</Text>}
+      {tunnel.isPending && <Text c={tone.warn}>Pending: {tunnel.pendingReason}</Text>}
       <Table.ScrollContainer minWidth={640}>
         <Table aria-label="Ends of the tunnel">
           <Table.Thead>

@@ -74,7 +74,7 @@ function TunnelTable({ tunnels }: { tunnels: Tunnel[] }) {
           }))}
         />
       </Group>
-      <Text size="sm" c="dimmed" aria-live="polite">
+      <Text size="sm" aria-live="polite">
         {rows.length} of {tunnels.length} tunnels
       </Text>
       <Table.ScrollContainer minWidth={760}>
@@ -102,19 +102,11 @@ function TunnelTable({ tunnels }: { tunnels: Tunnel[] }) {
                   <Table.Td>
                     {t.deviceA.name} ({t.interfaceA?.name}) ↔{" "}
                     {t.deviceB ? `${t.deviceB.name} (${t.interfaceB?.name})` : `peer ${t.peer?.name}`}
-                    {t.description && (
-                      <Text size="xs" c="dimmed">
-                        {t.description}
-                      </Text>
-                    )}
+                    {t.description && <Text size="xs">{t.description}</Text>}
                   </Table.Td>
                   <Table.Td>
                     <StatusBadge status={t.status} />
-                    {t.isPending && t.pendingReason && (
-                      <Text size="xs" c="dimmed">
-                        {t.pendingReason}
-                      </Text>
-                    )}
+                    {t.isPending && t.pendingReason && <Text size="xs">{t.pendingReason}</Text>}
                   </Table.Td>
                   <Table.Td ta="right">{fixed(figures?.loss)}</Table.Td>
                   <Table.Td ta="right">{fixed(figures?.rtt)}</Table.Td>
