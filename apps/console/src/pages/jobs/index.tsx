@@ -130,7 +130,7 @@ function JobTable({ jobs, canDelete, onDelete }: { jobs: Job[]; canDelete: boole
               <Table.Tr key={j.id} data-testid="job-row">
                 <Table.Td>{new Date(j.createdAt).toLocaleString()}</Table.Td>
                 <Table.Td>
-                  <Anchor component={Link} to={`/devices/${j.device.id}`}>
+                  <Anchor component={Link} to={`/devices/${j.device.id}`} size="sm">
                     {j.device.name}
                   </Anchor>
                 </Table.Td>

@@ -74,7 +74,7 @@ export function AccessTokens() {
                         <Table.Td>{t.name}</Table.Td>
                         <Table.Td>{t.role}</Table.Td>
                         <Table.Td>
-                          <Text size="xs">
+                          <Text size="sm">
                             {custom.length === 0
                               ? `the ${t.role}'s`
                               : custom.map((r) => `${r}: ${maskWords(t.permissions[r])}`).join("; ")}

@@ -95,8 +95,8 @@ function TunnelTable({ tunnels }: { tunnels: Tunnel[] }) {
               return (
                 <Table.Tr key={t.id} data-testid="tunnel-row">
                   <Table.Td>
-                    <Anchor component={Link} to={`/tunnels/${t.id}`}>
-                      {t.num}
+                    <Anchor component={Link} to={`/tunnels/${t.id}`} size="sm">
+                      #{t.num}
                     </Anchor>
                   </Table.Td>
                   <Table.Td>
