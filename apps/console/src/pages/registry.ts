@@ -16,6 +16,14 @@ export const pages: PageEntry[] = [
   { path: "/", nav: "Overview", load: () => import("./overview/index.tsx") },
   { path: "/devices", nav: "Devices", load: () => import("./devices/index.tsx") },
   { path: "/devices/:id", load: () => import("./device/index.tsx") },
+  { path: "/tunnels", nav: "Tunnels", load: () => import("./tunnels/index.tsx") },
+  { path: "/tunnels/:id", load: () => import("./tunnel/index.tsx") },
+  { path: "/peers", nav: "Peers", load: () => import("./peers/index.tsx") },
+  { path: "/jobs", nav: "Jobs", load: () => import("./jobs/index.tsx") },
+  { path: "/notifications", nav: "Notifications", load: () => import("./notifications/index.tsx") },
+  { path: "/organization", nav: "Organization", load: () => import("./organization/index.tsx") },
+  { path: "/branding", nav: "Branding", load: () => import("./branding/index.tsx") },
+  { path: "/account", nav: "Account", load: () => import("./account/index.tsx") },
 ];
 
 /** Outside the signed-in shell. */

@@ -1,0 +1,38 @@
+/** The jobs page's filter, as the API's `filter` (the server filters; the page shows the newest matches). */
+import type { Job } from "@tern/client";
+import type { Filter } from "../../api/filter.ts";
+
+export interface JobFilter {
+  state: Job["state"] | "all";
+  type: Job["type"] | "all";
+  /** Part of the device's name. */
+  device: string;
+}
+
+export function jobFilters(f: JobFilter): Filter[] {
+  const filters: Filter[] = [];
+  if (f.state !== "all") filters.push({ key: "state", op: "==", val: f.state });
+  if (f.type !== "all") filters.push({ key: "type", op: "==", val: f.type });
+  if (f.device.trim()) filters.push({ key: "device.name", op: "contains", val: f.device.trim() });
+  return filters;
+}
+
+/** How long a job took or has been running, in words ("queued" before it starts). */
+export function jobDuration(job: Pick<Job, "startedAt" | "finishedAt">, now = Date.now()): string {
+  if (!job.startedAt) return "queued";
+  const end = job.finishedAt ? Date.parse(job.finishedAt) : now;
+  const seconds = Math.max(0, Math.round((end - Date.parse(job.startedAt)) / 1000));
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+export const JOB_TYPES: Job["type"][] = [
+  "modify",
+  "tunnels",
+  "deltunnels",
+  "peers",
+  "mlpolicy",
+  "vrrp",
+  "organization",
+  "application",
+  "sync",
+];
