@@ -31,6 +31,8 @@ test.beforeAll(async () => {
     server: s.apiUrl,
     token: registration.token,
     count: 2,
+    // Indexes past the stack's routers: the simulator derives LAN subnets from the index, and they must not overlap.
+    startIndex: 1000,
     machinePrefix: "pages",
     identitySeed: `pages-${Date.now()}`,
     statusIntervalMs: 500,
