@@ -25,7 +25,8 @@ export function jobDuration(job: Pick<Job, "startedAt" | "finishedAt">, now = Da
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
-export const JOB_TYPES: Job["type"][] = [
+/** The protocol's JobType (a value import of @tern/protocol would bundle zod); compile-checked to be complete. */
+export const JOB_TYPES = [
   "modify",
   "tunnels",
   "deltunnels",
@@ -35,4 +36,6 @@ export const JOB_TYPES: Job["type"][] = [
   "organization",
   "application",
   "sync",
-];
+] as const satisfies readonly Job["type"][];
+const everyType: Exclude<Job["type"], (typeof JOB_TYPES)[number]> extends never ? true : never = true;
+void everyType;

@@ -34,7 +34,9 @@ import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { type EventType, parseRecipients, type Rule, type Rules, ruleRows, tunnelThresholds } from "./conf.ts";
 
-const EVENTS: EventType[] = [
+// The protocol's NotificationEvent in display order (a value import of @tern/protocol would bundle zod); the
+// type below fails to compile when the protocol gains an event this list lacks.
+const EVENTS = [
   "device-connection",
   "tunnel-connection",
   "pending-tunnel",
@@ -51,7 +53,9 @@ const EVENTS: EventType[] = [
   "device-memory-usage",
   "hard-drive-usage",
   "device-identity-conflict",
-];
+] as const satisfies readonly EventType[];
+const everyEvent: Exclude<EventType, (typeof EVENTS)[number]> extends never ? true : never = true;
+void everyEvent;
 const SEVERITIES = ["info", "warning", "critical"];
 
 export function Configuration() {

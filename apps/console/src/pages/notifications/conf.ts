@@ -6,7 +6,7 @@ export type EventType = keyof Rules;
 export type Rule = NonNullable<Rules[EventType]>;
 
 /** The rules in a stable order (the API's), each event present even when the server left it to its defaults. */
-export function ruleRows(rules: Rules, order: EventType[]): { event: EventType; rule: Rule }[] {
+export function ruleRows(rules: Rules, order: readonly EventType[]): { event: EventType; rule: Rule }[] {
   return order.map((event) => ({ event, rule: rules[event] ?? {} }));
 }
 
