@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { LabError, LabErrorCode } from "../errors.ts";
 import { DEFAULT_STATE_ROOT } from "../lab/paths.ts";
 import { downCommand } from "./commands/down.ts";
+import { drawCommand } from "./commands/draw.ts";
 import { drillCommand } from "./commands/drill.ts";
 import { execCommand } from "./commands/exec.ts";
 import { impairCommand } from "./commands/impair.ts";
@@ -27,6 +28,7 @@ const USAGE = `usage: npm run lab -- <command> [options]
   link [--lab L] <edge> down|up            cut or restore an edge's control link (its relay)
   server [--lab L] restart                 restart the management server
   down [lab|topology.yaml]              remove everything the lab made
+  draw <topology.yaml>                  print the lab as a Mermaid flowchart (nothing is built)
 
   --state-dir DIR   where labs keep their state (default: $TERN_LAB_DIR or <repo>/.lab)
   see docs/lab.md`;
@@ -79,6 +81,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case "down":
       await downCommand(ctx, rest[0]);
+      return 0;
+    case "draw":
+      if (!rest[0]) throw usage("draw needs a topology file");
+      await drawCommand(ctx, rest[0]);
       return 0;
     case "status":
       await statusCommand(ctx, rest[0], values.json);
