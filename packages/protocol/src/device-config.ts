@@ -3,10 +3,12 @@
  * `apply` and what the agent reconciles the router to. It is a snapshot, not a
  * command list; its canonical-JSON hash identifies it on both sides.
  */
+
 import { createHash } from "node:crypto";
 import * as z from "zod";
 import { Asn, CidrAddress, IfName, IPv4, Network } from "./common.ts";
 import { BandwidthMbps, InterfaceType } from "./device.ts";
+import { ConfigHealing } from "./healing.ts";
 import { LinkQualityThresholds, PolicyMatch } from "./policy.ts";
 import { ConfigLte, ConfigWifi } from "./radio.ts";
 
@@ -197,6 +199,8 @@ export const DeviceConfig = z.object({
   monitoring: ConfigMonitoring,
   /** Mark and prioritise the control link and probes ahead of bulk traffic. */
   qos: z.object({ prioritizeManagement: z.boolean() }),
+  /** Healing mode and degraded links to avoid; absent = mode `act`, nothing avoided (docs/healing.md). */
+  healing: ConfigHealing.optional(),
 });
 export type DeviceConfig = z.infer<typeof DeviceConfig>;
 

@@ -7,6 +7,7 @@ export * from "./device.ts";
 export * from "./device-config.ts";
 export * from "./device-status.ts";
 export * from "./errors.ts";
+export * from "./healing.ts";
 export * from "./ip.ts";
 export * from "./job.ts";
 export * from "./list-query.ts";

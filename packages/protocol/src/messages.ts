@@ -12,12 +12,18 @@
  *   2, compatible addition (2026-11-25): `TunnelReport` may carry `windowMs`,
  *     `sent` and `received` (the loss window's span and the raw probe counts);
  *     servers accept reports without them, agents send them.
+ *   2, compatible addition (2026-11-25): `status` may carry `healing` (what
+ *     the agent healed by itself) and `links` (WAN link quality); `apply`'s
+ *     config may carry `healing` (mode, links to avoid). Both sides accept
+ *     messages without them.
  */
+
 import * as z from "zod";
 import { IPv4, Timestamp } from "./common.ts";
 import { DevicePublicKey, DeviceSignature } from "./connect.ts";
 import { DeviceConfig } from "./device-config.ts";
 import { BgpState, Health, InterfaceState, VrrpRouterState } from "./device-status.ts";
+import { AgentHealingReport, LinkReport } from "./healing.ts";
 import { DriverResult } from "./job.ts";
 
 export const PROTOCOL_VERSION = 2;
@@ -135,6 +141,10 @@ export const Status = z.object({
   bgp: BgpState.nullable(),
   vrrp: z.array(z.object({ groupId: z.string(), state: VrrpRouterState, since: Timestamp.nullable() })).max(64),
   health: Health.nullable(),
+  /** What the agent healed by itself since the server last acknowledged it (agents before healing omit it). */
+  healing: z.array(AgentHealingReport).max(100).optional(),
+  /** Quality of the WAN links that carry a path label, for the server's baselines (agents before healing omit it). */
+  links: z.array(LinkReport).max(64).optional(),
 });
 export type Status = z.infer<typeof Status>;
 

@@ -9,6 +9,8 @@ import type {
   DhcpServer,
   EmailConf,
   Firewall,
+  HealingKind,
+  HealingMode,
   Health,
   InterfaceState,
   JobError,
@@ -51,6 +53,8 @@ export interface OrganizationsTable {
   tunnel_range: string;
   /** Members must have two-factor sign-in to act in this organization (migration 20261125-301). */
   require_mfa: Generated<boolean>;
+  /** `act`, `suggest` or `off` (migration 20261125-964, docs/healing.md). */
+  healing_mode: Generated<HealingMode>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }
@@ -565,6 +569,35 @@ export interface Database {
   sso_logins: SsoLoginsTable;
   live_events: LiveEventsTable;
   branding: BrandingTable;
+  healing_actions: HealingActionsTable;
+  healing_baselines: HealingBaselinesTable;
+}
+
+/** One healing action taken or suggested, with its evidence (migration 20261125-964). */
+export interface HealingActionsTable {
+  id: string;
+  organization_id: string;
+  device_id: string | null;
+  tunnel_id: string | null;
+  at: CreatedAt;
+  kind: HealingKind;
+  mode: "act" | "suggest";
+  source: "agent" | "server";
+  link: string;
+  reason: string;
+  before: ColumnType<Record<string, unknown>, string, string>;
+  after: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  agent_ref: string | null;
+}
+
+/** The learned baseline of one (device, link) (migration 20261125-964; state: services/healing/baseline.ts). */
+export interface HealingBaselinesTable {
+  device_id: string;
+  link: string;
+  organization_id: string;
+  state: ColumnType<unknown, string, string>;
+  rerouting: Generated<boolean>;
+  updated_at: CreatedAt;
 }
 
 /** Recent live events (GET /api/events replay); written by triggers, pruned after minutes. */
@@ -611,3 +644,4 @@ export type NotificationRow = Selectable<NotificationsTable>;
 export type PurchasedAppRow = Selectable<PurchasedAppsTable>;
 export type DeviceStateRow = Selectable<DeviceStateTable>;
 export type TunnelSampleRow = Selectable<TunnelSamplesTable>;
+export type HealingActionRow = Selectable<HealingActionsTable>;
