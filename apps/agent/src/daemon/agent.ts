@@ -4,7 +4,14 @@
  * start, keeps it running whether or not the server is reachable, pushes a
  * status every interval and at once when a driver calls notify().
  */
-import { configHash, type DeviceConfig, PROTOCOL_VERSION, type RequestMethod, type Status } from "@tern/protocol";
+import {
+  type AgentHealingReport,
+  configHash,
+  type DeviceConfig,
+  PROTOCOL_VERSION,
+  type RequestMethod,
+  type Status,
+} from "@tern/protocol";
 import type { BackoffOptions } from "../control/backoff.ts";
 import { type ConnectionState, ControlClient, deviceWebsocketUrl, RequestHandler } from "../control/index.ts";
 import type { DaemonMode, Driver, DriverContext, DriverDetails } from "../drivers/driver.ts";
@@ -346,10 +353,20 @@ export class Agent implements AgentView {
     // The status must say what is applied when it is sent, or the server takes the stale hash for drift.
     status.appliedHash = this.reconciler.appliedHash;
     status.applying = this.reconciler.applying;
+    this.addHealing(status);
     this.lastStatus = status;
     await this.writeStatusFile();
     this.control?.send(status);
     return status;
+  }
+
+  /** What the drivers healed by themselves lately and the WAN link figures (docs/healing.md); left out when empty. */
+  private addHealing(status: Status): void {
+    const reports = new Map<string, AgentHealingReport>();
+    for (const d of this.options.drivers) for (const r of d.healingReports?.() ?? []) reports.set(r.id, r);
+    if (reports.size > 0) status.healing = [...reports.values()].slice(-100);
+    const links = this.tunnels.links?.() ?? [];
+    if (links.length > 0) status.links = links.slice(0, 64);
   }
 
   /** Lets drivers restart what their daemons gave up on, between applies (never during one). */

@@ -6,7 +6,7 @@
  * driver owns; a driver touches only what it owns (its nft table, its route
  * protocol/tables/rule priorities, its config directories and daemons).
  */
-import type { DeviceConfig, Status } from "@tern/protocol";
+import type { AgentHealingReport, DeviceConfig, Status } from "@tern/protocol";
 import type { Runner } from "../runner.ts";
 
 /** `lte` and `wifi` come right after `links` (the interfaces exist and are up), `wifi` before `dhcp` (a restarted AP resets its interface, see wifi/driver.ts). */
@@ -112,6 +112,8 @@ export interface Driver {
    * initiation answered with an error). Returns what it restarted, for the log; never throws.
    */
   heal?(config: DeviceConfig, ctx: DriverContext): Promise<string[]>;
+  /** What the driver healed by itself lately (docs/healing.md), sent with every status; drivers sharing a log return the same reports. */
+  healingReports?(): AgentHealingReport[];
   /** Releases watchers, timers and loops when the agent stops (leaves the system as it is). */
   close?(): void | Promise<void>;
 }

@@ -6,6 +6,7 @@
  * by DRIVER_ORDER, so where a driver is added does not matter, and a driver
  * name may appear only once.
  */
+import { HealingLog } from "../healing/index.ts";
 import type { LinkQualityLookup } from "../probes/types.ts";
 import { BgpDriver, type BgpDriverOptions } from "./bgp/index.ts";
 import { DhcpDriver, type DhcpDriverOptions } from "./dhcp/index.ts";
@@ -39,7 +40,9 @@ const unmeasured: LinkQualityLookup = { quality: () => null, intervalMs: () => 1
 
 /** Every driver of this build, in DRIVER_ORDER. */
 export function createDrivers(options: DriverOptions = {}): Driver[] {
-  const ikev2 = new Ikev2Driver(options.ikev2);
+  // One log of what the agent healed by itself: the IKEv2 driver repairs stuck SAs, the policy driver damps flapping links.
+  const healing = new HealingLog();
+  const ikev2 = new Ikev2Driver({ ...(options.quality ? { quality: options.quality, healing } : {}), ...options.ikev2 });
   const lte = new LteDriver(options.lte);
   const wifi = new WifiDriver(options.wifi);
   return orderDrivers([
@@ -53,7 +56,7 @@ export function createDrivers(options: DriverOptions = {}): Driver[] {
     new VrrpDriver(options.vrrp),
     // A restarted access point resets its interface: the DHCP server serving it restarts too.
     new DhcpDriver({ ...options.dhcp, interfaceResets: wifi }),
-    new PolicyDriver({ quality: options.quality ?? unmeasured }),
+    new PolicyDriver({ quality: options.quality ?? unmeasured, healing }),
     new QosDriver(),
   ]);
 }

@@ -6,7 +6,7 @@
  * windows that did not change, so measurements survive unrelated config
  * changes.
  */
-import type { DeviceConfig, TunnelReport } from "@tern/protocol";
+import type { DeviceConfig, LinkReport, TunnelReport } from "@tern/protocol";
 import type { DriverContext, Logger } from "../drivers/driver.ts";
 import { ExecSpawner, type Spawner } from "../runner.ts";
 import type { TunnelDetail, TunnelQualitySource } from "../status/tunnel-quality.ts";
@@ -206,6 +206,17 @@ export class TunnelProber implements TunnelQualitySource, LinkQualityLookup {
             received: q.received,
           }
         : { id, up: false, loss: 0, rtt: 0, jitter: 0, samples: 0, windowMs: 0, sent: 0, received: 0 };
+    });
+  }
+
+  /** Window figures of each probed WAN link (`wan:<ifname>`), for the server's baselines. */
+  links(): LinkReport[] {
+    const names = new Set((this.plan?.targets ?? []).filter((t) => t.link.startsWith("wan:")).map((t) => t.link));
+    return [...names].flatMap((key) => {
+      const q = this.windowQuality(key);
+      return q
+        ? [{ name: key.slice(4), up: q.up, loss: q.lossPercent, rtt: q.rttMs, jitter: q.jitterMs, samples: q.samples }]
+        : [];
     });
   }
 

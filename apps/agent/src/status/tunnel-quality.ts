@@ -4,7 +4,7 @@
  * `tunnel-quality` request, the troubleshooting page and the Prometheus
  * gauges all read tunnel figures through this interface.
  */
-import type { DeviceConfig, TunnelReport } from "@tern/protocol";
+import type { DeviceConfig, LinkReport, TunnelReport } from "@tern/protocol";
 import type { DriverContext } from "../drivers/driver.ts";
 
 export interface TunnelQualitySource {
@@ -18,6 +18,8 @@ export interface TunnelQualitySource {
   configure?(config: DeviceConfig, ctx: DriverContext): void | Promise<void>;
   /** Extras per tunnel beyond the protocol's report (smoothed RTT, which target), for the local page. */
   details?(): TunnelDetail[];
+  /** Quality of the WAN links probed for the multi-link policy (the server keeps baselines of them). */
+  links?(): LinkReport[];
   /** Stops probing (agent shutdown). */
   close?(): void;
 }

@@ -11,10 +11,12 @@ import { type DaemonSpec, daemonPid, launchArgv, startDaemon, stopDaemon } from 
 import { serviceActive, systemctl } from "../../daemons/systemd.ts";
 import { AgentError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs.ts";
+import { type HealingLog, healingMode, newSaHealState, repaired, type SaHealState, saRepair } from "../../healing/index.ts";
+import { type LinkQualityLookup, tunnelKey } from "../../probes/types.ts";
 import type { RunOptions } from "../../runner.ts";
 import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem, RenderedFile } from "../driver.ts";
 import { commandItem, fileItem } from "../dump.ts";
-import { CONN_PREFIX, LIBIPSEC_DEVICE, xfrmIfName } from "./names.ts";
+import { CONN_PREFIX, connName, LIBIPSEC_DEVICE, xfrmIfName } from "./names.ts";
 import { type Ikev2Paths, ikev2Paths } from "./paths.ts";
 import { desiredPlumbing, observePlumbing, type Plumbing, plumbingCommands } from "./plumbing.ts";
 import { type Dataplane, renderIkev2 } from "./render.ts";
@@ -31,6 +33,11 @@ export interface Ikev2DriverOptions {
   /** Prefix for system-mode paths under /etc (tests). */
   sysRoot?: string;
   readyTimeoutMs?: number;
+  /** Tunnel probe figures: with them (and `healing`), a CHILD_SA that passes no probes is repaired (docs/healing.md). */
+  quality?: LinkQualityLookup;
+  healing?: HealingLog;
+  /** Period of the stuck-SA check; default 1 s. */
+  stuckCheckMs?: number;
 }
 
 const XFRM_PROBE = "tern-xprobe";
@@ -42,6 +49,12 @@ export class Ikev2Driver implements Driver {
   private dataplane: Dataplane | null = null;
   /** When heal() last initiated each connection. */
   private readonly initiatedAt = new Map<string, number>();
+  /** Stuck-SA repair: back-off per connection, the report awaiting its "after" figures, the loop. */
+  private readonly repairs = new Map<string, SaHealState & { reportId: string | null; at: number }>();
+  private stuckTimer: NodeJS.Timeout | null = null;
+  private stuckRunning = false;
+  private applied: { config: DeviceConfig; ctx: DriverContext } | null = null;
+  private applyingNow = false;
 
   constructor(private readonly options: Ikev2DriverOptions = {}) {}
 
@@ -163,6 +176,123 @@ export class Ikev2Driver implements Driver {
   }
 
   async apply(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
+    this.applyingNow = true;
+    try {
+      const outcome = await this.applyNow(config, ctx);
+      this.applied = config.tunnels.length > 0 ? { config, ctx } : null;
+      return outcome;
+    } finally {
+      this.applyingNow = false;
+      this.scheduleStuckCheck();
+    }
+  }
+
+  private scheduleStuckCheck(): void {
+    const wanted = this.applied !== null && !!this.options.quality && !!this.options.healing;
+    if (wanted && !this.stuckTimer) {
+      this.stuckTimer = setInterval(() => void this.checkStuck(), this.options.stuckCheckMs ?? 1000);
+      this.stuckTimer.unref();
+    } else if (!wanted && this.stuckTimer) {
+      clearInterval(this.stuckTimer);
+      this.stuckTimer = null;
+    }
+  }
+
+  healingReports() {
+    return this.options.healing?.pending() ?? [];
+  }
+
+  close(): void {
+    if (this.stuckTimer) clearInterval(this.stuckTimer);
+    this.stuckTimer = null;
+    this.applied = null;
+  }
+
+  /**
+   * Once a second (between applies): a tunnel whose probes went silent for
+   * STUCK_AFTER_MS while its IKE SA is up gets its CHILD_SA initiated again
+   * (or terminated and initiated when it is installed but passes nothing),
+   * with back-off, and the action is reported with the figures before and,
+   * once probes are answered again, after. swanctl runs only when a tunnel
+   * is silent.
+   */
+  async checkStuck(): Promise<void> {
+    const quality = this.options.quality;
+    const log = this.options.healing;
+    const a = this.applied;
+    if (!a || !quality || !log || this.applyingNow || this.stuckRunning) return;
+    const mode = healingMode(a.config);
+    if (mode === "off") return;
+    this.stuckRunning = true;
+    try {
+      const now = Date.now();
+      const silent = new Map<string, number>();
+      for (const t of a.config.tunnels) {
+        const q = quality.quality(tunnelKey(t.id));
+        const conn = connName(t);
+        const r = this.repairs.get(conn);
+        if (q?.sinceLastReplyMs === null || q === null) continue;
+        if (r?.reportId && q.sinceLastReplyMs < now - r.at) {
+          // Answered since the repair: report how long it took and the figures now.
+          log.complete(r.reportId, {
+            restoredAfterMs: Math.max(0, now - q.sinceLastReplyMs - r.at),
+            rtt: q.rttMs,
+            loss: q.lossPercent,
+            up: q.up,
+          });
+          r.reportId = null;
+        }
+        if (q.sinceLastReplyMs >= 1000) silent.set(t.id, q.sinceLastReplyMs);
+        else if (r && !r.reportId && now - (r.lastAt ?? 0) > 60_000) this.repairs.delete(conn);
+      }
+      if (silent.size === 0) return;
+      const states = await this.saStates(a.config, a.ctx);
+      const paths = this.paths(a.ctx);
+      for (const t of a.config.tunnels) {
+        const silentMs = silent.get(t.id);
+        if (silentMs === undefined) continue;
+        const sa = states.find((x) => x.id === t.id);
+        if (!sa) continue;
+        const state = this.repairs.get(sa.conn) ?? { ...newSaHealState(), reportId: null, at: 0 };
+        const repair = saRepair(sa, t.initiator, silentMs, state, now);
+        if (!repair) continue;
+        const q = quality.quality(tunnelKey(t.id));
+        const ike = sa.ikeSas.find((x) => x.state === "ESTABLISHED");
+        const report = log.record(
+          {
+            kind: "sa-reinitiate",
+            link: tunnelKey(t.id),
+            reason: `${repair.kind === "restart" ? "terminate and initiate" : "initiate"} CHILD_SA ${sa.conn}: ${repair.why}`,
+            before: {
+              silentMs: Math.round(silentMs),
+              loss: q?.lossPercent ?? null,
+              ike: ike?.state ?? "none",
+              child: ike?.children.map((c) => c.state).join(",") || "none",
+              attempt: state.attempts + 1,
+            },
+            after: null,
+          },
+          mode === "suggest",
+        );
+        this.repairs.set(sa.conn, { ...repaired(state, now), reportId: mode === "act" ? report.id : null, at: now });
+        a.ctx.log.info(`ikev2: ${mode === "act" ? "repairing" : "would repair"} ${sa.conn}`, { why: repair.why });
+        if (mode !== "act") continue;
+        if (repair.kind === "restart") {
+          const term = this.swanctl(paths, ["--terminate", "--child", sa.conn, "--force", "--timeout", "2"]);
+          await a.ctx.runner.run(term.argv, { ...term.options, allowFailure: true });
+        }
+        const init = this.swanctl(paths, ["--initiate", "--child", sa.conn, "--timeout", "2"]);
+        await a.ctx.runner.run(init.argv, { ...init.options, allowFailure: true });
+        a.ctx.notify(`healing: ${sa.conn} re-initiated`);
+      }
+    } catch (err) {
+      a.ctx.log.warn("ikev2: stuck-SA check failed", { error: (err as Error).message });
+    } finally {
+      this.stuckRunning = false;
+    }
+  }
+
+  private async applyNow(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
     const paths = this.paths(ctx);
     if (config.tunnels.length === 0) return { changed: await this.teardown(ctx, paths) };
     validateTunnels(config.tunnels);

@@ -7,6 +7,16 @@
  */
 import { join } from "node:path";
 import type { DeviceConfig } from "@tern/protocol";
+import {
+  type DampingOptions,
+  type DampingState,
+  DEFAULT_DAMPING,
+  HealingLog,
+  healingMode,
+  newDampingState,
+  observeLink,
+  reuseInMs,
+} from "../../healing/index.ts";
 import type { LinkQualityLookup } from "../../probes/types.ts";
 import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem } from "../driver.ts";
 import { commandItem } from "../dump.ts";
@@ -15,7 +25,7 @@ import { syncRules, syncTable } from "./kernel.ts";
 import { hex, MARK_MASK, POLICY_TABLE } from "./layout.ts";
 import { candidates, linksOf, type PolicyLink } from "./links.ts";
 import { type RuleSlot, renderPolicyTable, routeArgv, ruleSlots, type SlotRoute, slotRoute } from "./render.ts";
-import { newSelectionState, type SelectionState, selectLink } from "./select.ts";
+import { newSelectionState, type SelectionHealing, type SelectionState, selectLink } from "./select.ts";
 
 export interface PolicyDriverOptions {
   quality: LinkQualityLookup;
@@ -23,12 +33,19 @@ export interface PolicyDriverOptions {
   now?: () => number;
   /** Re-evaluation period; default: the probe interval. */
   loopMs?: number;
+  /** Where damping of flapping links is reported (the agent's one log; tests pass their own). */
+  healing?: HealingLog;
+  damping?: DampingOptions;
 }
+
+/** A link counts as answering when its last answer is younger than this many probe intervals (and at least 1 s). */
+const SILENT_INTERVALS = 3;
 
 interface Active {
   slots: RuleSlot[];
   links: Map<string, PolicyLink[]>;
   ctx: DriverContext;
+  config: DeviceConfig;
 }
 
 export class PolicyDriver implements Driver {
@@ -41,9 +58,13 @@ export class PolicyDriver implements Driver {
   /** Serialises apply and loop ticks: both change the same tables. */
   private lock: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
+  /** Flap damping state per link key (docs/healing.md). */
+  private readonly damping = new Map<string, DampingState>();
+  readonly healing: HealingLog;
 
   constructor(private readonly options: PolicyDriverOptions) {
     this.now = options.now ?? (() => performance.now());
+    this.healing = options.healing ?? new HealingLog();
   }
 
   /** Devices whose traffic is never steered: the WANs (tunnel devices, `ipsec0` and `xfrm*`, are added by the render). */
@@ -80,16 +101,69 @@ export class PolicyDriver implements Driver {
         this.states.delete(name);
         this.applied.delete(name);
       }
+    const healing = this.healingView(config, [...links.values()].flat(), ctx);
     for (const s of slots) {
-      changed = (await syncTable(ctx.runner, s.table, this.choose(s, links.get(s.rule.name)!))) || changed;
+      changed = (await syncTable(ctx.runner, s.table, this.choose(s, links.get(s.rule.name)!, healing))) || changed;
       this.applied.set(s.rule.name, this.states.get(s.rule.name)!.current);
     }
-    this.active = slots.length > 0 ? { slots, links, ctx } : null;
+    this.active = slots.length > 0 ? { slots, links, ctx, config } : null;
     this.schedule();
     return { changed };
   }
 
-  private choose(s: RuleSlot, links: PolicyLink[]): SlotRoute {
+  /**
+   * Observes each link for flap damping (mode `act` or `suggest`) and returns
+   * what selection must honour: held-down links in mode `act`, the links the
+   * server asks to avoid (unless mode `off`).
+   */
+  private healingView(config: DeviceConfig, links: PolicyLink[], ctx: DriverContext): SelectionHealing {
+    const mode = healingMode(config);
+    if (mode === "off") {
+      this.damping.clear();
+      return { heldDown: () => null, avoid: new Set() };
+    }
+    const o = this.options.damping ?? DEFAULT_DAMPING;
+    const now = this.now();
+    const silentAfter = Math.max(1000, SILENT_INTERVALS * this.options.quality.intervalMs());
+    const keys = new Set(links.map((l) => l.key));
+    for (const k of this.damping.keys()) if (!keys.has(k)) this.damping.delete(k);
+    for (const key of keys) {
+      const q = this.options.quality.quality(key);
+      if (!q) continue;
+      const up = q.sinceLastReplyMs !== null && q.sinceLastReplyMs < silentAfter;
+      const before = this.damping.get(key) ?? newDampingState();
+      const { state, event } = observeLink(before, up, now, o);
+      this.damping.set(key, state);
+      if (!event) continue;
+      const figures = {
+        penalty: Math.round(state.penalty),
+        flaps: state.flaps,
+        reuseInSeconds: Math.round(reuseInMs(state, now, o) / 1000),
+        loss: q.lossPercent,
+        rtt: q.rttMs,
+      };
+      const reason =
+        event === "damped"
+          ? `flapping: ${state.flaps} flaps, penalty ${Math.round(state.penalty)} > ${o.suppress}; held down for ${figures.reuseInSeconds} s unless it flaps again`
+          : `stable again: penalty ${Math.round(state.penalty)} < ${o.reuse}`;
+      this.healing.record(
+        { kind: event === "damped" ? "damp" : "undamp", link: key, reason, before: figures, after: null },
+        mode === "suggest",
+      );
+      ctx.log.info(`policy: ${key} ${event === "damped" ? "damped" : "reused"}`, { reason, suggested: mode === "suggest" });
+      ctx.notify(`healing: ${key} ${event}`);
+    }
+    const act = mode === "act";
+    return {
+      heldDown: (k) => {
+        const d = this.damping.get(k);
+        return act && d?.suppressed ? `damped: flapping (penalty ${Math.round(d.penalty)})` : null;
+      },
+      avoid: new Set(config.healing?.avoid ?? []),
+    };
+  }
+
+  private choose(s: RuleSlot, links: PolicyLink[], healing: SelectionHealing): SlotRoute {
     const state = this.states.get(s.rule.name) ?? newSelectionState();
     this.states.set(s.rule.name, state);
     const key = selectLink(
@@ -98,6 +172,7 @@ export class PolicyDriver implements Driver {
       (k) => this.options.quality.quality(k),
       s.rule.order === "link-quality" ? s.rule.linkQuality : null,
       this.now(),
+      healing,
     );
     return slotRoute(s.rule, links.find((l) => l.key === key) ?? null);
   }
@@ -113,9 +188,10 @@ export class PolicyDriver implements Driver {
   private async tick(): Promise<void> {
     const a = this.active;
     if (!a) return;
+    const healing = this.healingView(a.config, [...a.links.values()].flat(), a.ctx);
     for (const s of a.slots) {
       const before = this.states.get(s.rule.name)?.current ?? null;
-      const route = this.choose(s, a.links.get(s.rule.name)!);
+      const route = this.choose(s, a.links.get(s.rule.name)!, healing);
       const state = this.states.get(s.rule.name)!;
       if (state.current === before) continue;
       try {
@@ -140,6 +216,10 @@ export class PolicyDriver implements Driver {
   /** The link each rule's traffic uses now in the kernel (null = fallback), for status and the troubleshooting page. */
   selections(): { rule: string; link: string | null; reason: string }[] {
     return [...this.applied].map(([rule, link]) => ({ rule, link, reason: this.states.get(rule)?.reason ?? "" }));
+  }
+
+  healingReports() {
+    return this.healing.pending();
   }
 
   /** Stops the evaluation loop (agent shutdown); the kernel state stays as applied. */

@@ -11,6 +11,9 @@
  * - When the current link fails and no link has served its hold-down yet, the
  *   earliest eligible link is taken at once rather than falling back.
  * - No eligible link: the rule's fallback (null).
+ * - Healing (docs/healing.md): a link held down by flap damping is not
+ *   eligible; a link the server found degraded against its baseline
+ *   (`avoid`) is eligible only when no other link is.
  */
 import type { LinkQualityThresholds } from "@tern/protocol";
 import type { LinkQuality } from "../../probes/types.ts";
@@ -37,6 +40,14 @@ export function eligible(q: LinkQuality | null, thresholds: LinkQualityThreshold
   return { ok: true, why: `loss ${q.lossPercent}%, rtt ${q.rttMs} ms, jitter ${q.jitterMs} ms` };
 }
 
+/** What healing adds to the choice: links held down by flap damping (with why), links to avoid when possible. */
+export interface SelectionHealing {
+  heldDown(key: string): string | null;
+  avoid: ReadonlySet<string>;
+}
+
+export const NO_HEALING: SelectionHealing = { heldDown: () => null, avoid: new Set() };
+
 /** Updates `state` for the time `now` and returns the chosen link key (null = fallback). */
 export function selectLink(
   state: SelectionState,
@@ -44,13 +55,26 @@ export function selectLink(
   quality: (key: string) => LinkQuality | null,
   thresholds: LinkQualityThresholds | null,
   now: number,
+  healing: SelectionHealing = NO_HEALING,
 ): string | null {
   const holdMs = (thresholds?.holdDownSeconds ?? 0) * 1000;
   const why = new Map<string, string>();
+  const ok = new Map<string, boolean>();
   for (const l of links) {
     const e = eligible(quality(l.key), thresholds);
-    why.set(l.key, e.why);
-    if (!e.ok) state.eligibleSince.delete(l.key);
+    const held = e.ok ? healing.heldDown(l.key) : null;
+    ok.set(l.key, e.ok && held === null);
+    why.set(l.key, held ?? e.why);
+  }
+  const avoided = (k: string) => healing.avoid.has(k) && ok.get(k) === true;
+  if (links.some((l) => ok.get(l.key) && !healing.avoid.has(l.key)))
+    for (const l of links)
+      if (avoided(l.key)) {
+        ok.set(l.key, false);
+        why.set(l.key, "avoided: degraded against its baseline");
+      }
+  for (const l of links) {
+    if (!ok.get(l.key)) state.eligibleSince.delete(l.key);
     else if (!state.eligibleSince.has(l.key)) state.eligibleSince.set(l.key, now);
   }
   for (const k of state.eligibleSince.keys()) if (!links.some((l) => l.key === k)) state.eligibleSince.delete(k);

@@ -1,0 +1,3 @@
+export * from "./damping.ts";
+export * from "./healing-log.ts";
+export * from "./stuck-sa.ts";
