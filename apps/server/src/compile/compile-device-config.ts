@@ -4,7 +4,14 @@
  * device should run. Output is deterministic (sets are sorted), so its hash
  * only changes when the desired state does.
  */
-import { type ConfigMonitoring, configHash, DEFAULT_MONITORING, DeviceConfig, issuesToDetails } from "@tern/protocol";
+import {
+  type ConfigHealing,
+  type ConfigMonitoring,
+  configHash,
+  DEFAULT_MONITORING,
+  DeviceConfig,
+  issuesToDetails,
+} from "@tern/protocol";
 import { compileBgp } from "./bgp.ts";
 import { createContext } from "./context.ts";
 import { compileDhcp } from "./dhcp.ts";
@@ -36,6 +43,16 @@ export class CompileError extends Error {
 }
 
 /**
+ * The healing section, left out at its defaults (mode `act`, nothing to
+ * avoid): configs of organizations that never touched healing keep the hash
+ * they had before it existed, so no device is re-applied for it.
+ */
+function compileHealing(h: ConfigHealing | undefined): Pick<DeviceConfig, "healing"> {
+  if (!h || (h.mode === "act" && h.avoid.length === 0)) return {};
+  return { healing: { mode: h.mode, avoid: [...new Set(h.avoid)].sort() } };
+}
+
+/**
  * Compiles the desired config of `input.device`. Never throws for inconsistent
  * references (they become warnings and the part is left out); throws
  * `CompileError` only when the result would not pass the protocol schema.
@@ -57,6 +74,7 @@ export function compileDeviceConfig(input: CompileInput): CompileResult {
     policy: compilePolicy(ctx),
     monitoring,
     qos: { prioritizeManagement: input.prioritizeManagement ?? true },
+    ...compileHealing(input.healing),
   };
   // The agent parses `apply` with the same schema: refuse here, with the reason, rather than send what it would refuse.
   const parsed = DeviceConfig.safeParse(config);

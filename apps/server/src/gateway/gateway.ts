@@ -22,6 +22,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type RequestParams } from 
 import { type Duty, DutyRunner } from "./duties.ts";
 import type { GatewayEvents } from "./events.ts";
 import { LinkHandler } from "./link-handler.ts";
+import { HealingMonitor } from "./live-state/healing-monitor.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
 import { PublicAddressTracker } from "./live-state/public-address.ts";
 import { deleteExpiredSamples } from "./live-state/retention.ts";
@@ -129,6 +130,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       buffer: ingest,
       engine,
       publicAddresses,
+      healing: new HealingMonitor(deps),
       events,
       metrics: deps.metrics,
       reloadTunnels(conn) {

@@ -14,6 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { type ApplyResult, CLOSE_CODES, type DeviceConfig, type JobError, MAX_MESSAGE_BYTES } from "@tern/protocol";
 import { sql } from "kysely";
+import { SYSTEM_ACTOR } from "../auth/access.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import type { Db } from "../db/schema.ts";
 import type { AppDeps } from "../deps.ts";
@@ -24,6 +25,8 @@ import { loadTunnelSides, loadTunnelSidesMany } from "../gateway/tunnel-sides.ts
 import { systemCtx } from "../services/context.ts";
 import { lockDevices, queueConfigJobs } from "../services/desired-config.ts";
 import { openDesiredConfig } from "../services/desired-config-seal.ts";
+import { recordHealingAction } from "../services/healing/actions.ts";
+import { healingModeOf } from "../services/healing/settings.ts";
 import {
   countActive,
   type FinishedJob,
@@ -211,6 +214,35 @@ export class JobEngine {
     const drifted = dev.desired_hash !== null && conn.appliedHash !== dev.desired_hash;
     if (!drifted || dev.auto_sync_paused || conn.deviceApplying) return { kind: "idle", settled };
     if ((await countActive(trx, conn.deviceId)).running > 0) return { kind: "idle", settled };
+    // Healing (docs/healing.md): the organization may want drift only reported (`suggest`) or left alone (`off`).
+    const mode = await healingModeOf(trx, conn.device.orgId);
+    const drift = { reportedHash: conn.appliedHash ?? "none", desiredHash: dev.desired_hash!, attempt: dev.sync_attempts + 1 };
+    const driftOrg = { id: conn.device.orgId, accountId: conn.device.accountId, name: conn.device.orgName };
+    if (mode === "off") return { kind: "idle", settled };
+    if (mode === "suggest") {
+      const known = await trx
+        .selectFrom("healing_actions")
+        .select("id")
+        .where("device_id", "=", conn.deviceId)
+        .where("kind", "=", "reapply")
+        .where(
+          sql<boolean>`before ->> 'reportedHash' = ${drift.reportedHash} and before ->> 'desiredHash' = ${drift.desiredHash}`,
+        )
+        .executeTakeFirst();
+      if (!known)
+        await recordHealingAction(trx, driftOrg, SYSTEM_ACTOR, {
+          deviceId: conn.deviceId,
+          tunnelId: null,
+          kind: "reapply",
+          mode: "suggest",
+          source: "server",
+          link: "device",
+          reason: "the device reports a config hash other than its desired one: re-applying it would repair the drift",
+          before: drift,
+          after: null,
+        });
+      return { kind: "idle", settled };
+    }
     if (dev.sync_attempts >= this.options.autoSyncAttempts) {
       await trx.updateTable("devices").set({ auto_sync_paused: true }).where("id", "=", conn.deviceId).execute();
       return { kind: "paused", settled, desiredHash: dev.desired_hash!, attempts: dev.sync_attempts };
@@ -231,6 +263,17 @@ export class JobEngine {
       },
     );
     await trx.updateTable("devices").set({ sync_attempts: sql`sync_attempts + 1` }).where("id", "=", conn.deviceId).execute();
+    await recordHealingAction(trx, driftOrg, SYSTEM_ACTOR, {
+      deviceId: conn.deviceId,
+      tunnelId: null,
+      kind: "reapply",
+      mode: "act",
+      source: "server",
+      link: "device",
+      reason: `the device reports a config hash other than its desired one: automatic re-sync ${drift.attempt}/${this.options.autoSyncAttempts} queued`,
+      before: drift,
+      after: null,
+    });
     this.deps.metrics.autoSyncs.inc({ outcome: "queued" });
     conn.logger.info({ applied: conn.appliedHash, desired: dev.desired_hash }, "device drifted: automatic re-sync queued");
     return { kind: "again", settled };

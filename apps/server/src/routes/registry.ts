@@ -38,6 +38,7 @@ import * as devicesList from "./devices/list.ts";
 import * as devicesTunnels from "./devices/tunnels.ts";
 import * as devicesUpdate from "./devices/update.ts";
 import * as eventsStream from "./events/stream.ts";
+import * as healingActionsList from "./healing/list-actions.ts";
 import * as invitationsAccept from "./invitations/accept.ts";
 import * as invitationsCreate from "./invitations/create.ts";
 import * as invitationsDelete from "./invitations/delete.ts";
@@ -79,6 +80,8 @@ import * as notificationsConfWebhookUpdate from "./notificationsConf/webhook-upd
 import * as organizationsCreate from "./organizations/create.ts";
 import * as organizationsDelete from "./organizations/delete.ts";
 import * as organizationsGet from "./organizations/get.ts";
+import * as organizationsHealingGet from "./organizations/healing-get.ts";
+import * as organizationsHealingUpdate from "./organizations/healing-update.ts";
 import * as organizationsList from "./organizations/list.ts";
 import * as organizationsSecurityGet from "./organizations/security-get.ts";
 import * as organizationsSecurityUpdate from "./organizations/security-update.ts";
@@ -179,6 +182,8 @@ export const ROUTES: readonly RouteModule[] = [
   organizationsDelete,
   organizationsSecurityGet,
   organizationsSecurityUpdate,
+  organizationsHealingGet,
+  organizationsHealingUpdate,
   membersList,
   membersUpdate,
   membersDelete,
@@ -192,6 +197,7 @@ export const ROUTES: readonly RouteModule[] = [
   accessTokensCreate,
   accessTokensDelete,
   auditList,
+  healingActionsList,
   // Tunnels: the static /tunnels/notifications before /tunnels/{id}.
   tunnelsList,
   tunnelsCreate,

@@ -83,7 +83,7 @@ export async function loadCompileInputs(
   if (deviceIds.length === 0) return result;
   const org = await db
     .selectFrom("organizations")
-    .select(["id", "tunnel_range"])
+    .select(["id", "tunnel_range", "healing_mode"])
     .where("id", "=", orgId)
     .executeTakeFirstOrThrow();
   const devices = await db
@@ -142,6 +142,16 @@ export async function loadCompileInputs(
       : [],
   );
   const pathLabels = await db.selectFrom("path_labels").select("id").where("organization_id", "=", orgId).execute();
+  // Links the healing monitor steers traffic off (degraded against their baseline), per device.
+  const avoidOf = new Map<string, string[]>();
+  if (org.healing_mode === "act")
+    for (const r of await db
+      .selectFrom("healing_baselines")
+      .select(["device_id", "link"])
+      .where("device_id", "=", anyUuid(ids))
+      .where("rerouting", "=", true)
+      .execute())
+      avoidOf.set(r.device_id, [...(avoidOf.get(r.device_id) ?? []), r.link]);
 
   // Maps by device id, so a fan-out to thousands of devices stays linear (no list scan per tunnel or per device).
   const compiled = new Set(ids);
@@ -174,6 +184,7 @@ export async function loadCompileInputs(
       vrrpGroups: groupsOf.get(d.id) ?? [],
       multiLinkPolicy: d.mlpolicy_id ? (policies.get(d.mlpolicy_id) ?? null) : null,
       pathLabels,
+      healing: { mode: org.healing_mode, avoid: avoidOf.get(d.id) ?? [] },
     });
   }
   return result;

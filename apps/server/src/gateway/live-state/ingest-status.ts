@@ -12,6 +12,7 @@ import type { JobEngine } from "../../jobs/job-engine.ts";
 import type { ServerMetrics } from "../../metrics/server-metrics.ts";
 import type { DeviceConnection } from "../connection.ts";
 import type { GatewayEvents } from "../events.ts";
+import type { HealingMonitor } from "./healing-monitor.ts";
 import type { IngestBuffer, SampleRow } from "./ingest-buffer.ts";
 import type { PublicAddressTracker } from "./public-address.ts";
 import { observeVrrp } from "./vrrp-states.ts";
@@ -23,6 +24,8 @@ export interface StatusIngestDeps {
   publicAddresses: PublicAddressTracker;
   events: GatewayEvents;
   metrics: ServerMetrics;
+  /** Baselines, anomalies and the agent's healing reports (docs/healing.md); absent in tests that do not need it. */
+  healing?: HealingMonitor;
   /** Reloads the device's tunnel ids (a tunnel created since the link opened). */
   reloadTunnels(conn: DeviceConnection): void;
 }
@@ -90,5 +93,6 @@ export function ingestStatus(conn: DeviceConnection, status: Status, deps: Statu
     });
   }
   deps.publicAddresses.observe(conn, status.interfaces);
+  deps.healing?.observe(conn, status, tunnels, receivedAt);
   observeVrrp(conn, status.vrrp, deps.db, deps.events);
 }

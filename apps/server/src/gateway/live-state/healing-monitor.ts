@@ -1,0 +1,277 @@
+/**
+ * Healing on the server side (docs/healing.md), fed by every `status`:
+ * - records what the agent healed by itself (`status.healing`: stuck SAs,
+ *   damped links), once per report, with its audit entry;
+ * - learns the baseline of each tunnel and WAN link the device reports (the
+ *   same figures the server stores as samples) and, when a link stays
+ *   anomalous against it, steers the device's traffic off it: in mode `act`
+ *   the link goes into the device config's `healing.avoid` (the policy driver
+ *   then prefers any other eligible link), in `suggest` the action is only
+ *   recorded. When the link is back to normal the detour ends and the
+ *   action gets its "after" figures.
+ * A device's link lives on one instance, so its baselines have one writer:
+ * they are kept in memory and written every PERSIST_MS (and at each event)
+ * to `healing_baselines`, from which a new link starts.
+ */
+import type { HealingMode, Status, TunnelReport } from "@tern/protocol";
+import { sql } from "kysely";
+import type { Actor, OrgRef } from "../../auth/access.ts";
+import { SYSTEM_ACTOR } from "../../auth/access.ts";
+import { toJson } from "../../db/json.ts";
+import type { AppDeps } from "../../deps.ts";
+import { systemCtx } from "../../services/context.ts";
+import { queueConfigJobs } from "../../services/desired-config.ts";
+import { completeHealingAction, recordHealingAction } from "../../services/healing/actions.ts";
+import { type LinkHealth, newLinkHealth, parseLinkHealth, stepLinkHealth } from "../../services/healing/link-health.ts";
+import { healingModeOf } from "../../services/healing/settings.ts";
+import type { DeviceConnection } from "../connection.ts";
+
+const PERSIST_MS = 60_000;
+const MODE_CACHE_MS = 30_000;
+/** Agent clocks may be off: an action's time is the agent's only when within this of the server's. */
+const CLOCK_TRUST_MS = 300_000;
+
+type TrackedLink = LinkHealth & { openActionId: string | null; tunnelId: string | null };
+
+interface DeviceHealing {
+  loaded: boolean;
+  links: Map<string, TrackedLink>;
+  dirty: Set<string>;
+  persistedAt: number;
+  /** Agent reports already recorded (`<id>` and `<id>+after`). */
+  seen: Set<string>;
+  /** The applied hash of the last status: a new one may complete a `reapply` action. */
+  appliedHash: string | null | undefined;
+  mode: { value: HealingMode; at: number } | null;
+}
+
+export class HealingMonitor {
+  private readonly devices = new WeakMap<DeviceConnection, DeviceHealing>();
+
+  constructor(private readonly deps: AppDeps) {}
+
+  private stateOf(conn: DeviceConnection): DeviceHealing {
+    let s = this.devices.get(conn);
+    if (!s) {
+      s = {
+        loaded: false,
+        links: new Map(),
+        dirty: new Set(),
+        persistedAt: Date.now(),
+        seen: new Set(),
+        mode: null,
+        appliedHash: undefined,
+      };
+      this.devices.set(conn, s);
+      const state = s;
+      void conn.serial("healing baselines", () => this.load(conn, state));
+    }
+    return s;
+  }
+
+  private org(conn: DeviceConnection): OrgRef {
+    return { id: conn.device.orgId, accountId: conn.device.accountId, name: conn.device.orgName };
+  }
+
+  private deviceActor(conn: DeviceConnection): Actor {
+    return { kind: "device", label: `device:${conn.deviceId}`, userId: null, tokenId: null };
+  }
+
+  /** One status (after its tunnels were narrowed to the device's own). */
+  observe(conn: DeviceConnection, status: Status, tunnels: (TunnelReport & { side: "a" | "b" })[], receivedAt: Date): void {
+    const s = this.stateOf(conn);
+    this.recordAgentReports(conn, s, status, receivedAt);
+    if (status.appliedHash !== s.appliedHash) {
+      s.appliedHash = status.appliedHash;
+      const hash = status.appliedHash;
+      if (hash) void conn.serial("healing reapply", () => this.completeReapply(conn, hash));
+    }
+    if (!s.loaded) return;
+    const figures: {
+      key: string;
+      tunnelId: string | null;
+      up: boolean;
+      samples: number;
+      f: { rtt: number; loss: number; jitter: number };
+    }[] = [
+      ...tunnels.map((t) => ({ key: `tunnel:${t.id}`, tunnelId: t.id, up: t.up, samples: t.samples, f: t })),
+      ...(status.links ?? []).map((l) => ({ key: `wan:${l.name}`, tunnelId: null, up: l.up, samples: l.samples, f: l })),
+    ];
+    for (const x of figures) {
+      // A link that is down is the probes' and the policy's business; a baseline learns quality only.
+      if (!x.up || x.samples === 0) continue;
+      const before = s.links.get(x.key) ?? { ...newLinkHealth(), openActionId: null, tunnelId: x.tunnelId };
+      const { health, event } = stepLinkHealth(before, { rtt: x.f.rtt, loss: x.f.loss, jitter: x.f.jitter }, receivedAt);
+      const next: TrackedLink = { ...health, openActionId: before.openActionId, tunnelId: x.tunnelId };
+      s.links.set(x.key, next);
+      s.dirty.add(x.key);
+      if (event) {
+        const key = x.key;
+        void conn.serial("healing decision", () => this.decide(conn, s, key, next, event.kind, event.evidence));
+      }
+    }
+    if (Date.now() - s.persistedAt > PERSIST_MS && s.dirty.size > 0) {
+      s.persistedAt = Date.now();
+      void conn.serial("healing baselines", () => this.persist(conn, s));
+    }
+  }
+
+  private recordAgentReports(conn: DeviceConnection, s: DeviceHealing, status: Status, receivedAt: Date): void {
+    for (const r of status.healing ?? []) {
+      const key = r.after ? `${r.id}+after` : r.id;
+      if (s.seen.has(key)) continue;
+      s.seen.add(key);
+      if (s.seen.size > 1000) s.seen.delete(s.seen.values().next().value!);
+      const tunnelId = r.link.startsWith("tunnel:") ? r.link.slice(7) : null;
+      const at = new Date(r.at);
+      const trusted = Math.abs(at.getTime() - receivedAt.getTime()) < CLOCK_TRUST_MS;
+      void conn.serial("healing report", async () => {
+        await recordHealingAction(this.deps.db, this.org(conn), this.deviceActor(conn), {
+          deviceId: conn.deviceId,
+          // Only the device's own tunnels are named; anything else stays in `link`.
+          tunnelId: tunnelId && conn.tunnelSides.has(tunnelId) ? tunnelId : null,
+          kind: r.kind,
+          mode: r.suggested ? "suggest" : "act",
+          source: "agent",
+          link: r.link,
+          reason: r.reason,
+          before: r.before,
+          after: r.after,
+          agentRef: r.id,
+          at: trusted ? at : receivedAt,
+        });
+      });
+    }
+  }
+
+  /** A re-apply whose desired hash the device now reports applied gets its "after" figures. */
+  private async completeReapply(conn: DeviceConnection, hash: string): Promise<void> {
+    const open = await this.deps.db
+      .selectFrom("healing_actions")
+      .select("id")
+      .where("device_id", "=", conn.deviceId)
+      .where("kind", "=", "reapply")
+      .where("mode", "=", "act")
+      .where("after", "is", null)
+      .where(sql<boolean>`before ->> 'desiredHash' = ${hash}`)
+      .execute();
+    for (const a of open)
+      await completeHealingAction(this.deps.db, this.org(conn), SYSTEM_ACTOR, a.id, { reportedHash: hash, inSync: true });
+  }
+
+  private async mode(conn: DeviceConnection, s: DeviceHealing): Promise<HealingMode> {
+    if (s.mode && Date.now() - s.mode.at < MODE_CACHE_MS) return s.mode.value;
+    const value = await healingModeOf(this.deps.db, conn.device.orgId);
+    s.mode = { value, at: Date.now() };
+    return value;
+  }
+
+  /** A link became degraded or recovered: record (and in mode `act` apply) the detour. */
+  private async decide(
+    conn: DeviceConnection,
+    s: DeviceHealing,
+    key: string,
+    link: TrackedLink,
+    kind: "degraded" | "recovered",
+    evidence: Record<string, number>,
+  ): Promise<void> {
+    const mode = await this.mode(conn, s);
+    const org = this.org(conn);
+    if (kind === "degraded") {
+      if (mode === "off") return;
+      const metrics = Object.keys(evidence)
+        .filter((k) => !k.endsWith("Baseline") && !k.endsWith("Sd"))
+        .map((m) => `${m} ${evidence[m]} (baseline ${evidence[`${m}Baseline`]} ± ${evidence[`${m}Sd`]})`)
+        .join(", ");
+      const { id } = await this.deps.db.transaction().execute(async (trx) => {
+        const recorded = await recordHealingAction(trx, org, SYSTEM_ACTOR, {
+          deviceId: conn.deviceId,
+          tunnelId: link.tunnelId,
+          kind: "reroute",
+          mode: mode === "act" ? "act" : "suggest",
+          source: "server",
+          link: key,
+          reason: `${key} anomalous against its learned baseline for 3 reports in a row: ${metrics}; traffic preferred on other links`,
+          before: evidence,
+          after: null,
+        });
+        if (mode === "act") await this.setRerouting(trx, conn, key, link, true);
+        return recorded;
+      });
+      link.openActionId = id;
+      s.dirty.add(key);
+      conn.logger.info({ link: key, mode, evidence }, "healing: link degraded against its baseline");
+      return;
+    }
+    const open = link.openActionId;
+    link.openActionId = null;
+    await this.deps.db.transaction().execute(async (trx) => {
+      if (open) await completeHealingAction(trx, org, SYSTEM_ACTOR, open, evidence);
+      await this.setRerouting(trx, conn, key, link, false);
+    });
+    conn.logger.info({ link: key, evidence }, "healing: link back to its baseline");
+  }
+
+  /** Stores the link's state with its rerouting flag and recompiles the device (its `healing.avoid` changes). */
+  private async setRerouting(
+    trx: AppDeps["db"],
+    conn: DeviceConnection,
+    key: string,
+    link: TrackedLink,
+    rerouting: boolean,
+  ): Promise<void> {
+    await trx
+      .insertInto("healing_baselines")
+      .values({ device_id: conn.deviceId, link: key, organization_id: conn.device.orgId, state: toJson(link), rerouting })
+      .onConflict((oc) =>
+        oc.columns(["device_id", "link"]).doUpdateSet({ state: toJson(link), rerouting, updated_at: new Date() }),
+      )
+      .execute();
+    await queueConfigJobs(
+      { ...systemCtx(this.deps, this.org(conn)), db: trx },
+      {
+        deviceIds: [conn.deviceId],
+        type: "modify",
+        tasks: [{ kind: "healing", summary: `${rerouting ? "avoid" : "use again"} ${key} (learned baseline)` }],
+      },
+    );
+  }
+
+  private async load(conn: DeviceConnection, s: DeviceHealing): Promise<void> {
+    try {
+      const rows = await this.deps.db
+        .selectFrom("healing_baselines")
+        .select(["link", "state", "rerouting"])
+        .where("device_id", "=", conn.deviceId)
+        .execute();
+      for (const r of rows) {
+        const stored = (r.state ?? {}) as Partial<TrackedLink>;
+        s.links.set(r.link, {
+          ...parseLinkHealth(r.state, r.rerouting),
+          openActionId: typeof stored.openActionId === "string" ? stored.openActionId : null,
+          tunnelId: typeof stored.tunnelId === "string" ? stored.tunnelId : null,
+        });
+      }
+    } finally {
+      s.loaded = true;
+    }
+  }
+
+  /** Writes the baselines that changed since the last write (rerouting flags are written by decisions only). */
+  async persist(conn: DeviceConnection, s: DeviceHealing = this.stateOf(conn)): Promise<void> {
+    const keys = [...s.dirty];
+    s.dirty.clear();
+    if (keys.length === 0) return;
+    const rows = keys.flatMap((k) => {
+      const l = s.links.get(k);
+      return l ? [{ device_id: conn.deviceId, link: k, organization_id: conn.device.orgId, state: toJson(l) }] : [];
+    });
+    await this.deps.db
+      .insertInto("healing_baselines")
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(["device_id", "link"]).doUpdateSet((eb) => ({ state: eb.ref("excluded.state"), updated_at: new Date() })),
+      )
+      .execute();
+  }
+}
