@@ -31,6 +31,7 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
   "/api/organizations/{id}": async (t) => ({ params: { id: t.admin.orgId }, bodies: { put: { description: "x" } } }),
   // Turning the requirement off needs no 2FA of the caller, so the owner's request succeeds.
   "/api/organizations/{id}/security": async (t) => ({ params: { id: t.admin.orgId }, bodies: { put: { requireMfa: false } } }),
+  "/api/organizations/{id}/healing": async (t) => ({ params: { id: t.admin.orgId }, bodies: { put: { mode: "act" } } }),
   "/api/sso/providers/{id}": async (t) => {
     const res = await t.api<{ id: string }>("POST", "/api/sso/providers", {
       token: t.admin.token,
