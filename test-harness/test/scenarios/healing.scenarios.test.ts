@@ -3,8 +3,8 @@
  * real routing:
  * - H1 (two-sites): the CHILD_SA of the site-a ↔ site-b tunnel is terminated
  *   on site-a's charon (`swanctl --terminate --child`). site-a initiates the
- *   tunnel; charon does not bring back a CHILD_SA it closed itself, and the
- *   responder (close_action none) does not either, so only the agent can:
+ *   tunnel; its close_action reacts only to the peer closing, and the
+ *   responder's is none, so by strongSwan's rules only the agent brings it back:
  *   its stuck-SA check sees the tunnel's probes silent for 3 s with the IKE SA
  *   up and no CHILD_SA, and initiates it. LAN-to-LAN pings 20 a second
  *   measure the outage (the longest gap between answers); it must be under
