@@ -106,6 +106,33 @@ describe.runIf(enabled)("healing: a terminated CHILD_SA is brought back by the a
     expect(action.before).toMatchObject({ ike: "ESTABLISHED", child: "none" });
     expect(Number(action.after?.restoredAfterMs)).toBeLessThan(RESTORE_LIMIT_MS);
   });
+
+  it("H1b. with healing off the terminated CHILD_SA stays down (charon does not bring it back); switched to act, the agent does", async () => {
+    const path = `/api/organizations/${(await s.device("site-a")).org}/healing`;
+    const setMode = async (mode: string) => {
+      const r = await s.api.call("PUT", path, JobsQueued.partial(), { body: { mode } });
+      await jobsComplete(s.api, r.data.jobIds ?? []);
+    };
+    await setMode("off");
+    try {
+      await waitForPing(s, "lan-b-h1", "192.168.10.10", 30_000);
+      const child = /^ {2}(\S+): #\d+,.*INSTALLED/m.exec(await ikeSas(s, "site-a"))?.[1];
+      if (!child) throw new Error("no installed CHILD_SA on site-a");
+      const term = await s.sh("site-a", ["swanctl", "--terminate", "--child", child, "--uri", viciUri(s, "site-a")]);
+      expect(term.exitCode, term.stderr).toBe(0);
+      await new Promise((r) => setTimeout(r, 12_000));
+      expect(await ikeSas(s, "site-a")).not.toMatch(/INSTALLED/);
+      expect((await s.sh("lan-b-h1", ["ping", "-n", "-c", "2", "-W", "1", "192.168.10.10"])).exitCode).not.toBe(0);
+      console.log("H1b: healing off: no CHILD_SA 12 s after the terminate");
+    } finally {
+      await setMode("act");
+    }
+    const t0 = performance.now();
+    await waitForPing(s, "lan-b-h1", "192.168.10.10", RESTORE_LIMIT_MS);
+    console.log(
+      `H1b: healing act again: traffic back ${((performance.now() - t0) / 1000).toFixed(1)} s after the mode's job completed`,
+    );
+  });
 });
 
 describe.runIf(enabled)("healing: a flapping WAN is damped, traffic stays on the stable one (H2)", () => {
