@@ -39,6 +39,8 @@ async function rootIsOurs(runner: Runner, dev: string): Promise<boolean> {
   return qdiscs.some((q) => q.root && q.kind === "htb" && q.handle === "1:");
 }
 
+const isRootQdisc = (argv: string[]) => argv[1] === "qdisc" && argv.includes("root");
+
 export class QosDriver implements Driver {
   readonly name = "qos" as const;
 
@@ -63,8 +65,11 @@ export class QosDriver implements Driver {
     const next: Owned = {};
     for (const [dev, cmds] of tc) {
       const h = hash(cmds);
-      if (owned[dev] !== h || !(await rootIsOurs(ctx.runner, dev))) {
-        for (const argv of cmds) await ctx.runner.run(argv);
+      const ours = await rootIsOurs(ctx.runner, dev);
+      if (owned[dev] !== h || !ours) {
+        // HTB cannot `change` its root (the kernel answers "Change operation not supported"): with our
+        // root in place (a new line rate) only the classes and their queues are replaced.
+        for (const argv of cmds) if (!(ours && isRootQdisc(argv))) await ctx.runner.run(argv);
         changed = true;
       }
       next[dev] = h;

@@ -62,13 +62,16 @@ describe("qos driver config sequence (fake runner)", () => {
     runner.clear();
     expect(await driver.apply(shaped, ctx)).toEqual({ changed: true });
     expect(runner.mutating().every((c) => c.includes("dev wan1"))).toBe(true);
-    expect(runner.mutating()).toHaveLength(6);
+    // A new line rate: the classes change, the HTB root stays (HTB cannot change its root in place).
+    expect(runner.mutating()).toHaveLength(5);
+    expect(runner.mutating().some((c) => c.includes(" root "))).toBe(false);
 
     runner.clear();
     tc.roots.delete("wan0"); // someone replaced our root qdisc
     expect(await driver.apply(a, ctx)).toEqual({ changed: true });
     expect(runner.mutating().filter((c) => c.includes("dev wan0"))).toHaveLength(6);
-    expect(runner.mutating().filter((c) => c.includes("dev wan1"))).toHaveLength(6);
+    // wan1 goes back to its unshaped rate: classes only, its root stayed.
+    expect(runner.mutating().filter((c) => c.includes("dev wan1"))).toHaveLength(5);
 
     runner.clear();
     const off = variant(a, (c) => (c.qos.prioritizeManagement = false));
