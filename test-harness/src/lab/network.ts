@@ -86,6 +86,7 @@ export async function buildNetwork(
     for (const a of plan.addresses.filter((x) => x.node === node.name && configured))
       lines.push(`address replace ${a.cidr} dev ${a.ifname}`);
     for (const ifname of ifnames) lines.push(`link set dev ${ifname} up`);
+    if (!configured) lines.push(...controlBootstrap(plan, node.name));
     for (const r of plan.routes.filter((x) => x.node === node.name && configured)) {
       lines.push(`route replace ${r.dst} via ${r.via} dev ${r.dev}${r.metric ? ` metric ${r.metric}` : ""}`);
     }
@@ -100,6 +101,23 @@ export async function buildNetwork(
     commands += lines.length + 1;
   });
   return { links: plan.links.length, commands };
+}
+
+/**
+ * A managed edge whose control link crosses a cloud must reach the management
+ * node before Tern configures it (to register and fetch its config), as a
+ * router reaches its server over the address its ISP gives it: its address on
+ * that cloud and a host route to the management node. The agent later puts
+ * the same address (and its default routes) there itself.
+ */
+function controlBootstrap(plan: LabPlan, node: string): string[] {
+  if (plan.control.via !== "cloud") return [];
+  const { cloud, address } = plan.control;
+  const att = plan.attachments.find((a) => a.node === node && a.cloud === cloud);
+  if (!att) return [];
+  const own = plan.addresses.find((a) => a.node === node && a.ifname === att.nodeIf);
+  if (!own) return [];
+  return [`address replace ${own.cidr} dev ${att.nodeIf}`, `route replace ${address}/32 via ${att.gateway} dev ${att.nodeIf}`];
 }
 
 /**

@@ -59,6 +59,10 @@ describe("links driver: config sequences on a fake system", () => {
         "sysctl -w net.ipv4.ip_forward=1",
         "ip route add default via 10.100.1.1 dev wan0 metric 0 proto 57",
         "ip route add 172.16.0.0/16 via 10.100.1.1 dev wan0 metric 10 proto 57",
+        // wan0's own address leaves through wan0 (source routing, ./source-routing.ts).
+        "ip -4 rule add priority 29000 from 10.100.1.2 lookup main suppress_prefixlength 0",
+        "ip -4 rule add priority 29001 from 10.100.1.2 lookup 29000",
+        "ip -4 route replace default via 10.100.1.1 dev wan0 table 29000 proto 57",
       ],
     });
     // Same config again: nothing mutating at all.
@@ -76,6 +80,11 @@ describe("links driver: config sequences on a fake system", () => {
         "ip route add default via 10.100.1.254 dev wan0 metric 5 proto 57",
         "ip route add 172.16.0.0/16 via 10.100.1.254 dev wan0 metric 10 proto 57",
         "ip route add 10.200.0.0/16 via 192.168.60.254 metric 0 proto 57",
+        "ip -4 rule del priority 29000",
+        "ip -4 rule del priority 29001",
+        "ip -4 rule add priority 29000 from 10.100.1.3 lookup main suppress_prefixlength 0",
+        "ip -4 rule add priority 29001 from 10.100.1.3 lookup 29000",
+        "ip -4 route replace default via 10.100.1.254 dev wan0 table 29000 proto 57",
       ],
     });
     expect(await apply(B)).toEqual({ changed: false, commands: [] });
@@ -88,6 +97,11 @@ describe("links driver: config sequences on a fake system", () => {
       "ip addr add 192.168.50.1/24 dev lan0",
       "ip route add default via 10.100.1.1 dev wan0 metric 0 proto 57",
       "ip route add 172.16.0.0/16 via 10.100.1.1 dev wan0 metric 10 proto 57",
+      "ip -4 rule del priority 29000",
+      "ip -4 rule del priority 29001",
+      "ip -4 rule add priority 29000 from 10.100.1.2 lookup main suppress_prefixlength 0",
+      "ip -4 rule add priority 29001 from 10.100.1.2 lookup 29000",
+      "ip -4 route replace default via 10.100.1.1 dev wan0 table 29000 proto 57",
     ]);
 
     expect(await apply(EMPTY)).toEqual({
@@ -100,6 +114,8 @@ describe("links driver: config sequences on a fake system", () => {
         // Nothing to route any more: forwarding goes back to what it was.
         "sysctl -w net.ipv4.ip_forward=0",
         // No route del: the kernel dropped the routes with their gateway's subnet.
+        "ip -4 rule del priority 29000",
+        "ip -4 rule del priority 29001",
       ],
     });
     expect(await apply(EMPTY)).toEqual({ changed: false, commands: [] });
@@ -119,6 +135,10 @@ describe("links driver: config sequences on a fake system", () => {
     expect((await apply(noRoutes)).commands).toEqual([
       "ip route del default via 10.100.1.1 dev wan0 metric 0 proto 57",
       "ip route del 172.16.0.0/16 via 10.100.1.1 dev wan0 metric 10 proto 57",
+      // No gateway, no source routing for wan0.
+      "ip -4 rule del priority 29000",
+      "ip -4 rule del priority 29001",
+      "ip -4 route flush table 29000",
     ]);
   });
 
@@ -173,12 +193,20 @@ describe("links driver: config sequences on a fake system", () => {
     expect((await apply(dhcpWan)).commands).toEqual([
       "ip addr add 100.64.3.7/24 dev wan0",
       "ip route add default via 100.64.3.1 dev wan0 metric 20 proto 57",
+      "ip -4 rule add priority 29000 from 100.64.3.7 lookup main suppress_prefixlength 0",
+      "ip -4 rule add priority 29001 from 100.64.3.7 lookup 29000",
+      "ip -4 route replace default via 100.64.3.1 dev wan0 table 29000 proto 57",
     ]);
     await writeFile(lease, "reason=BOUND\nip=100.64.4.8\nmask=255.255.255.0\nrouters=100.64.4.1\nlease=600\n");
     expect((await apply(dhcpWan)).commands).toEqual([
       "ip addr del 100.64.3.7/24 dev wan0",
       "ip addr add 100.64.4.8/24 dev wan0",
       "ip route add default via 100.64.4.1 dev wan0 metric 20 proto 57",
+      "ip -4 rule del priority 29000",
+      "ip -4 rule del priority 29001",
+      "ip -4 rule add priority 29000 from 100.64.4.8 lookup main suppress_prefixlength 0",
+      "ip -4 rule add priority 29001 from 100.64.4.8 lookup 29000",
+      "ip -4 route replace default via 100.64.4.1 dev wan0 table 29000 proto 57",
     ]);
 
     // A dead dhclient is restarted.
@@ -188,6 +216,8 @@ describe("links driver: config sequences on a fake system", () => {
     expect((await apply(EMPTY)).commands).toEqual([
       expect.stringMatching(/^dhclient -4 -x .* wan0$/),
       "ip addr del 100.64.4.8/24 dev wan0",
+      "ip -4 rule del priority 29000",
+      "ip -4 rule del priority 29001",
     ]);
     await expect(readFile(lease, "utf8")).rejects.toThrow(/ENOENT/);
     expect(await apply(EMPTY)).toEqual({ changed: false, commands: [] });

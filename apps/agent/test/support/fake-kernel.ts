@@ -44,6 +44,10 @@ export interface FakeRule {
   priority: number;
   fwmark?: string;
   fwmask?: string;
+  /** `from ADDR` (source routing); absent = from all. */
+  src?: string;
+  /** `suppress_prefixlength N`. */
+  suppress?: number;
   table: string;
 }
 
@@ -60,9 +64,23 @@ function options(args: string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (let i = 0; i < args.length - 1; i++)
     if (
-      ["via", "dev", "src", "metric", "proto", "table", "label", "priority", "fwmark", "lookup", "type", "if_id", "mtu"].includes(
-        args[i]!,
-      )
+      [
+        "via",
+        "dev",
+        "src",
+        "metric",
+        "proto",
+        "table",
+        "label",
+        "priority",
+        "fwmark",
+        "lookup",
+        "type",
+        "if_id",
+        "mtu",
+        "from",
+        "suppress_prefixlength",
+      ].includes(args[i]!)
     )
       out.set(args[i]!, args[++i]!);
   return out;
@@ -297,6 +315,18 @@ export class FakeKernel {
     const opt = options(rest);
     const table = opt.get("table") ?? "main";
     if (verb === "show" || verb === "list") {
+      if (table === "all" && json) {
+        // Every table; non-main routes name theirs, as ip -j does.
+        const all = this.routes.filter((r) => !opt.has("proto") || r.proto === opt.get("proto"));
+        return {
+          stdout: JSON.stringify(
+            all.map((r) => ({
+              ...(this.routeJson(r, opt.has("proto")) as object),
+              ...(r.table !== "main" ? { table: r.table } : {}),
+            })),
+          ),
+        };
+      }
       if (table === "all") return { stdout: this.links.length ? this.routeLines().join("\n") : "" };
       let routes = this.routes.filter((r) => r.table === table);
       if (opt.has("proto")) routes = routes.filter((r) => r.proto === opt.get("proto"));
@@ -360,7 +390,16 @@ export class FakeKernel {
     const opt = options(rest);
     if (verb === "show" || verb === "list") {
       const sorted = [...this.rules].sort((a, b) => a.priority - b.priority);
-      if (json) return { stdout: JSON.stringify(sorted.map((r) => ({ src: "all", ...r }))) };
+      if (json)
+        return {
+          stdout: JSON.stringify(
+            sorted.map(({ suppress, ...r }) => ({
+              src: "all",
+              ...r,
+              ...(suppress !== undefined ? { suppress_prefixlen: suppress } : {}),
+            })),
+          ),
+        };
       return { stdout: sorted.map((r) => `${r.priority}:\tfrom all lookup ${r.table}\n`).join("") };
     }
     const priority = Number(opt.get("priority"));
@@ -369,6 +408,8 @@ export class FakeKernel {
       this.rules.push({
         priority,
         ...(fwmark ? { fwmark, fwmask: fwmask ?? "0xffffffff" } : {}),
+        ...(opt.has("from") ? { src: opt.get("from") } : {}),
+        ...(opt.has("suppress_prefixlength") ? { suppress: Number(opt.get("suppress_prefixlength")) } : {}),
         table: opt.get("lookup") ?? "main",
       });
       return {};

@@ -10,7 +10,12 @@ export class FakeTc {
       return { stdout: JSON.stringify(root ? [{ ...root, root: true }] : [{ kind: "noqueue", handle: "0:", root: true }]) };
     });
     runner.on(["tc", "qdisc", "replace", "dev"], (argv) => {
-      if (argv[5] === "root") this.roots.set(argv[4]!, { kind: argv[8]!, handle: argv[7]! });
+      if (argv[5] !== "root") return {};
+      const was = this.roots.get(argv[4]!);
+      // As the kernel: an HTB root cannot be changed in place, only replaced by another kind or handle.
+      if (was?.kind === "htb" && argv[8] === "htb" && was.handle === argv[7])
+        return { exitCode: 2, stderr: "Error: Change operation not supported by specified qdisc." };
+      this.roots.set(argv[4]!, { kind: argv[8]!, handle: argv[7]! });
       return {};
     });
     runner.on(["tc", "class", "replace"], () => ({}));

@@ -41,6 +41,22 @@ function radioSections(iface: DeviceInterface): Pick<ConfigInterface, "lte" | "w
   return {};
 }
 
+/** The API's placeholder line rate of an interface nobody measured (protocol's DeviceInterface default). */
+const PLACEHOLDER_MBPS = { tx: 100, rx: 100 };
+
+/**
+ * A WAN's line rate when an admin entered one: the agent's management QoS
+ * shapes the WAN to 95 % of `tx`, so the queue forms on the router and the
+ * control link and probes go first (the spec's limits 1 and 2). The 100/100
+ * every interface carries by default is a placeholder, not a measured line:
+ * shaping a faster line to it would cap it, so it is left out (priority only).
+ */
+function lineRate(iface: DeviceInterface): Pick<ConfigInterface, "bandwidthMbps"> {
+  const b = iface.bandwidthMbps;
+  if (iface.type !== "WAN" || (b.tx === PLACEHOLDER_MBPS.tx && b.rx === PLACEHOLDER_MBPS.rx)) return {};
+  return { bandwidthMbps: { tx: b.tx, rx: b.rx } };
+}
+
 export function compileInterfaces(ctx: CompileContext): ConfigInterface[] {
   const out: ConfigInterface[] = [];
   ctx.input.device.interfaces.forEach((iface, index) => {
@@ -66,6 +82,7 @@ export function compileInterfaces(ctx: CompileContext): ConfigInterface[] {
       metric: iface.metric,
       mtu: iface.mtu,
       pathLabels: sortedUnique(labels, compareText),
+      ...lineRate(iface),
       ...radioSections(iface),
     });
   });

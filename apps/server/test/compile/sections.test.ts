@@ -268,6 +268,22 @@ describe("compile rules", () => {
     expect(config.monitoring).toEqual({ probeIntervalMs: 200, windowSize: 300, downAfterMs: 15000, statusIntervalMs: 10000 });
   });
 
+  it("carries a WAN's entered line rate (for management QoS), not the 100/100 placeholder, and no LAN's", () => {
+    const d = edgeA();
+    const rated = {
+      ...d,
+      interfaces: d.interfaces.map((i) =>
+        i.name === "wan1" || i.name === "lan0" ? { ...i, bandwidthMbps: { tx: 10, rx: 50 } } : i,
+      ),
+    };
+    const ifaces = compileDeviceConfig(bare(rated)).config.interfaces;
+    expect(ifaces.map((i) => [i.name, i.bandwidthMbps])).toEqual([
+      ["lan0", undefined],
+      ["wan0", undefined],
+      ["wan1", { tx: 10, rx: 50 }],
+    ]);
+  });
+
   it("throws CompileError naming the path when the result would fail the protocol schema", () => {
     const d = edgeA();
     const broken = {

@@ -5,7 +5,7 @@
  * Scenarios drive Tern only through the REST API; they look at the routers
  * (ping, tcpdump, swanctl, vtysh) only to check what really happened.
  */
-import { join } from "node:path";
+import { resolve } from "node:path";
 import { type ExecResult, run } from "@tern/netlab";
 import { Device, type DeviceInterface, Job, Tunnel } from "@tern/protocol";
 import { z } from "zod";
@@ -55,13 +55,13 @@ export interface ScenarioLab {
   down(): Promise<{ namespaces: string[]; processes: number[] }>;
 }
 
-/** Brings `topology` (a file of test-harness/topologies) up with Tern managing its edges. */
+/** Brings `topology` (a file of test-harness/topologies, or an absolute path) up with Tern managing its edges. */
 export async function upScenarioLab(topology: string, opts: { databaseUrl?: string } = {}): Promise<ScenarioLab> {
   const root = await tempStateRoot();
   const t0 = performance.now();
   let lab: Lab | null = null;
   try {
-    const r = await labUp(join(TOPOLOGIES, topology), { stateRoot: root.root, control: true, databaseUrl: opts.databaseUrl });
+    const r = await labUp(resolve(TOPOLOGIES, topology), { stateRoot: root.root, control: true, databaseUrl: opts.databaseUrl });
     lab = r.lab;
     const upSeconds = (performance.now() - t0) / 1000;
     console.log(`${topology}: lab up in ${upSeconds.toFixed(1)}s\n${r.phases.map(formatPhase).join("\n")}`);

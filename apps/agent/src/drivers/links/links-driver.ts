@@ -26,6 +26,7 @@ import { actionArgv, diffLinks, diffRoutes, type LinkAction, type LinkSystem, pr
 import { FORWARDING_ON, needsForwarding, syncForwarding } from "./forwarding.ts";
 import { type ObservedLink, parseAddrShow, parseRoutes, ROUTE_PROTO } from "./iproute.ts";
 import { loadOwned, type OwnedLinks, saveOwned } from "./owned.ts";
+import { desiredSourceRoutes, syncSourceRoutes } from "./source-routing.ts";
 
 const PID_FILE = /^dhclient-(.+)\.pid$/;
 const LEASE_FILE = /^dhclient-(.+)\.lease$/;
@@ -102,6 +103,8 @@ export class LinksDriver implements Driver {
       await this.runRouteAction(action, ctx, dhcp);
       changed = true;
     }
+    // Each WAN address leaves through its own WAN (IKE/ESP of tunnels bound to it included).
+    changed = (await syncSourceRoutes(ctx.runner, desiredSourceRoutes(config, desired))) || changed;
 
     this.appliedLeases = leaseTexts;
     if (leaseTexts.size > 0) this.watchLeases(dhcp, ctx);

@@ -14,6 +14,7 @@ import type { Runner } from "../../runner.ts";
 import type { ApplyOutcome, Driver, DriverContext, DumpItem } from "../driver.ts";
 import { commandItem } from "../dump.ts";
 import { applyOwnedTable, scriptPath, tableScript } from "../firewall/nft-table.ts";
+import { LIBIPSEC_DEVICE } from "../ikev2/names.ts";
 import { QOS_TABLE, qosInput, renderQosTable, tcCommands } from "./render.ts";
 
 type Owned = Record<string, string>;
@@ -39,32 +40,39 @@ async function rootIsOurs(runner: Runner, dev: string): Promise<boolean> {
   return qdiscs.some((q) => q.root && q.kind === "htb" && q.handle === "1:");
 }
 
+const isRootQdisc = (argv: string[]) => argv[1] === "qdisc" && argv.includes("root");
+
 export class QosDriver implements Driver {
   readonly name = "qos" as const;
 
+  /** `withTun`: kernel-libipsec's TUN exists (the IKEv2 driver, earlier in the order, chose that dataplane). */
   render(
     config: DeviceConfig,
     controlServer?: DriverContext["controlServer"],
+    withTun = false,
   ): { script: string | null; tc: Map<string, string[][]> } {
     const input = qosInput(config, controlServer);
     if (input.wans.length === 0) return { script: null, tc: new Map() };
-    return {
-      script: tableScript(QOS_TABLE, renderQosTable(input), "management QoS marks"),
-      tc: new Map(input.wans.map((w) => [w.name, tcCommands(w.name, w.rateKbit)])),
-    };
+    const tc = new Map(input.wans.map((w) => [w.name, tcCommands(w.name, w.rateKbit)]));
+    if (withTun && input.tunnelRateKbit !== null) tc.set(LIBIPSEC_DEVICE, tcCommands(LIBIPSEC_DEVICE, input.tunnelRateKbit));
+    return { script: tableScript(QOS_TABLE, renderQosTable(input), "management QoS marks"), tc };
   }
 
   async apply(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
     const dir = join(ctx.runDir, this.name);
     const ownedPath = join(dir, "devices.json");
-    const { script, tc } = this.render(config, ctx.controlServer);
+    const tun = await ctx.runner.run(["ip", "-j", "link", "show", "dev", LIBIPSEC_DEVICE], { allowFailure: true });
+    const { script, tc } = this.render(config, ctx.controlServer, tun.exitCode === 0);
     let changed = await applyOwnedTable(ctx.runner, dir, QOS_TABLE, script);
     const owned = await readOwned(ownedPath);
     const next: Owned = {};
     for (const [dev, cmds] of tc) {
       const h = hash(cmds);
-      if (owned[dev] !== h || !(await rootIsOurs(ctx.runner, dev))) {
-        for (const argv of cmds) await ctx.runner.run(argv);
+      const ours = await rootIsOurs(ctx.runner, dev);
+      if (owned[dev] !== h || !ours) {
+        // HTB cannot `change` its root (the kernel answers "Change operation not supported"): with our
+        // root in place (a new line rate) only the classes and their queues are replaced.
+        for (const argv of cmds) if (!(ours && isRootQdisc(argv))) await ctx.runner.run(argv);
         changed = true;
       }
       next[dev] = h;

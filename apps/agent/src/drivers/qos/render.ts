@@ -27,21 +27,38 @@ export const BULK_CLASS = "1:20";
 /** Rate used when the line rate is unknown: no shaping, priority only. */
 export const UNSHAPED_KBIT = 10_000_000;
 
+/**
+ * kernel-libipsec's one TUN carries every tunnel's inner packets to charon,
+ * which encrypts them in order and sends them from one UDP socket. When the
+ * WAN is full, that socket is held back and the inner packets wait in the
+ * TUN's ring (500 packets: about half a second at 10 Mbit/s), in arrival
+ * order, before the WAN's HTB could put probes first. Shaping the TUN a
+ * little below the slowest shaped WAN (ESP adds 60–90 bytes a packet) moves
+ * that queue into an HTB of ours, where probes go first.
+ */
+export const TUN_SHARE = 0.85;
+
 export interface QosInput {
   wans: { name: string; rateKbit: number }[];
+  /** The rate for kernel-libipsec's TUN when tunnels run over a shaped WAN; null: not shaped. */
+  tunnelRateKbit: number | null;
   controlServer: { address: string; port: number } | null;
   probePort: number;
 }
 
 export function qosInput(config: DeviceConfig, controlServer: { address: string; port: number } | null | undefined): QosInput {
-  if (!config.qos.prioritizeManagement) return { wans: [], controlServer: null, probePort: PROBE_PORT };
+  if (!config.qos.prioritizeManagement) return { wans: [], tunnelRateKbit: null, controlServer: null, probePort: PROBE_PORT };
+  const wans = config.interfaces
+    .filter((i) => i.type === "WAN")
+    .map((i) => ({
+      name: i.name,
+      rateKbit: i.bandwidthMbps ? Math.max(64, Math.floor(i.bandwidthMbps.tx * 1000 * 0.95)) : UNSHAPED_KBIT,
+    }));
+  const carrying = new Set(config.tunnels.map((t) => t.localInterface));
+  const shaped = wans.filter((w) => carrying.has(w.name) && w.rateKbit < UNSHAPED_KBIT).map((w) => w.rateKbit);
   return {
-    wans: config.interfaces
-      .filter((i) => i.type === "WAN")
-      .map((i) => ({
-        name: i.name,
-        rateKbit: i.bandwidthMbps ? Math.max(64, Math.floor(i.bandwidthMbps.tx * 1000 * 0.95)) : UNSHAPED_KBIT,
-      })),
+    wans,
+    tunnelRateKbit: shaped.length > 0 ? Math.max(64, Math.floor(Math.min(...shaped) * TUN_SHARE)) : null,
     controlServer: controlServer ?? null,
     probePort: PROBE_PORT,
   };

@@ -42,6 +42,8 @@ describe("qos driver config sequence (fake runner)", () => {
     const runner = new FakeRunner();
     const nft = new FakeNft(runner);
     const tc = new FakeTc(runner);
+    // XFRM dataplane: no kernel-libipsec TUN to shape.
+    runner.on(["ip", "-j", "link", "show", "dev", "ipsec0"], () => ({ exitCode: 1, stderr: 'Device "ipsec0" does not exist.' }));
     tc.roots.set("lan0", { kind: "pfifo", handle: "5:" });
     ctx = await testContext(runner, { controlServer: server });
     const driver = new QosDriver();
@@ -62,13 +64,16 @@ describe("qos driver config sequence (fake runner)", () => {
     runner.clear();
     expect(await driver.apply(shaped, ctx)).toEqual({ changed: true });
     expect(runner.mutating().every((c) => c.includes("dev wan1"))).toBe(true);
-    expect(runner.mutating()).toHaveLength(6);
+    // A new line rate: the classes change, the HTB root stays (HTB cannot change its root in place).
+    expect(runner.mutating()).toHaveLength(5);
+    expect(runner.mutating().some((c) => c.includes(" root "))).toBe(false);
 
     runner.clear();
     tc.roots.delete("wan0"); // someone replaced our root qdisc
     expect(await driver.apply(a, ctx)).toEqual({ changed: true });
     expect(runner.mutating().filter((c) => c.includes("dev wan0"))).toHaveLength(6);
-    expect(runner.mutating().filter((c) => c.includes("dev wan1"))).toHaveLength(6);
+    // wan1 goes back to its unshaped rate: classes only, its root stayed.
+    expect(runner.mutating().filter((c) => c.includes("dev wan1"))).toHaveLength(5);
 
     runner.clear();
     const off = variant(a, (c) => (c.qos.prioritizeManagement = false));
@@ -82,6 +87,31 @@ describe("qos driver config sequence (fake runner)", () => {
     runner.clear();
     expect(await driver.apply(off, ctx)).toEqual({ changed: false });
     expect(runner.mutating()).toEqual([]);
+  });
+
+  it("shapes kernel-libipsec's TUN at 85 % of the slowest shaped WAN that carries tunnels, and only then", async () => {
+    const runner = new FakeRunner();
+    new FakeNft(runner);
+    const tc = new FakeTc(runner);
+    runner.on(["ip", "-j", "link", "show", "dev", "ipsec0"], () => ({ stdout: '[{"ifname":"ipsec0"}]' }));
+    ctx = await testContext(runner, { controlServer: server });
+    const driver = new QosDriver();
+    const tunnelWans = new Set(fullConfig().tunnels.map((t) => t.localInterface));
+    const rated = variant(fullConfig(), (c) => {
+      for (const i of c.interfaces)
+        if (i.type === "WAN") i.bandwidthMbps = tunnelWans.has(i.name) ? { tx: 10, rx: 10 } : { tx: 5, rx: 5 };
+    });
+    await driver.apply(rated, ctx);
+    // 10 Mbit/s → WAN shaped at 9500 kbit → TUN at 8075 kbit; the 5 Mbit/s WAN carries no tunnel and does not count.
+    expect(runner.mutating().filter((c) => c.includes("dev ipsec0") && c.includes("classid 1:1 "))).toEqual([
+      expect.stringContaining("rate 8075kbit ceil 8075kbit"),
+    ]);
+    expect(tc.roots.get("ipsec0")).toEqual({ kind: "htb", handle: "1:" });
+    runner.clear();
+    // No line rate entered: nothing to stay under, the TUN is left alone (and its HTB removed).
+    await driver.apply(fullConfig(), ctx);
+    expect(runner.mutating()).toContain("tc qdisc del dev ipsec0 root");
+    expect(tc.roots.has("ipsec0")).toBe(false);
   });
 
   it("re-renders when the control server changes", async () => {
