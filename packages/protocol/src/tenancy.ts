@@ -89,6 +89,10 @@ export const Account = z.object({
   companyType: z.string(),
   /** When the account's trial ends. */
   trial_end: Timestamp.nullable(),
+  /** `trial` for self-service sign-ups; null: no plan (self-hosting). */
+  plan: z.string().nullable(),
+  /** What the plan allows (null = unlimited): devices (approved or waiting) and organizations of the account. */
+  limits: z.object({ devices: z.number().int().nullable(), organizations: z.number().int().nullable() }),
   createdAt: Timestamp,
 });
 export type Account = z.infer<typeof Account>;

@@ -9,6 +9,8 @@ import * as accessTokensCreate from "./accesstokens/create.ts";
 import * as accessTokensDelete from "./accesstokens/delete.ts";
 import * as accessTokensList from "./accesstokens/list.ts";
 import * as accountsList from "./accounts/list.ts";
+import * as accountsSignup from "./accounts/signup.ts";
+import * as accountsSignupVerify from "./accounts/signup-verify.ts";
 import * as accountsUpdate from "./accounts/update.ts";
 import * as appstoreActionGet from "./appstore/action-get.ts";
 import * as appstoreActionPost from "./appstore/action-post.ts";
@@ -171,6 +173,9 @@ export const ROUTES: readonly RouteModule[] = [
   brandingLogoDelete,
   accountsList,
   accountsUpdate,
+  // Self-service sign-up (shared SaaS option; services/accounts/signup.ts).
+  accountsSignup,
+  accountsSignupVerify,
   organizationsList,
   organizationsCreate,
   organizationsGet,
