@@ -33,6 +33,9 @@ import * as devicesApproveMany from "./devices/approve-many.ts";
 import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
 import * as devicesDeleteMany from "./devices/delete-many.ts";
+import * as devicesDumpDownload from "./devices/dump-download.ts";
+import * as devicesDumpRequest from "./devices/dump-request.ts";
+import * as devicesDumpsList from "./devices/dumps-list.ts";
 import * as devicesGet from "./devices/get.ts";
 import * as devicesIdentityReset from "./devices/identity-reset.ts";
 import * as devicesInterfaceStatus from "./devices/interface-status.ts";
@@ -224,6 +227,10 @@ export const ROUTES: readonly RouteModule[] = [
   devicesTunnels,
   devicesInterfaceStatus,
   devicesBgpStatus,
+  // Diagnostic dumps requested from a device (services/device-dumps).
+  devicesDumpRequest,
+  devicesDumpsList,
+  devicesDumpDownload,
   jobsList,
   jobsDeleteMany,
   jobsGet,
