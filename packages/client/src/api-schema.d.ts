@@ -1987,8 +1987,15 @@ export interface components {
             companyType: string;
             /** Format: date-time */
             trial_end: string | null;
-            plan: string | null;
-            limits: {
+            /** @default null */
+            plan?: string | null;
+            /**
+             * @default {
+             *       "devices": null,
+             *       "organizations": null
+             *     }
+             */
+            limits?: {
                 devices: number | null;
                 organizations: number | null;
             };
@@ -2015,8 +2022,15 @@ export interface components {
                 companyType: string;
                 /** Format: date-time */
                 trial_end: string | null;
-                plan: string | null;
-                limits: {
+                /** @default null */
+                plan?: string | null;
+                /**
+                 * @default {
+                 *       "devices": null,
+                 *       "organizations": null
+                 *     }
+                 */
+                limits?: {
                     devices: number | null;
                     organizations: number | null;
                 };
