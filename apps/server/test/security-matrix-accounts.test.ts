@@ -88,7 +88,10 @@ describe("security matrix across accounts", () => {
     expect(operations.some((op) => op.auth.scope === "account")).toBe(true);
   });
 
-  it("a signed-up account's owner and key → 403/404 on every route aimed at the first account, nothing of it in the body", async () => {
+  // Six requests per route (two callers, three organizations): more than the default time on a loaded machine.
+  it("a signed-up account's owner and key → 403/404 on every route aimed at the first account, nothing of it in the body", {
+    timeout: 180_000,
+  }, async () => {
     for (const op of operations) {
       const fixture = (await SECURITY_FIXTURES[op.path]?.(t)) ?? { params: {} };
       const secrets = [
