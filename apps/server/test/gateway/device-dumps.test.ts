@@ -177,4 +177,34 @@ describe("device dumps", () => {
     }
     device.raw.ws.close();
   });
+
+  it("answers the pending dump while one is being made (200), and marks one its instance abandoned failed", async () => {
+    const token = await adminToken();
+    const { devices } = await g.fleet(1, { connect: false, queueConfig: false });
+    const id = devices[0]!.id;
+    const pendingId = crypto.randomUUID();
+    await g.database.db
+      .insertInto("device_dumps")
+      .values({ id: pendingId, organization_id: g.org.id, device_id: id, status: "pending", requested_by: "another instance" })
+      .execute();
+    const again = await call<DeviceDump>(token, "POST", `/api/devices/${id}/dump`);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id: pendingId, status: "pending" });
+
+    // Older than any collection can take: its instance stopped.
+    await g.database.db
+      .updateTable("device_dumps")
+      .set({ created_at: new Date(Date.now() - g.config.TERN_DUMP_TIMEOUT_MS - 11 * 60_000) })
+      .where("id", "=", pendingId)
+      .execute();
+    const fresh = await call<DeviceDump>(token, "POST", `/api/devices/${id}/dump`);
+    expect(fresh.status).toBe(202);
+    expect(fresh.body.id).not.toBe(pendingId);
+    const list = await call<DeviceDump[]>(token, "GET", `/api/devices/${id}/dumps`);
+    expect(list.body.find((d) => d.id === pendingId)).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(/^abandoned/),
+    });
+    await settled(token, id, fresh.body.id);
+  });
 });

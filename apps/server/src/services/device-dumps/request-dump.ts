@@ -5,7 +5,8 @@
  * in chunks (`dump-read`), checks its size (TERN_DUMP_MAX_BYTES) and SHA-256,
  * and stores it. The row ends `complete` or `failed` with the reason; both
  * ends are in the audit log. A dump already pending for the device is
- * answered instead of starting another.
+ * answered instead of starting another, unless it is older than any
+ * collection can take (its instance stopped): then it is marked failed.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { type DeviceDump, DUMP_CHUNK_BYTES, type DumpCreated } from "@tern/protocol";
@@ -17,6 +18,8 @@ import { inTransaction, type ServiceCtx } from "../context.ts";
 import { DUMP_COLUMNS, deviceOfOrg, pruneDeviceDumps, toDeviceDump } from "./dumps.ts";
 
 type Link = Pick<AppDeps, "deviceLink">;
+/** Beyond the device's time to make the dump, the time reading it may take before a pending dump counts as abandoned. */
+const ABANDON_MARGIN_MS = 10 * 60_000;
 
 /** Creates the dump request (or returns the pending one) and starts collecting it; `done` settles when it is stored or failed. */
 export async function requestDeviceDump(
@@ -34,7 +37,15 @@ export async function requestDeviceDump(
       .where("device_id", "=", deviceId)
       .where("status", "=", "pending")
       .executeTakeFirst();
-    if (pending) return { row: pending, created: false };
+    // Collecting lives in the memory of the instance that was asked: one that stopped meanwhile leaves its dump pending.
+    const abandonedBefore = Date.now() - tx.config.TERN_DUMP_TIMEOUT_MS - ABANDON_MARGIN_MS;
+    if (pending && pending.created_at.getTime() >= abandonedBefore) return { row: pending, created: false };
+    if (pending)
+      await tx.db
+        .updateTable("device_dumps")
+        .set({ status: "failed", error: "abandoned: the server stopped while collecting it", completed_at: sql`now()` })
+        .where("id", "=", pending.id)
+        .execute();
     const inserted = await tx.db
       .insertInto("device_dumps")
       .values({
