@@ -75,6 +75,23 @@ export const ServerConfig = z.object({
   TERN_LOGIN_BACKOFF_MAX: PositiveInt.max(86_400).default(900),
   /** Lifetime of a password-reset token, in seconds (30 minutes). */
   TERN_PASSWORD_RESET_TTL: PositiveInt.max(86_400).default(1800),
+  /**
+   * Self-service sign-up (POST /api/accounts/signup) for the shared SaaS option: anyone may create an account
+   * with a trial after verifying their e-mail. Off by default (self-hosting): the routes answer 403 SIGNUP_DISABLED.
+   * Needs TERN_SMTP_URL (and TERN_PUBLIC_URL for the links in the e-mail).
+   */
+  TERN_SIGNUP_ENABLED: Flag.default(false),
+  /** Lifetime of a sign-up's e-mail verification token, in seconds (24 hours). */
+  TERN_SIGNUP_VERIFY_TTL: PositiveInt.max(7 * 86_400).default(86_400),
+  /** Length of the trial of a signed-up account (its trial_end), in days. */
+  TERN_TRIAL_DAYS: PositiveInt.max(3650).default(30),
+  /** Limits of the `trial` plan that signed-up accounts get: devices (approved or waiting) and organizations per account. */
+  TERN_TRIAL_MAX_DEVICES: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  TERN_TRIAL_MAX_ORGANIZATIONS: z.coerce.number().int().min(1).max(10_000).default(3),
+  /** Diagnostic dumps requested from devices (POST /api/devices/{id}/dump): largest accepted archive in bytes, how many are kept per device, how long the device may take. */
+  TERN_DUMP_MAX_BYTES: PositiveInt.max(1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  TERN_DUMP_KEEP: PositiveInt.max(100).default(5),
+  TERN_DUMP_TIMEOUT_MS: PositiveInt.max(3_600_000).default(300_000),
   /** Lifetime of a member invitation, in seconds (7 days). */
   TERN_INVITATION_TTL: PositiveInt.max(90 * 86_400).default(7 * 86_400),
   /** Default lifetime of a registration token created without `expiresAt`, in seconds (7 days). */

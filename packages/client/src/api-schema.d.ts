@@ -511,6 +511,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/accounts/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign up for a trial account (shared SaaS option; off unless TERN_SIGNUP_ENABLED)
+         * @description Always 202, at once, whatever the address: a new address gets an e-mail with a single-use verification token (TERN_SIGNUP_VERIFY_TTL, 24 hours); an address that already has a user gets an e-mail saying so, and nothing is created. At most 3 e-mails per address per TERN_LOGIN_RATE_WINDOW; counts against the per-client-address login limit (429 RATE_LIMITED). 403 SIGNUP_DISABLED when sign-up is off (the self-hosting default), 503 EMAIL_UNAVAILABLE without an SMTP server.
+         */
+        post: operations["signup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/signup/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a sign-up's e-mail: creates the trial account, its first organization and the user as its owner
+         * @description The token of the verification e-mail works once, until it expires; an unknown, used or expired one (or one for an address that has a user by now) is 400 INVALID_TOKEN. The account is on the `trial` plan: `trial_end` is TERN_TRIAL_DAYS ahead, its limits are TERN_TRIAL_MAX_DEVICES and TERN_TRIAL_MAX_ORGANIZATIONS (403 ACCOUNT_LIMIT beyond them). Sign in with the e-mail and password of the sign-up.
+         */
+        post: operations["verifySignup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organizations": {
         parameters: {
             query?: never;
@@ -1164,6 +1204,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/devices/{id}/dump": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the device for a diagnostic dump (as `tern-agent dump`)
+         * @description 202 with the dump in state `pending` (and Location of its download); the agent makes the archive and the server fetches it over the device's link. Follow GET /devices/{id}/dumps: the dump ends `complete` (then download it) or `failed` with the reason (device not connected, larger than TERN_DUMP_MAX_BYTES, agent error). While one is pending, asking again answers that one (200). The newest TERN_DUMP_KEEP dumps of a device are kept. Managers and owners.
+         */
+        post: operations["requestDeviceDump"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/dumps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The device's diagnostic dumps, newest first (pending, complete or failed) */
+        get: operations["listDeviceDumps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/dumps/{dumpId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a dump's archive (.tar.gz, named for the device's host and the UTC time it was made)
+         * @description 409 DUMP_NOT_READY while the dump is pending or when it failed.
+         */
+        get: operations["downloadDeviceDump"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs": {
         parameters: {
             query?: never;
@@ -1683,7 +1780,7 @@ export interface components {
         ErrorBody: {
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "INTERNAL";
             /** @default [] */
             details?: {
                 path: string;
@@ -1890,6 +1987,18 @@ export interface components {
             companyType: string;
             /** Format: date-time */
             trial_end: string | null;
+            /** @default null */
+            plan?: string | null;
+            /**
+             * @default {
+             *       "devices": null,
+             *       "organizations": null
+             *     }
+             */
+            limits?: {
+                devices: number | null;
+                organizations: number | null;
+            };
             /** Format: date-time */
             createdAt: string;
         };
@@ -1897,6 +2006,45 @@ export interface components {
             name?: string;
             country?: string;
             companyType?: string;
+        };
+        SignupRequest: {
+            email: string;
+            password: string;
+            name: string;
+            organizationName: string;
+        };
+        SignupResult: {
+            account: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                country: string;
+                companyType: string;
+                /** Format: date-time */
+                trial_end: string | null;
+                /** @default null */
+                plan?: string | null;
+                /**
+                 * @default {
+                 *       "devices": null,
+                 *       "organizations": null
+                 *     }
+                 */
+                limits?: {
+                    devices: number | null;
+                    organizations: number | null;
+                };
+                /** Format: date-time */
+                createdAt: string;
+            };
+            /** Format: uuid */
+            organizationId: string;
+            /** Format: uuid */
+            userId: string;
+            email: string;
+        };
+        SignupVerify: {
+            token: string;
         };
         Organization: {
             /** Format: uuid */
@@ -2963,7 +3111,7 @@ export interface components {
              * @description refused: the error code PUT /devices/{id} would answer
              * @enum {string}
              */
-            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "INTERNAL";
+            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "INTERNAL";
             error?: string;
         };
         ApproveDevices: {
@@ -3287,6 +3435,23 @@ export interface components {
             } | "unknown";
             /** Format: date-time */
             reportedAt: string | null;
+        };
+        DeviceDump: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            device: string;
+            /** @enum {string} */
+            status: "pending" | "complete" | "failed";
+            fileName: string | null;
+            size: number | null;
+            sha256: string | null;
+            error: string | null;
+            requestedBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
         };
         Job: {
             /** Format: uuid */
@@ -7243,6 +7408,151 @@ export interface operations {
             };
         };
     };
+    signup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignupRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted (the same answer for every address) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SIGNUP_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description EMAIL_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifySignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignupVerify"];
+            };
+        };
+        responses: {
+            /** @description The account, organization and user created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupResult"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); INVALID_TOKEN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SIGNUP_DISABLED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listOrganizations: {
         parameters: {
             query?: {
@@ -7500,7 +7810,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN); ACCOUNT_LIMIT */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10789,7 +11099,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description REGISTRATION_TOKEN_EXHAUSTED */
+            /** @description REGISTRATION_TOKEN_EXHAUSTED; ACCOUNT_LIMIT */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11313,7 +11623,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN); ACCOUNT_LIMIT */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11889,6 +12199,293 @@ export interface operations {
             };
             /** @description DEVICE_TIMEOUT */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    requestDeviceDump: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A dump of this device is already being made: that one */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceDump"];
+                };
+            };
+            /** @description The dump requested */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceDump"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDeviceDumps: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dumps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceDump"][];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadDeviceDump: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Device id */
+                id: string;
+                /** @description Dump id */
+                dumpId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DUMP_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,7 @@
 /** Account security: own password, password reset, invitations of members, login sessions. */
 import * as z from "zod";
-import { Id, Timestamp } from "./common.ts";
-import { Email, MembershipScope, Password, Role } from "./tenancy.ts";
+import { Id, Name, Timestamp } from "./common.ts";
+import { Account, Email, MembershipScope, Password, Role } from "./tenancy.ts";
 
 /** `POST /users/password`: change the caller's own password; the current one is required. */
 export const PasswordChange = z.strictObject({
@@ -18,6 +18,29 @@ export const PasswordResetConfirm = z.strictObject({
   token: z.string().min(1).max(200),
   newPassword: Password,
 });
+
+/** `POST /accounts/signup`: self-service sign-up (SaaS option); the answer is the same whether or not the address has a user. */
+export const SignupRequest = z.strictObject({
+  email: Email,
+  password: Password,
+  /** The person's name. */
+  name: Name,
+  /** The name of the account and of its first organization. */
+  organizationName: Name,
+});
+export type SignupRequest = z.infer<typeof SignupRequest>;
+
+/** `POST /accounts/signup/verify`: the token from the verification e-mail. */
+export const SignupVerify = z.strictObject({ token: z.string().min(1).max(200) });
+
+/** What verifying a sign-up created; sign in with the e-mail and password given at sign-up. */
+export const SignupResult = z.object({
+  account: Account,
+  organizationId: Id,
+  userId: Id,
+  email: z.string(),
+});
+export type SignupResult = z.infer<typeof SignupResult>;
 
 /** `POST /invitations`: invite an e-mail address to the organization (or, for account owners, its account). */
 export const InvitationCreate = z.strictObject({

@@ -43,6 +43,12 @@ export const ErrorCode = z.enum([
   "CSRF_FAILED",
   /** An uploaded file whose type is not accepted (e.g. a logo that is neither PNG nor SVG, or whose content does not match its type). */
   "UNSUPPORTED_MEDIA_TYPE",
+  /** Self-service sign-up is turned off on this server (TERN_SIGNUP_ENABLED; the self-hosting default). */
+  "SIGNUP_DISABLED",
+  /** The account's plan allows no more of this (devices, organizations); the message says which limit. */
+  "ACCOUNT_LIMIT",
+  /** A device dump that is still being made or that failed has no archive to download. */
+  "DUMP_NOT_READY",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -92,6 +98,9 @@ export const errorStatus: Record<ErrorCode, number> = {
   IDENTITY_PROOF_INVALID: 401,
   CSRF_FAILED: 403,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  SIGNUP_DISABLED: 403,
+  ACCOUNT_LIMIT: 403,
+  DUMP_NOT_READY: 409,
   INTERNAL: 500,
 };
 

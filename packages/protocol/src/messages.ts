@@ -16,12 +16,16 @@
  *     the agent healed by itself) and `links` (WAN link quality); `apply`'s
  *     config may carry `healing` (mode, links to avoid). Both sides accept
  *     messages without them.
+ *   2, compatible addition (2026-11-25): request methods `dump-create` and
+ *     `dump-read` (device-dump.ts); an older agent refuses them as unknown
+ *     methods and the server marks the dump failed.
  */
 
 import * as z from "zod";
 import { IPv4, Timestamp } from "./common.ts";
 import { DevicePublicKey, DeviceSignature } from "./connect.ts";
 import { DeviceConfig } from "./device-config.ts";
+import { DumpChunk, DumpCreated, DumpReadParams } from "./device-dump.ts";
 import { BgpState, Health, InterfaceState, VrrpRouterState } from "./device-status.ts";
 import { AgentHealingReport, LinkReport } from "./healing.ts";
 import { DriverResult } from "./job.ts";
@@ -164,6 +168,10 @@ export const REQUESTS = {
   "tunnel-quality": { params: z.object({}), result: z.array(TunnelReport) },
   ping: { params: PingParams, result: PingResult },
   traceroute: { params: z.object({ target: IPv4 }), result: z.object({ output: z.string() }) },
+  /** Make a diagnostic dump (as `tern-agent dump`) in the agent's dumps directory. */
+  "dump-create": { params: z.object({}), result: DumpCreated },
+  /** One chunk of a dump `dump-create` made. */
+  "dump-read": { params: DumpReadParams, result: DumpChunk },
 } as const;
 export type RequestMethod = keyof typeof REQUESTS;
 export const RequestMethodSchema = z.enum(Object.keys(REQUESTS) as [RequestMethod, ...RequestMethod[]]);

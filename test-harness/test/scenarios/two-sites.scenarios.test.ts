@@ -19,15 +19,19 @@
  *   loss 4.72 % over 1783 distinct probes, RTT 34.06 ms against fping's
  *   33.82 ms, 32.55 ms above a clean 1.54 ms (the emulated delay itself
  *   added 32.3 ms as fping saw it, on a host at load 14).
+ * Scenario 7 (issue 18, fwdump) asks site-b's agent for a dump through the
+ * API and downloads the archive the agent uploaded over its websocket.
  * Scenario 3b kills site-a's agent: IPsec (charon) lives on, so site-b's
  * probes, answered by site-a's kernel, keep the tunnel up; the server shows
  * it N/A and raises one "device connection", no tunnel-down.
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { privilegedTestsEnabled } from "@tern/netlab";
-import { RegistrationToken, Tunnel } from "@tern/protocol";
+import { DeviceDump, RegistrationToken, TokenPair, Tunnel } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { agentStateDir } from "../../src/lab/control/agents.ts";
 import { plannedInterfaces } from "../../src/lab/control/index.ts";
 import { fpingSamples, ping } from "../helpers.ts";
 import { obtainLease } from "./support/dhclient.ts";
@@ -362,5 +366,39 @@ describe.runIf(enabled)("two sites (scenarios 1, 2, 3, 5, 6)", () => {
       await jobsComplete(s.api, (await put({ dhcp: [], interfaces: [{ ...lan, IPv4: "192.168.20.1" }] })).data.jobIds ?? []);
     }
     expect((await ping(s.ns("lan-b-h1"), "192.168.20.1", 3, 0.2)).received).toBe(3);
+  });
+
+  it("7. fwdump: a dump requested through the API is made by the router's agent, uploaded over its link and downloaded whole", async () => {
+    const id = s.deviceId("site-b");
+    const requested = await s.api.call("POST", `/api/devices/${id}/dump`, DeviceDump);
+    expect(requested.status).toBe(202);
+    let done: DeviceDump | undefined;
+    await waitFor(90_000, async () => {
+      done = (await s.api.get(`/api/devices/${id}/dumps`, z.array(DeviceDump))).find((d) => d.id === requested.data.id);
+      return done && done.status !== "pending" ? true : `dump ${done?.status ?? "missing"}`;
+    });
+    expect(done).toMatchObject({ status: "complete", error: null });
+    expect(done?.fileName).toMatch(/^tern-agent-dump-site-b-\d{8}T\d{6}Z\.tar\.gz$/);
+    // The same bytes as the archive the agent left in its default dumps directory.
+    const local = await readFile(join(agentStateDir(s.lab.dir, "site-b"), "dumps", done!.fileName!));
+    const { admin, apiUrl } = s.control.plan;
+    const login = await fetch(new URL("/api/users/login", apiUrl), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: admin.email, password: admin.password }),
+    });
+    const { accessToken } = TokenPair.parse(await login.json());
+    const download = await fetch(new URL(`/api/devices/${id}/dumps/${done!.id}`, apiUrl), {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    expect(download.status).toBe(200);
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(bytes.length).toBe(done!.size);
+    expect(bytes.equals(local)).toBe(true);
+    // A real router dump: the IKEv2 driver's state and the system facts are in it, the PSK is not.
+    const list = await s.sh("site-b", ["tar", "-tzf", join(agentStateDir(s.lab.dir, "site-b"), "dumps", done!.fileName!)]);
+    expect(list.stdout).toContain("/README.txt");
+    expect(list.stdout).toMatch(/\/drivers\/ikev2\//);
+    expect(list.stdout).toContain("/system/links.txt");
   });
 });

@@ -9,9 +9,12 @@
 import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, relative } from "node:path";
 import { emptyDeviceConfig } from "@tern/protocol";
+import type { DaemonMode, Driver } from "../drivers/driver.ts";
 import { describeError } from "../errors.ts";
 import { silentLogger } from "../log.ts";
+import type { AgentPaths } from "../paths.ts";
 import { StateStore } from "../reconcile/store.ts";
+import type { Runner } from "../runner.ts";
 import { AGENT_VERSION } from "../version.ts";
 import { type CliDeps, hostnameOf, pathsOf, redact } from "./deps.ts";
 import { dumpBaseName, freeDumpName } from "./dump-path.ts";
@@ -30,11 +33,45 @@ const SYSTEM_COMMANDS: [string, string[]][] = [
 ];
 
 export async function dump({ options, runner, drivers, io }: CliDeps): Promise<number> {
-  const paths = pathsOf(options);
-  const dest = options.dest ?? paths.dumps;
+  const { archive } = await createDumpArchive({
+    paths: pathsOf(options),
+    mode: options.mode,
+    host: hostnameOf(options),
+    runner,
+    drivers,
+    dest: options.dest,
+    includeSecrets: options.includeSecrets,
+    recordedOptions: { ...options, token: options.token ? "<redacted>" : undefined },
+  });
+  io.out(`${archive}\n`);
+  return 0;
+}
+
+export interface DumpInput {
+  paths: AgentPaths;
+  mode: DaemonMode;
+  /** The host name in the archive's name (as reported to the server). */
+  host: string;
+  runner: Runner;
+  drivers: Driver[];
+  /** Where the archive goes; default `paths.dumps`. */
+  dest?: string | undefined;
+  includeSecrets: boolean;
+  /** What to record as agent/options.json (secrets already taken out). */
+  recordedOptions: unknown;
+}
+
+/**
+ * Makes the archive and returns its path and file name: `tern-agent dump`
+ * and the server's dump request (`dump-create`, control/requests.ts) share it.
+ */
+export async function createDumpArchive(input: DumpInput): Promise<{ archive: string; fileName: string }> {
+  const { paths, runner, drivers, includeSecrets } = input;
+  const options = { mode: input.mode, includeSecrets };
+  const dest = input.dest ?? paths.dumps;
   await mkdir(dest, { recursive: true, mode: 0o700 });
   const started = new Date();
-  const { name, archive } = await freeDumpName(dest, dumpBaseName(hostnameOf(options), started));
+  const { name, archive } = await freeDumpName(dest, dumpBaseName(input.host, started));
   const staging = await mkdtemp(join(dest, ".staging-"));
   const root = join(staging, name);
   const notes: string[] = [];
@@ -51,10 +88,7 @@ export async function dump({ options, runner, drivers, io }: CliDeps): Promise<n
   try {
     const applied = await new StateStore(paths, silentLogger).loadApplied();
     await put("agent/version.txt", `tern-agent ${AGENT_VERSION}\nnode ${process.version}\n`);
-    await put(
-      "agent/options.json",
-      `${JSON.stringify({ ...options, token: options.token ? "<redacted>" : undefined }, null, 2)}\n`,
-    );
+    await put("agent/options.json", `${JSON.stringify(input.recordedOptions, null, 2)}\n`);
     for (const [rel, file] of [
       ["agent/applied.json", paths.applied],
       ["agent/pending.json", paths.pending],
@@ -89,7 +123,7 @@ export async function dump({ options, runner, drivers, io }: CliDeps): Promise<n
     await put(
       "README.txt",
       [
-        `tern-agent dump of ${hostnameOf(options)} at ${started.toISOString()} (agent ${AGENT_VERSION}, ${options.mode} mode)`,
+        `tern-agent dump of ${input.host} at ${started.toISOString()} (agent ${AGENT_VERSION}, ${options.mode} mode)`,
         `state dir ${paths.stateDir}, run dir ${paths.runDir}`,
         options.includeSecrets ? "private files INCLUDED (--include-secrets)" : "secrets redacted; private (0600) files left out",
         "",
@@ -99,8 +133,7 @@ export async function dump({ options, runner, drivers, io }: CliDeps): Promise<n
     );
     await runner.run(["tar", "-czf", archive, "-C", staging, name], { timeoutMs: 120_000 });
     await chmod(archive, 0o600);
-    io.out(`${archive}\n`);
-    return 0;
+    return { archive, fileName: `${name}.tar.gz` };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

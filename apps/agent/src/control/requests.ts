@@ -9,12 +9,15 @@ import type { Driver, DriverContext, DriverName } from "../drivers/driver.ts";
 import { AgentError, formatIssues } from "../errors.ts";
 import type { TunnelQualitySource } from "../status/tunnel-quality.ts";
 import { ping, traceroute } from "./diagnostics.ts";
+import { createDump, type DumpSource, readDumpChunk } from "./dump-requests.ts";
 
 export interface RequestDeps {
   drivers: Driver[];
   context: DriverContext;
   current(): DeviceConfig | null;
   tunnels: TunnelQualitySource;
+  /** Where the server's dump requests make and read archives; none: they are refused. */
+  dumps?: DumpSource;
 }
 
 export class RequestHandler {
@@ -42,6 +45,11 @@ export class RequestHandler {
     return this.deps.drivers.find((d) => d.name === name);
   }
 
+  private dumpSource(): DumpSource {
+    if (!this.deps.dumps) throw new AgentError("INVALID_REQUEST", "this agent does not make dumps on request");
+    return this.deps.dumps;
+  }
+
   private async run(method: RequestMethod, params: Record<string, unknown>): Promise<unknown> {
     const { context, tunnels } = this.deps;
     switch (method) {
@@ -64,6 +72,10 @@ export class RequestHandler {
         return ping(context.runner, params as { target: string; count: number; source?: string });
       case "traceroute":
         return traceroute(context.runner, params as { target: string });
+      case "dump-create":
+        return createDump(this.dumpSource());
+      case "dump-read":
+        return readDumpChunk(this.dumpSource(), params as { name: string; offset: number; length: number });
     }
   }
 }

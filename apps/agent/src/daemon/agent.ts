@@ -12,6 +12,7 @@ import {
   type RequestMethod,
   type Status,
 } from "@tern/protocol";
+import { createDumpArchive } from "../commands/dump.ts";
 import type { BackoffOptions } from "../control/backoff.ts";
 import { type ConnectionState, ControlClient, deviceWebsocketUrl, RequestHandler } from "../control/index.ts";
 import type { DaemonMode, Driver, DriverContext, DriverDetails } from "../drivers/driver.ts";
@@ -116,6 +117,25 @@ export class Agent implements AgentView {
       context: this.context,
       current: () => this.reconciler.current,
       tunnels: this.tunnels,
+      dumps: {
+        dir: paths.dumps,
+        create: () =>
+          createDumpArchive({
+            paths,
+            mode,
+            host: options.hostname,
+            runner,
+            drivers: options.drivers,
+            includeSecrets: false,
+            recordedOptions: {
+              requestedBy: "server",
+              mode,
+              stateDir: paths.stateDir,
+              runDir: paths.runDir,
+              hostname: options.hostname,
+            },
+          }),
+      },
     });
     this.control = options.credentials ? this.makeControl(options.credentials) : null;
   }

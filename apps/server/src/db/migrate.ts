@@ -25,6 +25,7 @@ import * as consoleLive from "./migrations/20261125-701-console.ts";
 import * as listIndexes from "./migrations/20261125-801-list-indexes.ts";
 import * as lossCounts from "./migrations/20261125-951-loss-counts.ts";
 import * as healing from "./migrations/20261125-964-healing.ts";
+import * as signupDumps from "./migrations/20261125-963-signup-dumps.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -41,6 +42,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261125-801-list-indexes": listIndexes,
   "20261125-951-loss-counts": lossCounts,
   "20261125-964-healing": healing,
+  "20261125-963-signup-dumps": signupDumps,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -40,8 +40,42 @@ export interface AccountsTable {
   country: Generated<string>;
   company_type: Generated<string>;
   trial_end: NullableTimestamp;
+  /** `trial` for self-service sign-ups; null = no plan (self-hosting), no limits (migration 20261125-963). */
+  plan: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Devices (approved or waiting) and organizations the account may have; null = unlimited. */
+  max_devices: ColumnType<number | null, number | null | undefined, number | null>;
+  max_organizations: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
   updated_at: CreatedAt;
+}
+
+/** A self-service sign-up waiting for its e-mail to be verified (services/accounts/signup.ts). */
+export interface AccountSignupsTable {
+  id: string;
+  email: string;
+  name: string;
+  organization_name: string;
+  password_hash: string;
+  token_hash: string;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+/** A diagnostic dump requested from a device and uploaded by it (services/device-dumps/). */
+export interface DeviceDumpsTable {
+  id: string;
+  organization_id: string;
+  device_id: string;
+  status: "pending" | "complete" | "failed";
+  file_name: string | null;
+  size_bytes: number | null;
+  sha256: string | null;
+  content: Buffer | null;
+  error: string | null;
+  requested_by: string;
+  created_at: CreatedAt;
+  completed_at: NullableTimestamp;
 }
 
 export interface OrganizationsTable {
@@ -541,6 +575,8 @@ export interface Database {
   audit_log: AuditLogTable;
   registration_tokens: RegistrationTokensTable;
   password_resets: PasswordResetsTable;
+  account_signups: AccountSignupsTable;
+  device_dumps: DeviceDumpsTable;
   invitations: InvitationsTable;
   path_labels: PathLabelsTable;
   mlpolicies: MlPoliciesTable;

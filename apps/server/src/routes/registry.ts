@@ -9,6 +9,8 @@ import * as accessTokensCreate from "./accesstokens/create.ts";
 import * as accessTokensDelete from "./accesstokens/delete.ts";
 import * as accessTokensList from "./accesstokens/list.ts";
 import * as accountsList from "./accounts/list.ts";
+import * as accountsSignup from "./accounts/signup.ts";
+import * as accountsSignupVerify from "./accounts/signup-verify.ts";
 import * as accountsUpdate from "./accounts/update.ts";
 import * as appstoreActionGet from "./appstore/action-get.ts";
 import * as appstoreActionPost from "./appstore/action-post.ts";
@@ -31,6 +33,9 @@ import * as devicesApproveMany from "./devices/approve-many.ts";
 import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
 import * as devicesDeleteMany from "./devices/delete-many.ts";
+import * as devicesDumpDownload from "./devices/dump-download.ts";
+import * as devicesDumpRequest from "./devices/dump-request.ts";
+import * as devicesDumpsList from "./devices/dumps-list.ts";
 import * as devicesGet from "./devices/get.ts";
 import * as devicesIdentityReset from "./devices/identity-reset.ts";
 import * as devicesInterfaceStatus from "./devices/interface-status.ts";
@@ -174,6 +179,9 @@ export const ROUTES: readonly RouteModule[] = [
   brandingLogoDelete,
   accountsList,
   accountsUpdate,
+  // Self-service sign-up (shared SaaS option; services/accounts/signup.ts).
+  accountsSignup,
+  accountsSignupVerify,
   organizationsList,
   organizationsCreate,
   organizationsGet,
@@ -225,6 +233,10 @@ export const ROUTES: readonly RouteModule[] = [
   devicesTunnels,
   devicesInterfaceStatus,
   devicesBgpStatus,
+  // Diagnostic dumps requested from a device (services/device-dumps).
+  devicesDumpRequest,
+  devicesDumpsList,
+  devicesDumpDownload,
   jobsList,
   jobsDeleteMany,
   jobsGet,

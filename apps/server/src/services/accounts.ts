@@ -13,6 +13,8 @@ export function toAccount(row: AccountRow): Account {
     country: row.country,
     companyType: row.company_type,
     trial_end: row.trial_end ? row.trial_end.toISOString() : null,
+    plan: row.plan,
+    limits: { devices: row.max_devices, organizations: row.max_organizations },
     createdAt: row.created_at.toISOString(),
   };
 }

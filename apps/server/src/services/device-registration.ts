@@ -37,6 +37,7 @@ import { toJson } from "../db/json.ts";
 import type { Db } from "../db/schema.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
+import { assertDeviceRoom } from "./accounts/plan-limits.ts";
 import { recordAudit } from "./audit.ts";
 import { type ServiceCtx, systemCtx } from "./context.ts";
 import { verifyDeviceSignature } from "./device-identity/signatures.ts";
@@ -192,6 +193,8 @@ export async function registerDevice(deps: RegisterDeps, input: RegisterRequest,
       return { created: false, response: { deviceId: existing.id, deviceToken, isApproved: existing.is_approved } };
     }
 
+    // A new router takes a place in the account's plan (re-registrations above do not).
+    await assertDeviceRoom(trx, org.account_id, 1, false);
     const id = randomUUID();
     const fresh = dedupe(input.interfaces).map((i) => discoveredInterface(i, randomUUID()));
     await trx

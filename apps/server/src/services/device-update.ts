@@ -11,6 +11,7 @@ import { sql } from "kysely";
 import { toJson } from "../db/json.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { invalid, type Problem, problemsToErrorBody, validateDevice } from "../validate/index.ts";
+import { assertDeviceRoom } from "./accounts/plan-limits.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { anyUuid, loadVrrpGroups, queueConfigJobs } from "./desired-config.ts";
@@ -219,7 +220,10 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
   return inTransaction(ctx, async (tx) => {
     const row = await findDeviceRow(tx.db, tx.org.id, input.id, true);
     if (!row) throw notFound("device");
-    if (input.body.isApproved && !row.is_approved) await requireIdentity(tx, row.id);
+    if (input.body.isApproved && !row.is_approved) {
+      await requireIdentity(tx, row.id);
+      await assertDeviceRoom(tx.db, tx.org.accountId, 1, true);
+    }
     const { merged, problems } = merge(row, input);
     // Radio secrets (SIM PIN, APN password, WPA passphrase) are stored encrypted, never in clear.
     const bodyIndex = (devId: string) => (input.body.interfaces ?? []).findIndex((i) => i.devId === devId);

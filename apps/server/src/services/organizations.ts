@@ -7,6 +7,7 @@ import { accessibleOrgsQuery } from "../auth/resolve-access.ts";
 import type { OrganizationRow } from "../db/schema.ts";
 import { conflict, notFound } from "../http/errors.ts";
 import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
+import { assertOrganizationRoom } from "./accounts/plan-limits.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { applyAccountNotificationDefaults } from "./notification-settings.ts";
@@ -69,6 +70,7 @@ function uniqueName<T>(promise: Promise<T>, name: string): Promise<T> {
 /** Creates an organization in the caller's account. */
 export async function createOrganization(ctx: ServiceCtx, input: z.output<typeof OrganizationCreate>): Promise<Organization> {
   return inTransaction(ctx, async (tx) => {
+    await assertOrganizationRoom(tx.db, tx.org.accountId);
     const row = await uniqueName(
       tx.db
         .insertInto("organizations")

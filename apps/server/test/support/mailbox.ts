@@ -33,9 +33,9 @@ export async function startMailbox(): Promise<Mailbox> {
   };
 }
 
-/** The account token (`tern_pwr_…`, `tern_inv_…`) in an e-mail's text. */
+/** The account token (`tern_pwr_…`, `tern_inv_…`, `tern_sup_…`) in an e-mail's text. */
 export function tokenIn(text: string): string {
-  const m = /\b(tern_(?:pwr|inv)_[A-Za-z0-9_-]{43})\b/.exec(text);
+  const m = /\b(tern_(?:pwr|inv|sup)_[A-Za-z0-9_-]{43})\b/.exec(text);
   if (!m) throw new Error(`no token in e-mail:\n${text}`);
   return m[1]!;
 }

@@ -99,6 +99,10 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
     bodies: { put: { description: "fixture" } },
   }),
   "/api/devices/{id}/tunnels": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
+  // Diagnostic dumps: a device of tenant A with a stored dump, so other tenants aim at real ones.
+  "/api/devices/{id}/dump": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
+  "/api/devices/{id}/dumps": async (t) => ({ params: (await insertDump(t)).params }),
+  "/api/devices/{id}/dumps/{dumpId}": async (t) => insertDump(t),
   "/api/devices/{id}/bgp/status": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
   "/api/devices/{id}/interfaces/{interfaceId}/status": async (t) => {
     const device = await insertValidDevice(t);
@@ -175,4 +179,25 @@ async function purchased(t: TestServer, appId: string): Promise<string> {
   const existing = list.body[0];
   if (existing) return existing.id;
   return (await created(t, `/api/appstore/purchase/${appId}`, undefined)).id;
+}
+
+/** A device of the admin's organization with one complete dump (bytes "tar.gz of tenant A"). */
+async function insertDump(t: TestServer): Promise<Fixture> {
+  const device = await insertValidDevice(t);
+  const id = crypto.randomUUID();
+  await t.database.db
+    .insertInto("device_dumps")
+    .values({
+      id,
+      organization_id: t.admin.orgId,
+      device_id: device.id,
+      status: "complete",
+      file_name: "tern-agent-dump-a-20261125T000000Z.tar.gz",
+      size_bytes: 18,
+      sha256: "0".repeat(64),
+      content: Buffer.from("tar.gz of tenant A"),
+      requested_by: "fixture",
+    })
+    .execute();
+  return { params: { id: device.id, dumpId: id } };
 }

@@ -19,7 +19,7 @@ export const route = defineRoute({
   auth: "public",
   // Agents upgrade on their own schedule: a newer agent's extra fields are dropped, not refused.
   allowUnknownFields: true,
-  errors: ["UNAUTHENTICATED", "REGISTRATION_TOKEN_EXHAUSTED", "RATE_LIMITED", "CONFLICT"],
+  errors: ["UNAUTHENTICATED", "REGISTRATION_TOKEN_EXHAUSTED", "RATE_LIMITED", "CONFLICT", "ACCOUNT_LIMIT"],
   request: { body: jsonBody(RegisterRequestSchema) },
   responses: {
     201: jsonResponse(RegisterResponseSchema, "A new device, unapproved"),

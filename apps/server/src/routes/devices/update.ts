@@ -20,7 +20,7 @@ export const route = defineRoute({
     "**202** with `{jobIds}` and `Location: /api/jobs?ids=…` when the change queued jobs (a `modify` job for an approved device whose configuration changed, and for the devices whose configuration reads it: the far ends of its tunnels, its VRRP peers). **200** with the device when nothing a device runs changed (e.g. the description, or a device not yet approved). Nothing is stored on any error.",
   ].join("\n\n"),
   auth: { resource: "devices" },
-  errors: ["LAN_OVERLAPPING", "CONFLICT"],
+  errors: ["LAN_OVERLAPPING", "CONFLICT", "ACCOUNT_LIMIT"],
   // A whole device from GET can be sent back: its read-only fields are ignored, unknown ones refused.
   readOnlyFieldsOf: DeviceSchema,
   request: { params: IdParams, query: DeviceUpdateQuerySchema, body: jsonBody(DeviceUpdateSchema) },

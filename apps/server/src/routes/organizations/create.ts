@@ -13,7 +13,7 @@ export const route = defineRoute({
   summary: "Create an organization in the caller's account (account owners)",
   description: "tunnelRange defaults to 10.100.0.0/16 and must be a network of /24 or larger.",
   auth: { resource: "organizations", scope: "account" },
-  errors: ["CONFLICT"],
+  errors: ["CONFLICT", "ACCOUNT_LIMIT"],
   request: { body: jsonBody(OrganizationCreateSchema) },
   responses: { 201: jsonResponse(OrganizationSchema, "The new organization") },
 });

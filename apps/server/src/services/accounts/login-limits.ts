@@ -10,6 +10,8 @@ export interface LoginLimits {
   backoff: LoginBackoff;
   /** Password-reset e-mails per address (a few per window: no flooding of someone's mailbox). */
   resetMail: RateLimiter;
+  /** Sign-up e-mails per address (services/accounts/signup.ts), for the same reason. */
+  signupMail: RateLimiter;
 }
 
 export function createLoginLimits(config: ServerConfig): LoginLimits {
@@ -22,5 +24,6 @@ export function createLoginLimits(config: ServerConfig): LoginLimits {
       maxSeconds: config.TERN_LOGIN_BACKOFF_MAX,
     }),
     resetMail: createRateLimiter(3, config.TERN_LOGIN_RATE_WINDOW),
+    signupMail: createRateLimiter(3, config.TERN_LOGIN_RATE_WINDOW),
   };
 }

@@ -15,6 +15,7 @@ import type { JobTask } from "@tern/protocol";
 import { sql } from "kysely";
 import { ApiError, notFound } from "../../http/errors.ts";
 import { type Problem, problemsToErrorBody, validateDevice } from "../../validate/index.ts";
+import { deviceLimitReached, deviceRoom } from "../accounts/plan-limits.ts";
 import { recordAuditMany } from "../audit.ts";
 import { inTransaction, type ServiceCtx } from "../context.ts";
 import { anyUuid, loadVrrpGroups, queueConfigJobs } from "../desired-config.ts";
@@ -81,6 +82,8 @@ export async function approveBatch(
           .execute()
       : [];
 
+    // The account's plan may allow fewer approved devices than the batch holds: the first ones fit, the rest are refused.
+    const limit = await deviceRoom(tx.db, tx.org.accountId, true);
     const results = new Map<string, ApprovalResult>();
     const approve: Row[] = [];
     for (const row of rows) {
@@ -135,6 +138,7 @@ export async function approveBatch(
       }
       const error = problemsToErrorBody(problems);
       if (error) results.set(row.id, refusal(row.id, new ApiError(error.code, error.error, error.details)));
+      else if (limit && approve.length >= limit.room) results.set(row.id, refusal(row.id, deviceLimitReached(limit.max)));
       else approve.push(row);
     }
 
