@@ -7,11 +7,13 @@
  */
 import { join } from "node:path";
 import type { DeviceConfig } from "@tern/protocol";
+import type { WanChange } from "../../kernel-events/types.ts";
 import type { LinkQualityLookup } from "../../probes/types.ts";
 import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem } from "../driver.ts";
 import { commandItem } from "../dump.ts";
 import { applyOwnedTable, scriptPath, tableScript } from "../firewall/nft-table.ts";
 import { syncRules, syncTable } from "./kernel.ts";
+import { KernelGate } from "./kernel-gate.ts";
 import { hex, MARK_MASK, POLICY_TABLE } from "./layout.ts";
 import { candidates, linksOf, type PolicyLink } from "./links.ts";
 import { type RuleSlot, renderPolicyTable, routeArgv, ruleSlots, type SlotRoute, slotRoute } from "./render.ts";
@@ -41,6 +43,8 @@ export class PolicyDriver implements Driver {
   /** Serialises apply and loop ticks: both change the same tables. */
   private lock: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
+  /** The kernel's carrier and address events on the WANs (see kernel-gate.ts). */
+  private readonly gate = new KernelGate();
 
   constructor(private readonly options: PolicyDriverOptions) {
     this.now = options.now ?? (() => performance.now());
@@ -84,6 +88,7 @@ export class PolicyDriver implements Driver {
       changed = (await syncTable(ctx.runner, s.table, this.choose(s, links.get(s.rule.name)!))) || changed;
       this.applied.set(s.rule.name, this.states.get(s.rule.name)!.current);
     }
+    this.gate.retain(new Set(this.upstream(config)));
     this.active = slots.length > 0 ? { slots, links, ctx } : null;
     this.schedule();
     return { changed };
@@ -92,12 +97,10 @@ export class PolicyDriver implements Driver {
   private choose(s: RuleSlot, links: PolicyLink[]): SlotRoute {
     const state = this.states.get(s.rule.name) ?? newSelectionState();
     this.states.set(s.rule.name, state);
-    const key = selectLink(
-      state,
-      links,
-      (k) => this.options.quality.quality(k),
-      s.rule.order === "link-quality" ? s.rule.linkQuality : null,
-      this.now(),
+    const now = this.now();
+    const quality = (k: string) => this.options.quality.quality(k);
+    const key = selectLink(state, links, quality, s.rule.order === "link-quality" ? s.rule.linkQuality : null, now, (l) =>
+      this.gate.blocked(l.wan ?? null, quality(l.key), now),
     );
     return slotRoute(s.rule, links.find((l) => l.key === key) ?? null);
   }
@@ -129,6 +132,17 @@ export class PolicyDriver implements Driver {
         a.ctx.log.warn("policy could not move traffic", { rule: s.rule.name, error: (err as Error).message });
       }
     }
+  }
+
+  /**
+   * The kernel reported WANs whose carrier or address changed: a link over a
+   * WAN that cannot carry traffic is left now, not at the next probe tick.
+   * Resolves once the tables say so.
+   */
+  wanChanged(changes: readonly WanChange[]): Promise<void> {
+    const now = this.now();
+    for (const c of changes) this.gate.update(c.after, now);
+    return this.serial(() => this.tick());
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {

@@ -11,6 +11,8 @@
  * - When the current link fails and no link has served its hold-down yet, the
  *   earliest eligible link is taken at once rather than falling back.
  * - No eligible link: the rule's fallback (null).
+ * - `blocked` (the kernel's word, ./kernel-gate.ts) makes a link ineligible
+ *   whatever its measurements say.
  */
 import type { LinkQualityThresholds } from "@tern/protocol";
 import type { LinkQuality } from "../../probes/types.ts";
@@ -44,11 +46,13 @@ export function selectLink(
   quality: (key: string) => LinkQuality | null,
   thresholds: LinkQualityThresholds | null,
   now: number,
+  blocked: (link: PolicyLink) => string | null = () => null,
 ): string | null {
   const holdMs = (thresholds?.holdDownSeconds ?? 0) * 1000;
   const why = new Map<string, string>();
   for (const l of links) {
-    const e = eligible(quality(l.key), thresholds);
+    const b = blocked(l);
+    const e = b ? { ok: false, why: b } : eligible(quality(l.key), thresholds);
     why.set(l.key, e.why);
     if (!e.ok) state.eligibleSince.delete(l.key);
     else if (!state.eligibleSince.has(l.key)) state.eligibleSince.set(l.key, now);
