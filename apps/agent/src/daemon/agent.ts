@@ -197,28 +197,35 @@ export class Agent implements AgentView {
   }
 
   /**
-   * The kernel reported WANs whose carrier or address changed: every driver
-   * that cares reacts at once and in parallel (the policy moves traffic in
-   * milliseconds; IKE re-keying may take longer and must not hold it up),
-   * and the server gets a status now.
+   * The kernel reported WANs whose carrier or address changed. The policy
+   * driver goes first and alone: moving traffic has a 100 ms budget, and the
+   * status push and a re-key reconcile each spawn dozens of commands that
+   * would compete with it for the CPU (measured: 107 ms instead of 23 ms for an
+   * address removal on 2 cores). Then the server is told at once and the other
+   * drivers react (IKE re-keying), in parallel.
    */
   private async wansChanged(changes: WanChange[]): Promise<void> {
     const config = this.reconciler.current;
     if (!config || this.stopped) return;
     const what = changes.map(describeWanChange).join("; ");
+    const seenAt = Math.min(...changes.map((c) => c.seenAt));
     this.options.log.info("WAN changed (kernel)", { change: what });
+    const react = async (drivers: Driver[]) => {
+      const results = await Promise.allSettled(
+        drivers.map(async (d) => {
+          await d.wanChanged?.(changes, config, this.context);
+          this.options.log.info(`${d.name}: reacted to the WAN change`, {
+            change: what,
+            ms: Math.round(performance.now() - seenAt),
+          });
+        }),
+      );
+      for (const r of results) if (r.status === "rejected") this.recordError("kernel", describeError(r.reason));
+    };
+    const hooked = this.options.drivers.filter((d) => d.wanChanged);
+    await react(hooked.filter((d) => d.name === "policy"));
     this.notify(`kernel: ${what}`, 0);
-    const results = await Promise.allSettled(
-      this.options.drivers.map(async (d) => {
-        if (!d.wanChanged) return;
-        await d.wanChanged(changes, config, this.context);
-        this.options.log.info(`${d.name}: reacted to the WAN change`, {
-          change: what,
-          ms: Math.round(performance.now() - Math.min(...changes.map((c) => c.seenAt))),
-        });
-      }),
-    );
-    for (const r of results) if (r.status === "rejected") this.recordError("kernel", describeError(r.reason));
+    await react(hooked.filter((d) => d.name !== "policy"));
   }
 
   snapshot(): AgentSnapshot {

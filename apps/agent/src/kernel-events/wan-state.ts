@@ -1,13 +1,14 @@
-/** Reads WAN state from `ip -j` (pure parsing + one diff), so the reaction works from the kernel's JSON, not monitor text. */
+/**
+ * Reads WAN state from one `ip -j addr show` (every link with its flags,
+ * operstate and addresses; pure parsing + one diff), so the reaction works
+ * from the kernel's JSON, not from monitor text.
+ */
 import type { WanState } from "./types.ts";
 
 interface LinkJson {
   ifname: string;
   flags?: string[];
   operstate?: string;
-}
-interface AddrJson {
-  ifname: string;
   addr_info?: { family?: string; local?: string; secondary?: boolean }[];
 }
 
@@ -18,15 +19,13 @@ export function hasCarrier(l: LinkJson): boolean {
   return !["DOWN", "LOWERLAYERDOWN", "NOTPRESENT"].includes(l.operstate ?? "UNKNOWN");
 }
 
-/** WAN states from `ip -j link show` and `ip -j -4 addr show` output; a WAN that does not exist has no carrier and no address. */
-export function parseWanStates(linkJson: string, addrJson: string, wans: readonly string[]): Map<string, WanState> {
-  const links = JSON.parse(linkJson || "[]") as LinkJson[];
-  const addrs = JSON.parse(addrJson || "[]") as AddrJson[];
+/** WAN states from `ip -j addr show` output (not `-4`: it leaves out links without IPv4); a WAN that does not exist has no carrier and no address. */
+export function parseWanStates(addrJson: string, wans: readonly string[]): Map<string, WanState> {
+  const links = JSON.parse(addrJson || "[]") as LinkJson[];
   const out = new Map<string, WanState>();
   for (const ifname of wans) {
     const l = links.find((x) => x.ifname === ifname);
-    const a = addrs.find((x) => x.ifname === ifname);
-    const primary = (a?.addr_info ?? []).find((i) => i.family === "inet" && i.local && !i.secondary);
+    const primary = (l?.addr_info ?? []).find((i) => i.family === "inet" && i.local && !i.secondary);
     out.set(ifname, { ifname, carrier: l ? hasCarrier(l) : false, address: primary?.local ?? null });
   }
   return out;

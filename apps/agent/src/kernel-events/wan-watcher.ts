@@ -1,7 +1,7 @@
 /**
  * Watches the WAN interfaces of the applied config through the kernel's own
  * announcements: `ip monitor` events (debounced into batches of a few ms)
- * trigger one `ip -j` read of links and IPv4 addresses; WANs whose carrier
+ * trigger one `ip -j addr show` (links with their addresses); WANs whose carrier
  * or address changed are handed to the listener. The first reading after
  * configure() sets the baseline silently, except for WANs already unusable.
  */
@@ -92,11 +92,8 @@ export class WanWatcher {
     if (wans.length === 0) return;
     let next: Map<string, WanState>;
     try {
-      const [links, addrs] = await Promise.all([
-        this.options.runner.run(["ip", "-j", "link", "show"]),
-        this.options.runner.run(["ip", "-j", "-4", "addr", "show"]),
-      ]);
-      next = parseWanStates(links.stdout, addrs.stdout, wans);
+      const r = await this.options.runner.run(["ip", "-j", "addr", "show"]);
+      next = parseWanStates(r.stdout, wans);
     } catch (err) {
       this.log?.warn("could not read WAN state", { error: (err as Error).message });
       return;

@@ -23,26 +23,22 @@ class FakeSpawner implements Spawner {
   }
 }
 
-/** `ip -j link show` / `ip -j -4 addr show` of a router whose wan0 and wan1 the test changes. */
+/** `ip -j addr show` of a router whose wan0 and wan1 the test changes. */
 function kernel(runner: FakeRunner) {
   const wans: Record<string, { carrier: boolean; address: string | null }> = {
     wan0: { carrier: true, address: "10.100.1.2" },
     wan1: { carrier: true, address: "10.101.1.2" },
   };
-  runner.on(["ip", "-j", "link", "show"], () => ({
+  runner.on(["ip", "-j", "addr", "show"], () => ({
     stdout: JSON.stringify(
       Object.entries(wans).map(([ifname, w]) => ({
         ifname,
         flags: w.carrier ? ["BROADCAST", "UP", "LOWER_UP"] : ["NO-CARRIER", "BROADCAST", "UP"],
         operstate: w.carrier ? "UP" : "LOWERLAYERDOWN",
-      })),
-    ),
-  }));
-  runner.on(["ip", "-j", "-4", "addr", "show"], () => ({
-    stdout: JSON.stringify(
-      Object.entries(wans).map(([ifname, w]) => ({
-        ifname,
-        addr_info: w.address ? [{ family: "inet", local: w.address, prefixlen: 24 }] : [],
+        addr_info: [
+          ...(w.address ? [{ family: "inet", local: w.address, prefixlen: 24 }] : []),
+          { family: "inet6", local: "fe80::1", prefixlen: 64 },
+        ],
       })),
     ),
   }));
@@ -80,7 +76,7 @@ describe("WAN watcher (fake ip monitor and ip -j)", () => {
     spawner.line("10.100.1.0/24 dev wan0 proto kernel scope link src 10.100.1.2 linkdown");
     spawner.line("default via 10.100.1.1 dev wan0 proto 57 metric 10 linkdown");
     await until(() => seen.length === 1);
-    expect(runner.commands().length - reads).toBe(2);
+    expect(runner.commands().length - reads).toBe(1);
     expect(seen[0]!.map(describeWanChange)).toEqual(["wan0 carrier lost"]);
     expect(seen[0]![0]!.seenAt).toBeGreaterThan(0);
 
@@ -154,5 +150,34 @@ describe("WAN watcher (fake ip monitor and ip -j)", () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(other.state("wan0")).toBeNull();
     other.close();
+  });
+});
+
+describe("WAN state from ip -j addr show", () => {
+  it("reads carrier from flags and operstate, the primary IPv4 address, and a missing WAN as down", async () => {
+    const { parseWanStates } = await import("../../src/kernel-events/index.ts");
+    const json = JSON.stringify([
+      {
+        ifname: "wan0",
+        flags: ["BROADCAST", "MULTICAST", "UP", "LOWER_UP"],
+        operstate: "UP",
+        addr_info: [
+          { family: "inet", local: "10.0.0.9", prefixlen: 24, secondary: true },
+          { family: "inet", local: "10.0.0.2", prefixlen: 24 },
+        ],
+      },
+      { ifname: "wan1", flags: ["BROADCAST", "MULTICAST", "UP"], operstate: "LOWERLAYERDOWN", addr_info: [] },
+      { ifname: "wan2", flags: ["BROADCAST", "MULTICAST"], operstate: "DOWN", addr_info: [] },
+      // A veth whose peer went: admin up, UNKNOWN operstate would count, NO-CARRIER does not.
+      { ifname: "wan3", flags: ["NO-CARRIER", "UP"], operstate: "UNKNOWN" },
+    ]);
+    const s = parseWanStates(json, ["wan0", "wan1", "wan2", "wan3", "wan4"]);
+    expect([...s.values()]).toEqual([
+      { ifname: "wan0", carrier: true, address: "10.0.0.2" },
+      { ifname: "wan1", carrier: false, address: null },
+      { ifname: "wan2", carrier: false, address: null },
+      { ifname: "wan3", carrier: false, address: null },
+      { ifname: "wan4", carrier: false, address: null },
+    ]);
   });
 });
