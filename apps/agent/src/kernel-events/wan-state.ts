@@ -13,7 +13,7 @@ interface LinkJson {
 }
 
 /** Carrier as routing sees it: up, no NO-CARRIER, and not an operstate that says the link is down. */
-export function hasCarrier(l: LinkJson): boolean {
+export function hasCarrier(l: Pick<LinkJson, "flags" | "operstate">): boolean {
   const flags = l.flags ?? [];
   if (!flags.includes("UP") || flags.includes("NO-CARRIER")) return false;
   return !["DOWN", "LOWERLAYERDOWN", "NOTPRESENT"].includes(l.operstate ?? "UNKNOWN");

@@ -4,6 +4,12 @@
  * trigger one `ip -j addr show` (links with their addresses); WANs whose carrier
  * or address changed are handed to the listener. The first reading after
  * configure() sets the baseline silently, except for WANs already unusable.
+ *
+ * A WAN breaking is not debounced: the event itself says enough (a link line
+ * without carrier, the deletion of the WAN's address), so it is handed over
+ * as it arrives and the read that follows the burst only confirms or corrects
+ * it (e.g. a secondary address promoted). Under load every spawned `ip` costs
+ * tens of ms; this keeps one of them out of the 100 ms budget.
  */
 import type { DeviceConfig } from "@tern/protocol";
 import type { Runner, Spawner } from "../runner.ts";
@@ -11,7 +17,7 @@ import { EventBatcher } from "./debounce.ts";
 import { IpMonitor } from "./ip-monitor.ts";
 import { concernsWans } from "./monitor-line.ts";
 import type { KernelEvent, WanChange, WanState } from "./types.ts";
-import { changedWans, parseWanStates } from "./wan-state.ts";
+import { changedWans, hasCarrier, parseWanStates } from "./wan-state.ts";
 
 /** Quiet time that closes a batch, and the longest a batch may wait: a carrier loss is acted on at most this late. */
 export const DEBOUNCE_MS = 5;
@@ -38,6 +44,8 @@ export class WanWatcher {
   private reading: Promise<void> = Promise.resolve();
   private started = false;
   private log: Log | null;
+  /** Bumped by every change taken from an event: a read that began before it is stale. */
+  private generation = 0;
 
   constructor(private readonly options: WanWatcherOptions) {
     this.log = options.log ?? null;
@@ -47,7 +55,10 @@ export class WanWatcher {
     });
     this.monitor = new IpMonitor({
       spawner: options.spawner,
-      onEvent: (e) => this.batcher.push(e),
+      onEvent: (e) => {
+        this.broke(e);
+        this.batcher.push(e);
+      },
       log: { warn: (m, f) => this.log?.warn(m, f) },
     });
   }
@@ -82,6 +93,23 @@ export class WanWatcher {
     return this.monitor.restarts;
   }
 
+  /** A WAN that this one event shows unusable (carrier gone, its address deleted) is reported now. */
+  private broke(e: KernelEvent): void {
+    if (e.kind !== "link" && e.kind !== "address") return;
+    const before = this.states.get(e.ifname);
+    if (!before || !this.wans.has(e.ifname) || !before.carrier || before.address === null) return;
+    let after: WanState | null = null;
+    if (e.kind === "link" && (e.deleted || !hasCarrier({ flags: e.flags, operstate: e.state ?? "UNKNOWN" })))
+      after = { ...before, carrier: false };
+    else if (e.kind === "address" && e.family === "inet" && e.deleted && e.cidr.split("/")[0] === before.address)
+      after = { ...before, address: null };
+    if (!after) return;
+    this.generation++;
+    this.states.set(e.ifname, after);
+    const change: WanChange = { ifname: e.ifname, before, after, seenAt: performance.now() };
+    this.reading = this.reading.then(() => this.deliver([change]));
+  }
+
   private read(seenAt: number): Promise<void> {
     this.reading = this.reading.then(() => this.readNow(seenAt));
     return this.reading;
@@ -90,6 +118,7 @@ export class WanWatcher {
   private async readNow(seenAt: number): Promise<void> {
     const wans = [...this.wans];
     if (wans.length === 0) return;
+    const generation = this.generation;
     let next: Map<string, WanState>;
     try {
       const r = await this.options.runner.run(["ip", "-j", "addr", "show"]);
@@ -98,12 +127,18 @@ export class WanWatcher {
       this.log?.warn("could not read WAN state", { error: (err as Error).message });
       return;
     }
+    // An event changed a WAN while this read ran: its own batch reads again after.
+    if (generation !== this.generation) return;
     const changed = changedWans(this.states, next);
     const changes: WanChange[] = changed
       .map((after) => ({ ifname: after.ifname, before: this.states.get(after.ifname) ?? null, after, seenAt }))
       // A WAN seen for the first time is news only when it cannot carry traffic.
       .filter((c) => c.before !== null || !c.after.carrier || c.after.address === null);
     this.states = next;
+    await this.deliver(changes);
+  }
+
+  private async deliver(changes: WanChange[]): Promise<void> {
     if (changes.length === 0) return;
     for (const l of this.listeners) {
       try {

@@ -57,7 +57,7 @@ describe("WAN watcher (fake ip monitor and ip -j)", () => {
   let watcher: WanWatcher | null = null;
   afterEach(() => watcher?.close());
 
-  it("reports carrier loss, return and address changes of the WANs, one batch per burst", async () => {
+  it("reports a WAN breaking as the event arrives, confirms with one read per burst, and reports returns and address changes", async () => {
     const runner = new FakeRunner();
     const wans = kernel(runner);
     const spawner = new FakeSpawner();
@@ -76,9 +76,14 @@ describe("WAN watcher (fake ip monitor and ip -j)", () => {
     spawner.line("10.100.1.0/24 dev wan0 proto kernel scope link src 10.100.1.2 linkdown");
     spawner.line("default via 10.100.1.1 dev wan0 proto 57 metric 10 linkdown");
     await until(() => seen.length === 1);
-    expect(runner.commands().length - reads).toBe(1);
+    // Reported from the event itself, before any read of the kernel.
+    expect(runner.commands().length - reads).toBe(0);
     expect(seen[0]!.map(describeWanChange)).toEqual(["wan0 carrier lost"]);
     expect(seen[0]![0]!.seenAt).toBeGreaterThan(0);
+    // The burst's one confirming read agrees: nothing more is reported.
+    await new Promise((r) => setTimeout(r, 40));
+    expect(runner.commands().length - reads).toBe(1);
+    expect(seen).toHaveLength(1);
 
     wans.wan0!.carrier = true;
     spawner.line("3: wan0@if2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP group default");
@@ -88,13 +93,21 @@ describe("WAN watcher (fake ip monitor and ip -j)", () => {
     wans.wan1!.address = "10.101.1.7";
     spawner.line("Deleted 4: wan1    inet 10.101.1.2/24 scope global wan1");
     spawner.line("4: wan1    inet 10.101.1.7/24 scope global wan1");
-    await until(() => seen.length === 3);
-    expect(seen[2]!.map(describeWanChange)).toEqual(["wan1 address 10.101.1.2 → 10.101.1.7"]);
-
-    wans.wan1!.address = null;
-    spawner.line("Deleted 4: wan1    inet 10.101.1.7/24 scope global wan1");
+    // The deletion is acted on at once, the new address once the burst is read.
     await until(() => seen.length === 4);
-    expect(seen[3]!.map(describeWanChange)).toEqual(["wan1 address 10.101.1.7 removed"]);
+    expect(seen.slice(2).map((c) => c.map(describeWanChange))).toEqual([
+      ["wan1 address 10.101.1.2 removed"],
+      ["wan1 address 10.101.1.7 added"],
+    ]);
+
+    // A change of the primary while a secondary is promoted: the read corrects the event's guess.
+    wans.wan1!.address = "10.101.1.8";
+    spawner.line("Deleted 4: wan1    inet 10.101.1.7/24 scope global wan1");
+    await until(() => seen.length === 6);
+    expect(seen.slice(4).map((c) => c.map(describeWanChange))).toEqual([
+      ["wan1 address 10.101.1.7 removed"],
+      ["wan1 address 10.101.1.8 added"],
+    ]);
   });
 
   it("ignores events of other interfaces and the agent's own policy routes without reading the kernel", async () => {

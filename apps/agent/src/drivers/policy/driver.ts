@@ -12,7 +12,7 @@ import type { LinkQualityLookup } from "../../probes/types.ts";
 import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem } from "../driver.ts";
 import { commandItem } from "../dump.ts";
 import { applyOwnedTable, scriptPath, tableScript } from "../firewall/nft-table.ts";
-import { syncRules, syncTable } from "./kernel.ts";
+import { replaceTable, syncRules, syncTable } from "./kernel.ts";
 import { KernelGate } from "./kernel-gate.ts";
 import { hex, MARK_MASK, POLICY_TABLE } from "./layout.ts";
 import { candidates, linksOf, type PolicyLink } from "./links.ts";
@@ -113,7 +113,7 @@ export class PolicyDriver implements Driver {
     this.timer.unref();
   }
 
-  private async tick(): Promise<void> {
+  private async tick(kernel = false): Promise<void> {
     const a = this.active;
     if (!a) return;
     for (const s of a.slots) {
@@ -122,7 +122,8 @@ export class PolicyDriver implements Driver {
       const state = this.states.get(s.rule.name)!;
       if (state.current === before) continue;
       try {
-        await syncTable(a.ctx.runner, s.table, route);
+        if (kernel) await replaceTable(a.ctx.runner, s.table, route);
+        else await syncTable(a.ctx.runner, s.table, route);
         this.applied.set(s.rule.name, state.current);
         a.ctx.log.info("policy moved traffic", { rule: s.rule.name, change: state.reason });
         a.ctx.notify(`policy ${s.rule.name}: ${state.reason}`);
@@ -142,7 +143,7 @@ export class PolicyDriver implements Driver {
   wanChanged(changes: readonly WanChange[]): Promise<void> {
     const now = this.now();
     for (const c of changes) this.gate.update(c.after, now);
-    return this.serial(() => this.tick());
+    return this.serial(() => this.tick(true));
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
