@@ -4,6 +4,11 @@
  * route change with a microsecond timestamp as it hears it. The time from the
  * event that broke a WAN (carrier lost, address deleted) to the route change
  * that moved traffic is the agent's reaction, with no polling in the figure.
+ *
+ * The timestamps are taken when `ip` reads the event, not by the kernel: on a
+ * loaded machine a monitor that waits for the CPU reads a burst late and
+ * stamps it all at once. So the monitor runs under SCHED_FIFO (`chrt -f 50`,
+ * root), which wakes it as soon as the kernel queues an event.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 
@@ -19,7 +24,7 @@ export class KernelMonitor {
   private readonly exited: Promise<void>;
 
   constructor(ns: string) {
-    this.child = spawn("ip", ["netns", "exec", ns, "ip", "-o", "-ts", "monitor", "link", "address", "route"], {
+    this.child = spawn("ip", ["netns", "exec", ns, "chrt", "-f", "50", "ip", "-o", "-ts", "monitor", "link", "address", "route"], {
       stdio: ["ignore", "pipe", "ignore"],
     });
     let rest = "";
