@@ -13,10 +13,12 @@
  *   hold-down (5 s) has passed, then moves back;
  * - wan0's address removed: traffic on wan1 within 100 ms; the agent puts the
  *   configured address back (reconcile) and traffic returns after probes;
- * - wan0's address changed: the server gets the new address in a report at
- *   once, and wan0 keeps carrying traffic once probes confirm it.
- * Last run: carrier 20–35 ms, address removal 30–80 ms, report on the server
- * within about 150 ms (figures printed below).
+ * - wan0's address changed: a report reaches the server at once (the status
+ *   tick is 5 s); the agent puts the configured static address back beside
+ *   the new one, and wan0 carries traffic again once probes confirm it.
+ * Last runs (load average about 20 on 2 cores, other labs running): carrier
+ * 4–28 ms, address removal 3–5 ms, carrier back → wan0 7.2–8.1 s, report on
+ * the server 0.5–1.2 s after the change; about 65 s with the lab (35 s up).
  */
 
 import { privilegedTestsEnabled } from "@tern/netlab";
@@ -161,23 +163,29 @@ describe.runIf(enabled)("a WAN that breaks in the kernel is left within 100 ms (
     );
     await on("wan0", 40_000, 50);
 
-    // Address changed (another address of the same subnet first): the server hears of it at once.
+    // Address changed (another address of the same subnet first): the server hears of it at once (the
+    // agent then puts the configured address back beside it: the config owns a static WAN's address).
     const other = address!.replace(/\.(\d+)$/, (_m, n) => `.${(Number(n) % 250) + 3}`);
     const changedAt = Date.now();
     await s.sh("site-a", ["sh", "-c", `ip addr del ${address}/${prefix} dev wan0 && ip addr add ${other}/${prefix} dev wan0`]);
+    let changeReport: InterfaceStatusResponse | null = null;
     await waitFor(
       5000,
       async () => {
-        const r = await wan0Report();
-        return r.state !== "unknown" && r.reportedAt !== null && Date.parse(r.reportedAt) >= changedAt && r.state.IPv4 === other
+        changeReport = await wan0Report();
+        return changeReport.reportedAt !== null && Date.parse(changeReport.reportedAt) >= changedAt
           ? true
-          : JSON.stringify(r);
+          : JSON.stringify(changeReport);
       },
       20,
     );
-    console.log(
-      `kernel events: the server had wan0's new address ${other} ${Date.now() - changedAt} ms (at most) after the change`,
-    );
+    const changeToldMs = Date.parse(changeReport!.reportedAt!) - changedAt;
+    console.log(`kernel events: address ${address} → ${other}: a report on the server ${changeToldMs} ms after the change`);
+    expect(changeToldMs).toBeLessThan(2000);
+    await waitFor(30_000, async () => {
+      const text = (await s.sh("site-a", ["ip", "-4", "addr", "show", "dev", "wan0"])).stdout;
+      return text.includes(`${address}/`) && text.includes(`${other}/`) ? true : text;
+    });
     await on("wan0", 40_000, 50);
 
     // The policy and labels go with the lab (one test per file): no clean-up round trip in the 90 s budget.
