@@ -45,7 +45,12 @@ export function parseMonitorLine(raw: string): KernelEvent | null {
   return { kind: "route", deleted, dst, dev: after("dev"), table: after("table") };
 }
 
-/** Whether an event can change what the agent knows about `wans` (IPv4 addresses, links, routes on them). */
+/**
+ * Whether an event can change what the agent knows about `wans`: their links,
+ * IPv4 addresses, and default routes through them (a gateway appearing or
+ * going). Other routes (a BGP table churning over a WAN, the agent's own
+ * policy tables, the local table) would only cost reads.
+ */
 export function concernsWans(e: KernelEvent, wans: ReadonlySet<string>): boolean {
   switch (e.kind) {
     case "resync":
@@ -55,7 +60,6 @@ export function concernsWans(e: KernelEvent, wans: ReadonlySet<string>): boolean
     case "address":
       return e.family === "inet" && wans.has(e.ifname);
     case "route":
-      // The agent's own policy tables (30000–30254) change when it moves traffic: not news about the WAN.
-      return e.dev !== null && wans.has(e.dev) && !(e.table !== null && /^30[0-2]\d\d$/.test(e.table)) && e.table !== "local";
+      return e.dst === "default" && e.dev !== null && wans.has(e.dev) && (e.table === null || e.table === "main");
   }
 }

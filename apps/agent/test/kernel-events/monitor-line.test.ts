@@ -67,12 +67,12 @@ describe("ip -o monitor lines", () => {
       expect(parseMonitorLine(l)).toBeNull();
   });
 
-  it("keeps only IPv4 addresses, links and routes of the WANs, not the agent's own policy tables", () => {
+  it("keeps only links, IPv4 addresses and main-table default routes of the WANs", () => {
     const wans = new Set(["wanx"]);
     const concerns = (l: string) => concernsWans(parseMonitorLine(l)!, wans);
     expect(concerns(LINES.carrierLost)).toBe(true);
     expect(concerns(LINES.addrDeleted)).toBe(true);
-    expect(concerns(LINES.connectedDeleted)).toBe(true);
+    expect(concerns(LINES.connectedDeleted)).toBe(false);
     expect(concerns(LINES.mainDefault)).toBe(true);
     expect(concerns(LINES.policyRoute)).toBe(false);
     expect(concerns(LINES.localDeleted)).toBe(false);

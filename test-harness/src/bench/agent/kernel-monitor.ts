@@ -24,9 +24,13 @@ export class KernelMonitor {
   private readonly exited: Promise<void>;
 
   constructor(ns: string) {
-    this.child = spawn("ip", ["netns", "exec", ns, "chrt", "-f", "50", "ip", "-o", "-ts", "monitor", "link", "address", "route"], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    this.child = spawn(
+      "ip",
+      ["netns", "exec", ns, "chrt", "-f", "50", "ip", "-o", "-ts", "monitor", "link", "address", "route"],
+      {
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    );
     let rest = "";
     this.child.stdout?.setEncoding("utf8");
     this.child.stdout?.on("data", (chunk: string) => {
