@@ -40,21 +40,26 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     const fileEnv = await settingsFileEnv(file, flagsAndEnv.config !== undefined);
     const options = Object.keys(fileEnv).length > 0 ? parseCli(argv, { ...fileEnv, ...deps.env }) : flagsAndEnv;
     // Loaded here, not at the top: `--help` and `--version` parse only the dispatcher (no drivers, probes, protocol).
-    const [{ createDrivers }, { TunnelProber }, { ExecRunner }] = await Promise.all([
+    const [{ createDrivers }, { TunnelProber }, { ExecRunner, ExecSpawner }, { WanWatcher }] = await Promise.all([
       import("./drivers/registry.ts"),
       import("./probes/prober.ts"),
       import("./runner.ts"),
+      import("./kernel-events/wan-watcher.ts"),
     ]);
     // The daemon measures its tunnels; the policy driver reads the same measurements.
     const prober = options.command === "run" && !deps.tunnels && !deps.drivers ? new TunnelProber() : null;
     const tunnels = deps.tunnels ?? prober;
+    const runner = deps.runner ?? new ExecRunner();
+    // The daemon also follows the kernel's WAN carrier and address changes (ip monitor), with the real drivers only.
+    const wans = prober ? new WanWatcher({ runner, spawner: new ExecSpawner() }) : null;
     const cli: CliDeps = {
       options,
-      runner: deps.runner ?? new ExecRunner(),
+      runner,
       drivers: deps.drivers ?? createDrivers(prober ? { quality: prober } : {}),
       io: deps.io,
       ...(deps.health !== undefined ? { health: deps.health } : {}),
       ...(tunnels ? { tunnels } : {}),
+      ...(wans ? { wans } : {}),
       ...(deps.stopSignal ? { stopSignal: deps.stopSignal } : {}),
     };
     // Each command loads only what it needs: `status` and `plan` start fast without ws and prom-client.

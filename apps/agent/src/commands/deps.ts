@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { hostname as osHostname } from "node:os";
 import { DeviceConfig } from "@tern/protocol";
+import type { WanWatch } from "../daemon/agent.ts";
 import type { Driver } from "../drivers/driver.ts";
 import { AgentError, formatIssues } from "../errors.ts";
 import type { CliOptions } from "../options.ts";
@@ -21,6 +22,8 @@ export interface CliDeps {
   io: CliIO;
   health?: HealthSource | null;
   tunnels?: TunnelQualitySource;
+  /** `run`: the kernel's WAN carrier/address events. */
+  wans?: WanWatch;
   /** `run` resolves when this aborts (SIGTERM/SIGINT in cli.ts). */
   stopSignal?: AbortSignal;
 }

@@ -12,7 +12,7 @@ import { createLogger } from "../log.ts";
 import { SystemHealth } from "../status/index.ts";
 import { type CliDeps, hostnameOf, pathsOf } from "./deps.ts";
 
-export async function run({ options, runner, drivers, health, tunnels, stopSignal }: CliDeps): Promise<number> {
+export async function run({ options, runner, drivers, health, tunnels, wans, stopSignal }: CliDeps): Promise<number> {
   const paths = pathsOf(options);
   const log = createLogger(options.logLevel, paths.logFile);
   const credentials = await loadCredentials(paths.device);
@@ -34,6 +34,7 @@ export async function run({ options, runner, drivers, health, tunnels, stopSigna
     health: health === undefined ? new SystemHealth() : health,
     ca: trust?.ca,
     ...(tunnels ? { tunnels } : {}),
+    ...(wans ? { wans } : {}),
   });
   log.info("tern-agent starting", {
     mode: options.mode,

@@ -20,6 +20,7 @@ import { describeError } from "../errors.ts";
 import { writeFileAtomic } from "../fs.ts";
 import type { DeviceCredentials } from "../identity/credentials.ts";
 import { keyForChallenge } from "../identity/device-key.ts";
+import { describeWanChange, type WanChange } from "../kernel-events/types.ts";
 import { acquirePidLock, type PidLock } from "../lock.ts";
 import type { AgentLogger } from "../log.ts";
 import { AgentMetrics } from "../metrics/index.ts";
@@ -52,6 +53,16 @@ export interface AgentOptions {
   silenceTimeoutMs?: number;
   /** CA certificates the server's TLS certificate must chain to (control/tls.ts); undefined = Node's roots. */
   ca?: string[] | undefined;
+  /** The kernel's WAN carrier/address events (kernel-events/WanWatcher); absent: probes alone notice a dead WAN. */
+  wans?: WanWatch;
+}
+
+/** What the agent needs of the WAN watcher (kernel-events/wan-watcher.ts). */
+export interface WanWatch {
+  configure(config: DeviceConfig): void;
+  onChange(listener: (changes: WanChange[]) => void | Promise<void>): void;
+  setLogger?(log: AgentLogger): void;
+  close(): void;
 }
 
 const MAX_RECENT_ERRORS = 50;
@@ -138,6 +149,8 @@ export class Agent implements AgentView {
       },
     });
     this.control = options.credentials ? this.makeControl(options.credentials) : null;
+    options.wans?.setLogger?.(log.child({ component: "kernel-events" }));
+    options.wans?.onChange((changes) => this.wansChanged(changes));
   }
 
   /** Takes the lock, restores the last good config, then opens metrics, the control link and the status loop. */
@@ -189,6 +202,7 @@ export class Agent implements AgentView {
         this.options.log.warn(`${d.name}: close failed`, { error: describeError(err) }),
       );
     this.tunnels.close?.();
+    this.options.wans?.close();
     await this.metricsEndpoint?.close();
     await this.uiEndpoint?.close();
     await this.writeStatusFile().catch(() => {});
@@ -196,14 +210,49 @@ export class Agent implements AgentView {
     this.options.log.info("agent stopped");
   }
 
-  /** Drivers and probes call this (through ctx.notify) when something worth reporting at once happened. */
-  notify(reason: string): void {
+  /**
+   * Drivers and probes call this (through ctx.notify) when something worth
+   * reporting at once happened; changes close together go out in one status.
+   */
+  notify(reason: string, delayMs = NOTIFY_DEBOUNCE_MS): void {
     this.options.log.debug("notify", { reason });
     if (this.notifyTimer || this.stopped) return;
     this.notifyTimer = setTimeout(() => {
       this.notifyTimer = null;
-      void this.pushStatus();
-    }, NOTIFY_DEBOUNCE_MS);
+      void this.pushStatus().catch((err: unknown) => this.options.log.error("status failed", { error: describeError(err) }));
+    }, delayMs);
+  }
+
+  /**
+   * The kernel reported WANs whose carrier or address changed. The policy
+   * driver goes first and alone: moving traffic has a 100 ms budget, and the
+   * status push and a re-key reconcile each spawn dozens of commands that
+   * would compete with it for the CPU (measured: 107 ms instead of 23 ms for an
+   * address removal on 2 cores). Then the server is told at once and the other
+   * drivers react (IKE re-keying), in parallel.
+   */
+  private async wansChanged(changes: WanChange[]): Promise<void> {
+    const config = this.reconciler.current;
+    if (!config || this.stopped) return;
+    const what = changes.map(describeWanChange).join("; ");
+    const seenAt = Math.min(...changes.map((c) => c.seenAt));
+    this.options.log.info("WAN changed (kernel)", { change: what });
+    const react = async (drivers: Driver[]) => {
+      const results = await Promise.allSettled(
+        drivers.map(async (d) => {
+          await d.wanChanged?.(changes, config, this.context);
+          this.options.log.info(`${d.name}: reacted to the WAN change`, {
+            change: what,
+            ms: Math.round(performance.now() - seenAt),
+          });
+        }),
+      );
+      for (const r of results) if (r.status === "rejected") this.recordError("kernel", describeError(r.reason));
+    };
+    const hooked = this.options.drivers.filter((d) => d.wanChanged);
+    await react(hooked.filter((d) => d.name === "policy"));
+    this.notify(`kernel: ${what}`, 0);
+    await react(hooked.filter((d) => d.name !== "policy"));
   }
 
   snapshot(): AgentSnapshot {
@@ -333,6 +382,7 @@ export class Agent implements AgentView {
     if (!outcome.ok && !outcome.superseded) this.recordError("apply", outcome.error ?? "apply failed");
     const current = this.reconciler.current;
     if (current) void this.configureTunnels(current);
+    if (current) this.options.wans?.configure(current);
     this.notify(`apply ${outcome.ok ? "ok" : "failed"}`);
   }
 

@@ -7,6 +7,7 @@
  * protocol/tables/rule priorities, its config directories and daemons).
  */
 import type { AgentHealingReport, DeviceConfig, Status } from "@tern/protocol";
+import type { WanChange } from "../kernel-events/types.ts";
 import type { Runner } from "../runner.ts";
 
 /** `lte` and `wifi` come right after `links` (the interfaces exist and are up), `wifi` before `dhcp` (a restarted AP resets its interface, see wifi/driver.ts). */
@@ -114,6 +115,13 @@ export interface Driver {
   heal?(config: DeviceConfig, ctx: DriverContext): Promise<string[]>;
   /** What the driver healed by itself lately (docs/healing.md), sent with every status; drivers sharing a log return the same reports. */
   healingReports?(): AgentHealingReport[];
+  /**
+   * The kernel reported WAN interfaces whose carrier or address changed (the
+   * agent's `ip monitor` watch, kernel-events/). Called at once, between or
+   * during applies; drivers react only where it cannot wait for the next probe
+   * or apply (move traffic, re-key tunnels). Never throws on a daemon error.
+   */
+  wanChanged?(changes: readonly WanChange[], config: DeviceConfig, ctx: DriverContext): Promise<void>;
   /** Releases watchers, timers and loops when the agent stops (leaves the system as it is). */
   close?(): void | Promise<void>;
 }

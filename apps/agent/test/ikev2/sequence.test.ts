@@ -201,6 +201,41 @@ describe("ikev2 config sequence (fake runner)", () => {
     expect(initiated()).toEqual([]);
   });
 
+  it("reacts to the kernel's WAN events: an address change on a tunnel's WAN asks for a reconcile, carrier back initiates at once", async () => {
+    const driver = new Ikev2Driver({ dataplane: "libipsec" });
+    const tunnel = full.tunnels[0] as ConfigTunnel;
+    const config = configWith({ tunnels: [tunnel] });
+    await step(w, driver, config);
+    const reasons: string[] = [];
+    const ctx = { ...w.ctx, requestReconcile: (r: string) => void reasons.push(r) };
+    const wan = tunnel.localInterface;
+    const at = (ifname: string, carrier: boolean, address: string | null) => ({ ifname, carrier, address });
+    const change = (ifname: string, before: ReturnType<typeof at>, after: ReturnType<typeof at>) => ({
+      ifname,
+      before,
+      after,
+      seenAt: 0,
+    });
+
+    await driver.wanChanged([change(wan, at(wan, true, "10.100.1.2"), at(wan, true, "10.100.1.9"))], config, ctx);
+    expect(reasons).toEqual([`${wan} address 10.100.1.2 → 10.100.1.9: tunnels re-keyed from the new address`]);
+    await driver.wanChanged([change(wan, at(wan, true, "10.100.1.9"), at(wan, true, null))], config, ctx);
+    expect(reasons[1]).toBe(`${wan} address 10.100.1.9 removed: tunnels re-keyed from the new address`);
+    // A WAN no tunnel names, or a carrier loss alone: nothing to re-key.
+    await driver.wanChanged([change("lan0", at("lan0", true, "1.2.3.4"), at("lan0", true, "1.2.3.5"))], config, ctx);
+    await driver.wanChanged([change(wan, at(wan, true, "10.100.1.2"), at(wan, false, "10.100.1.2"))], config, ctx);
+    expect(reasons).toHaveLength(2);
+
+    // Carrier back with no IKE SA: initiated now, even right after heal() did (its 10 s pace is not waited for).
+    w.fake.on(/^swanctl --list-sas --pretty/, () => ({ stdout: "" }));
+    w.fake.on(/^swanctl --initiate/, () => ({ exitCode: 0 }));
+    const initiated = () => w.fake.lines().filter((l) => l.startsWith("swanctl --initiate"));
+    expect(await driver.heal(config, w.ctx)).toEqual(["tern-device-1"]);
+    w.fake.clear();
+    await driver.wanChanged([change(wan, at(wan, false, "10.100.1.2"), at(wan, true, "10.100.1.2"))], config, ctx);
+    expect(initiated()).toEqual([expect.stringMatching(/^swanctl --initiate --child tern-device-1 --timeout 1 /)]);
+  });
+
   it("detects XFRM interfaces when the kernel has them and uses them", async () => {
     w.kernel.xfrm = true;
     const driver = new Ikev2Driver();

@@ -23,13 +23,13 @@ export interface PathFailoverParams extends Params {
 }
 
 /** The rule's table (slot 0) and the device its default route leaves by. */
-async function policyDevice(ns: Netns): Promise<string | null> {
+export async function policyDevice(ns: Netns): Promise<string | null> {
   const r = await run(["ip", "-n", ns.name, "-4", "route", "show", "table", "30000"], { allowFailure: true });
   return /\bdev (\S+)/.exec(r.stdout)?.[1] ?? null;
 }
 
 /** Drops `lossPercent` % of what the WAN router sends out of `ifname` (0 removes the table). */
-async function wanLoss(wan: Netns, ifname: string, lossPercent: number): Promise<void> {
+export async function wanLoss(wan: Netns, ifname: string, lossPercent: number): Promise<void> {
   // numgen's range is 0–99: a total loss is a plain drop.
   const match = lossPercent >= 100 ? "" : ` numgen random mod 100 < ${lossPercent}`;
   const rules =

@@ -4,6 +4,7 @@ import { agentApiTunnel } from "./agent-api-tunnel.ts";
 import { agentConvergence } from "./agent-convergence.ts";
 import { agentFailover } from "./agent-failover.ts";
 import { agentFootprint } from "./agent-footprint.ts";
+import { agentKernelFailover } from "./agent-kernel-failover.ts";
 import { agentMeasurement } from "./agent-measurement.ts";
 import { agentPathFailover } from "./agent-path-failover.ts";
 import { agentStart } from "./agent-start.ts";
@@ -46,6 +47,7 @@ export function defaultRegistry(): CaseRegistry {
     .register(agentFailover)
     .register(policyBound)
     .register(agentPathFailover)
+    .register(agentKernelFailover)
     .register(nodeIdle)
     .register(agentFootprint)
     .register(nodeStart)

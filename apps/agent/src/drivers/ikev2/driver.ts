@@ -13,6 +13,7 @@ import { AgentError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs.ts";
 import { type HealingLog, healingMode, newSaHealState, repaired, type SaHealState, saRepair } from "../../healing/index.ts";
 import { type LinkQualityLookup, tunnelKey } from "../../probes/types.ts";
+import { describeWanChange, type WanChange } from "../../kernel-events/types.ts";
 import type { RunOptions } from "../../runner.ts";
 import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem, RenderedFile } from "../driver.ts";
 import { commandItem, fileItem } from "../dump.ts";
@@ -469,6 +470,38 @@ export class Ikev2Driver implements Driver {
       started.push(t.conn);
     }
     return started;
+  }
+
+  /**
+   * IKE and ESP leave from the address of the WAN a tunnel names (MOBIKE off):
+   * when that address changes or goes, the connections must be loaded again
+   * with the new one (a reconcile renders `local_addrs` from the live address;
+   * charon restarts an initiator's SA from it, a responder's is ended so the
+   * far end comes back). When the WAN's carrier returns, initiators without an
+   * IKE SA are initiated now rather than at the next heal (up to 10 s).
+   */
+  async wanChanged(changes: readonly WanChange[], config: DeviceConfig, ctx: DriverContext): Promise<void> {
+    for (const c of changes) {
+      const bound = config.tunnels.filter((t) => t.localInterface === c.ifname);
+      if (bound.length === 0 || !c.before) continue;
+      if (c.before.address !== c.after.address) {
+        ctx.log.info("ikev2: WAN address changed, loading tunnels again", {
+          change: describeWanChange(c),
+          tunnels: bound.length,
+        });
+        ctx.requestReconcile?.(`${describeWanChange(c)}: tunnels re-keyed from the new address`);
+      } else if (!c.before.carrier && c.after.carrier && c.after.address) {
+        const paths = this.paths(ctx);
+        const ids = new Set(bound.filter((t) => t.initiator).map((t) => t.id));
+        for (const t of await this.saStates(config, ctx)) {
+          if (!ids.has(t.id) || t.ikeSas.length > 0) continue;
+          this.initiatedAt.set(t.conn, Date.now());
+          const i = this.swanctl(paths, ["--initiate", "--child", t.conn, "--timeout", "1"]);
+          await ctx.runner.run(i.argv, { ...i.options, allowFailure: true });
+          ctx.log.info("ikev2: WAN carrier back, tunnel initiated", { conn: t.conn });
+        }
+      }
+    }
   }
 
   /** IKE/CHILD SA state of every configured tunnel (all down when charon does not run). */

@@ -9,6 +9,7 @@ import { readdir, readFile, unlink } from "node:fs/promises";
 import type { DeviceConfig, InterfaceState } from "@tern/protocol";
 import { AgentError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs.ts";
+import { describeWanChange, type WanChange } from "../../kernel-events/types.ts";
 import type { ApplyOutcome, Driver, DriverContext, DumpItem, RenderedFile, StatusPart } from "../driver.ts";
 import { commandItem } from "../dump.ts";
 import type { LteStatusReader } from "../lte/index.ts";
@@ -289,6 +290,20 @@ export class LinksDriver implements Driver {
       gateway: action.route.gateway,
       metric: action.route.metric,
     });
+  }
+
+  /**
+   * The kernel reported a WAN's address gone or replaced: when the config
+   * gives that WAN a static address, apply again so it is put back (the agent
+   * owns it; a DHCP WAN follows its lease instead).
+   */
+  async wanChanged(changes: readonly WanChange[], config: DeviceConfig, ctx: DriverContext): Promise<void> {
+    for (const c of changes) {
+      const i = config.interfaces.find((x) => x.name === c.ifname);
+      if (!i || i.dhcp || !i.address || !c.before || c.before.address === c.after.address) continue;
+      if (c.after.address === i.address.split("/")[0]) continue;
+      ctx.requestReconcile?.(`${describeWanChange(c)}: the configured address ${i.address} is put back`);
+    }
   }
 
   /** Re-applies when a lease changes (new address or gateway), so DHCP WANs follow their server without a new config. */

@@ -17,11 +17,13 @@ import {
   observeLink,
   reuseInMs,
 } from "../../healing/index.ts";
+import type { WanChange } from "../../kernel-events/types.ts";
 import type { LinkQualityLookup } from "../../probes/types.ts";
 import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem } from "../driver.ts";
 import { commandItem } from "../dump.ts";
 import { applyOwnedTable, scriptPath, tableScript } from "../firewall/nft-table.ts";
-import { syncRules, syncTable } from "./kernel.ts";
+import { replaceTable, syncRules, syncTable } from "./kernel.ts";
+import { KernelGate } from "./kernel-gate.ts";
 import { hex, MARK_MASK, POLICY_TABLE } from "./layout.ts";
 import { candidates, linksOf, type PolicyLink } from "./links.ts";
 import { type RuleSlot, renderPolicyTable, routeArgv, ruleSlots, type SlotRoute, slotRoute } from "./render.ts";
@@ -61,6 +63,8 @@ export class PolicyDriver implements Driver {
   /** Flap damping state per link key (docs/healing.md). */
   private readonly damping = new Map<string, DampingState>();
   readonly healing: HealingLog;
+  /** The kernel's carrier and address events on the WANs (see kernel-gate.ts). */
+  private readonly gate = new KernelGate();
 
   constructor(private readonly options: PolicyDriverOptions) {
     this.now = options.now ?? (() => performance.now());
@@ -106,6 +110,7 @@ export class PolicyDriver implements Driver {
       changed = (await syncTable(ctx.runner, s.table, this.choose(s, links.get(s.rule.name)!, healing))) || changed;
       this.applied.set(s.rule.name, this.states.get(s.rule.name)!.current);
     }
+    this.gate.retain(new Set(this.upstream(config)));
     this.active = slots.length > 0 ? { slots, links, ctx, config } : null;
     this.schedule();
     return { changed };
@@ -166,13 +171,16 @@ export class PolicyDriver implements Driver {
   private choose(s: RuleSlot, links: PolicyLink[], healing: SelectionHealing): SlotRoute {
     const state = this.states.get(s.rule.name) ?? newSelectionState();
     this.states.set(s.rule.name, state);
+    const now = this.now();
+    const quality = (k: string) => this.options.quality.quality(k);
     const key = selectLink(
       state,
       links,
-      (k) => this.options.quality.quality(k),
+      quality,
       s.rule.order === "link-quality" ? s.rule.linkQuality : null,
-      this.now(),
+      now,
       healing,
+      (l) => this.gate.blocked(l.wan ?? null, quality(l.key), now),
     );
     return slotRoute(s.rule, links.find((l) => l.key === key) ?? null);
   }
@@ -185,7 +193,7 @@ export class PolicyDriver implements Driver {
     this.timer.unref();
   }
 
-  private async tick(): Promise<void> {
+  private async tick(kernel = false): Promise<void> {
     const a = this.active;
     if (!a) return;
     const healing = this.healingView(a.config, [...a.links.values()].flat(), a.ctx);
@@ -195,7 +203,8 @@ export class PolicyDriver implements Driver {
       const state = this.states.get(s.rule.name)!;
       if (state.current === before) continue;
       try {
-        await syncTable(a.ctx.runner, s.table, route);
+        if (kernel) await replaceTable(a.ctx.runner, s.table, route);
+        else await syncTable(a.ctx.runner, s.table, route);
         this.applied.set(s.rule.name, state.current);
         a.ctx.log.info("policy moved traffic", { rule: s.rule.name, change: state.reason });
         a.ctx.notify(`policy ${s.rule.name}: ${state.reason}`);
@@ -205,6 +214,17 @@ export class PolicyDriver implements Driver {
         a.ctx.log.warn("policy could not move traffic", { rule: s.rule.name, error: (err as Error).message });
       }
     }
+  }
+
+  /**
+   * The kernel reported WANs whose carrier or address changed: a link over a
+   * WAN that cannot carry traffic is left now, not at the next probe tick.
+   * Resolves once the tables say so.
+   */
+  wanChanged(changes: readonly WanChange[]): Promise<void> {
+    const now = this.now();
+    for (const c of changes) this.gate.update(c.after, now);
+    return this.serial(() => this.tick(true));
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {

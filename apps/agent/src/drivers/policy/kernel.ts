@@ -84,3 +84,13 @@ export async function syncTable(runner: Runner, table: number, route: SlotRoute)
   if (route !== null) await runner.run(routeArgv(table, route));
   return true;
 }
+
+/**
+ * Points `table` at `route` without reading it first (one command): for moves
+ * the kernel's events trigger, where every spawned command counts against the
+ * 100 ms budget. Only the driver writes its tables, so replace is enough.
+ */
+export async function replaceTable(runner: Runner, table: number, route: SlotRoute): Promise<void> {
+  if (route === null) await runner.run(["ip", "-4", "route", "flush", "table", String(table)], { allowFailure: true });
+  else await runner.run(routeArgv(table, route));
+}

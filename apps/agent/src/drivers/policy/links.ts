@@ -9,15 +9,18 @@ export interface PolicyLink {
   via: string;
   /** Output device when known (WAN); tunnels resolve theirs from the route to the remote loopback. */
   dev: string | null;
+  /** The WAN interface the link leaves by (a tunnel's local interface), for the kernel's carrier and address events. */
+  wan?: string | null;
 }
 
 export function linksOf(config: DeviceConfig): PolicyLink[] {
   const out: PolicyLink[] = [];
   for (const i of config.interfaces)
     if (i.type === "WAN" && i.gateway)
-      for (const label of i.pathLabels) out.push({ key: wanKey(i.name), label, via: i.gateway, dev: i.name });
+      for (const label of i.pathLabels) out.push({ key: wanKey(i.name), label, via: i.gateway, dev: i.name, wan: i.name });
   for (const t of config.tunnels)
-    if (t.pathLabel) out.push({ key: tunnelKey(t.id), label: t.pathLabel, via: t.remoteLoopback, dev: null });
+    if (t.pathLabel)
+      out.push({ key: tunnelKey(t.id), label: t.pathLabel, via: t.remoteLoopback, dev: null, wan: t.localInterface });
   return out;
 }
 

@@ -14,6 +14,8 @@
  * - Healing (docs/healing.md): a link held down by flap damping is not
  *   eligible; a link the server found degraded against its baseline
  *   (`avoid`) is eligible only when no other link is.
+ * - `blocked` (the kernel's word, ./kernel-gate.ts) makes a link ineligible
+ *   whatever its measurements say.
  */
 import type { LinkQualityThresholds } from "@tern/protocol";
 import type { LinkQuality } from "../../probes/types.ts";
@@ -56,12 +58,14 @@ export function selectLink(
   thresholds: LinkQualityThresholds | null,
   now: number,
   healing: SelectionHealing = NO_HEALING,
+  blocked: (link: PolicyLink) => string | null = () => null,
 ): string | null {
   const holdMs = (thresholds?.holdDownSeconds ?? 0) * 1000;
   const why = new Map<string, string>();
   const ok = new Map<string, boolean>();
   for (const l of links) {
-    const e = eligible(quality(l.key), thresholds);
+    const b = blocked(l);
+    const e = b ? { ok: false, why: b } : eligible(quality(l.key), thresholds);
     const held = e.ok ? healing.heldDown(l.key) : null;
     ok.set(l.key, e.ok && held === null);
     why.set(l.key, held ?? e.why);
