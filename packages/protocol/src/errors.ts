@@ -43,6 +43,8 @@ export const ErrorCode = z.enum([
   "CSRF_FAILED",
   /** An uploaded file whose type is not accepted (e.g. a logo that is neither PNG nor SVG, or whose content does not match its type). */
   "UNSUPPORTED_MEDIA_TYPE",
+  /** A peer `preset` that is not one of GET /api/peers/presets. */
+  "PEER_PRESET_UNKNOWN",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -92,6 +94,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   IDENTITY_PROOF_INVALID: 401,
   CSRF_FAILED: 403,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  PEER_PRESET_UNKNOWN: 400,
   INTERNAL: 500,
 };
 

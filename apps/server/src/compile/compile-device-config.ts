@@ -44,6 +44,7 @@ export function compileDeviceConfig(input: CompileInput): CompileResult {
   const warnings: CompileWarning[] = [];
   const ctx = createContext(input, warnings);
   const tunnels = compileTunnels(ctx);
+  const policy = compilePolicy(ctx, tunnels);
   const monitoring: ConfigMonitoring = { ...DEFAULT_MONITORING, ...input.monitoring };
   const config: DeviceConfig = {
     deviceId: input.device.id,
@@ -54,7 +55,7 @@ export function compileDeviceConfig(input: CompileInput): CompileResult {
     firewall: compileFirewall(ctx),
     tunnels,
     vrrp: compileVrrp(ctx),
-    policy: compilePolicy(ctx),
+    policy,
     monitoring,
     qos: { prioritizeManagement: input.prioritizeManagement ?? true },
   };

@@ -3,7 +3,7 @@
  * resource types (not database rows): the repository layer loads these objects,
  * decrypts secrets, and hands them over. Every field is read, never changed.
  */
-import type { ConfigMonitoring, Device, MlPolicy, Organization, PathLabel, PeerCreate, VrrpGroupCreate } from "@tern/protocol";
+import type { ConfigMonitoring, Device, MlPolicy, Organization, PathLabel, PeerSettings, VrrpGroupCreate } from "@tern/protocol";
 
 /** The device being compiled: the parts of the `Device` resource that shape its config. */
 export type CompileDevice = Pick<
@@ -37,7 +37,7 @@ export interface DeviceTunnelInput extends TunnelCommon {
 }
 
 /** The peer as stored, with its PSK in clear. */
-export type CompilePeer = PeerCreate & { id: string };
+export type CompilePeer = PeerSettings & { id: string; psk: string };
 
 /** A tunnel from a device interface (always side A) to a non-managed peer. */
 export interface PeerTunnelInput extends TunnelCommon {

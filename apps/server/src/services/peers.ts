@@ -5,7 +5,7 @@
  * devices that have a tunnel to the peer, which queues their `peers` jobs.
  */
 import { randomUUID } from "node:crypto";
-import type { Peer, PeerCreate, PeerUpdate } from "@tern/protocol";
+import type { Peer, PeerCreate, PeerSettings, PeerUpdate } from "@tern/protocol";
 import { sql } from "kysely";
 import { toJson } from "../db/json.ts";
 import type { PeerRow } from "../db/schema.ts";
@@ -15,7 +15,7 @@ import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { queueConfigJobs } from "./desired-config.ts";
 
-type PeerConfig = Omit<PeerCreate, "psk" | "name">;
+type PeerConfig = Omit<PeerSettings, "name">;
 type PeerRowWithCount = PeerRow & { tunnel_count: number };
 
 const PEER_CONFIG_KEYS = [
@@ -26,6 +26,7 @@ const PEER_CONFIG_KEYS = [
   "remoteIP",
   "urls",
   "ips",
+  "ikeVersion",
   "ikeDhGroup",
   "ikeCryptoAlg",
   "ikeKeySize",
@@ -37,8 +38,10 @@ const PEER_CONFIG_KEYS = [
   "pfs",
   "sessionLifeTime",
   "ikeLifeTime",
+  "dpdDelay",
   "localTrafficSelectors",
   "remoteTrafficSelectors",
+  "preset",
 ] as const satisfies readonly (keyof PeerConfig)[];
 
 /** The stored config: the peer's fields without name and PSK (those have columns). */
@@ -46,9 +49,17 @@ function configOf(input: PeerCreate | PeerUpdate): PeerConfig {
   return Object.fromEntries(PEER_CONFIG_KEYS.map((k) => [k, input[k]])) as PeerConfig;
 }
 
+/** Fields added after the first peers were stored, with the values those peers had. */
+const STORED_DEFAULTS = { ikeVersion: 2, dpdDelay: 10, preset: null } as const;
+
+/** A stored config with the later fields filled: what compile and reads use. */
+export function storedPeerConfig(config: unknown): PeerConfig {
+  return { ...STORED_DEFAULTS, ...(config as Partial<PeerConfig>) } as PeerConfig;
+}
+
 export function toPeer(row: PeerRowWithCount): Peer {
   return {
-    ...(row.config as PeerConfig),
+    ...storedPeerConfig(row.config),
     id: row.id,
     org: row.organization_id,
     name: row.name,
@@ -69,6 +80,7 @@ export const PEER_LIST: ListSpec = {
     remoteId: { column: sql`p.config ->> 'remoteId'`, type: "text" },
     localId: { column: sql`p.config ->> 'localId'`, type: "text" },
     pfs: { column: sql`(p.config ->> 'pfs')::boolean`, type: "boolean" },
+    preset: { column: sql`p.config ->> 'preset'`, type: "text" },
     ikeLifeTime: { column: sql`(p.config ->> 'ikeLifeTime')::int`, type: "number" },
     sessionLifeTime: { column: sql`(p.config ->> 'sessionLifeTime')::int`, type: "number" },
     tunnels: { column: tunnelCount, type: "number" },
