@@ -45,6 +45,7 @@ export interface FakeRule {
   fwmark?: string;
   fwmask?: string;
   table: string;
+  suppress_prefixlen?: number;
 }
 
 const fail = (stderr: string, exitCode = 2): Reply => ({ exitCode, stderr });
@@ -60,7 +61,7 @@ function options(args: string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (let i = 0; i < args.length - 1; i++)
     if (
-      ["via", "dev", "src", "metric", "proto", "table", "label", "priority", "fwmark", "lookup", "type", "if_id", "mtu"].includes(
+      ["via", "dev", "src", "metric", "proto", "table", "label", "priority", "fwmark", "lookup", "type", "if_id", "mtu", "suppress_prefixlength"].includes(
         args[i]!,
       )
     )
@@ -152,8 +153,11 @@ export class FakeKernel {
   /** Owned policy rules as "priority mark/mask table" lines. */
   ownedRules(): string[] {
     return this.rules
-      .filter((r) => r.priority >= 30000 && r.priority < 30255)
-      .map((r) => `${r.priority} ${r.fwmark}/${r.fwmask} ${r.table}`);
+      .filter((r) => r.priority >= 29745 && r.priority < 30255)
+      .map(
+        (r) =>
+          `${r.priority} ${r.fwmark}/${r.fwmask} ${r.table}${r.suppress_prefixlen !== undefined ? ` suppress ${r.suppress_prefixlen}` : ""}`,
+      );
   }
 
   /** The device a next hop is directly reachable through: a connected subnet or a link-scope route. */
@@ -370,6 +374,7 @@ export class FakeKernel {
         priority,
         ...(fwmark ? { fwmark, fwmask: fwmask ?? "0xffffffff" } : {}),
         table: opt.get("lookup") ?? "main",
+        ...(opt.has("suppress_prefixlength") ? { suppress_prefixlen: Number(opt.get("suppress_prefixlength")) } : {}),
       });
       return {};
     }
