@@ -88,7 +88,9 @@ const requestFields = {
     .max(64)
     .nullable()
     .optional()
-    .meta({ description: `Fills ${PRESET_KEYS.join(", ")} as the vendor documents them: ${PEER_PRESET_IDS.join(", ")}. Fields given explicitly win.` }),
+    .meta({
+      description: `Fills ${PRESET_KEYS.join(", ")} as the vendor documents them: ${PEER_PRESET_IDS.join(", ")}. Fields given explicitly win.`,
+    }),
 } as unknown as typeof peerFields & { preset: z.ZodOptional<z.ZodNullable<z.ZodString>> };
 
 const lifetimes = (p: { sessionLifeTime: number; ikeLifeTime: number }) => p.sessionLifeTime < p.ikeLifeTime;

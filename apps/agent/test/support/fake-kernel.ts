@@ -61,9 +61,22 @@ function options(args: string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (let i = 0; i < args.length - 1; i++)
     if (
-      ["via", "dev", "src", "metric", "proto", "table", "label", "priority", "fwmark", "lookup", "type", "if_id", "mtu", "suppress_prefixlength"].includes(
-        args[i]!,
-      )
+      [
+        "via",
+        "dev",
+        "src",
+        "metric",
+        "proto",
+        "table",
+        "label",
+        "priority",
+        "fwmark",
+        "lookup",
+        "type",
+        "if_id",
+        "mtu",
+        "suppress_prefixlength",
+      ].includes(args[i]!)
     )
       out.set(args[i]!, args[++i]!);
   return out;

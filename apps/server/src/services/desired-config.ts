@@ -8,7 +8,6 @@
  */
 import { randomUUID } from "node:crypto";
 import type { JobTask, JobType } from "@tern/protocol";
-import { storedPeerConfig } from "./peers.ts";
 import { sql } from "kysely";
 import {
   type CompileInput,
@@ -24,6 +23,7 @@ import type { Db, DeviceRow, TunnelRow } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
 import type { ServiceCtx } from "./context.ts";
 import { sealDesiredConfig } from "./desired-config-seal.ts";
+import { storedPeerConfig } from "./peers.ts";
 import { openInterfaceSecrets } from "./radio/interface-secrets.ts";
 
 /** `= any($1)` for a uuid list: one parameter, whatever the list length. */

@@ -23,9 +23,7 @@ import { newSelectionState, type SelectionState, selectLink } from "./select.ts"
  */
 export function wantedRules(slots: readonly RuleSlot[]): WantedRule[] {
   return slots.flatMap((s) => [
-    ...(s.rule.tunnels
-      ? [{ priority: slotSuppress(s.slot), mark: s.mark, table: "main" as const, suppressDefault: true }]
-      : []),
+    ...(s.rule.tunnels ? [{ priority: slotSuppress(s.slot), mark: s.mark, table: "main" as const, suppressDefault: true }] : []),
     { priority: s.table, mark: s.mark, table: s.table },
   ]);
 }

@@ -17,5 +17,10 @@ export const route = defineRoute({
 });
 
 export function register(app: ApiApp) {
-  app.openapi(route, (c) => c.json(PEER_PRESETS.map((p) => PeerPresetInfo.parse(p)), 200));
+  app.openapi(route, (c) =>
+    c.json(
+      PEER_PRESETS.map((p) => PeerPresetInfo.parse(p)),
+      200,
+    ),
+  );
 }
