@@ -217,6 +217,20 @@ export async function deletePeer(ctx: ServiceCtx, id: string): Promise<void> {
         using.map((t) => ({ path: "tunnels", message: `tunnel ${t.num} (${t.id}) from device ${t.name}` })),
       );
     }
+    // A multi-link policy whose peer action (cloud security) names the peer would lose its rule silently.
+    const policies = await tx.db
+      .selectFrom("mlpolicies")
+      .select(["id", "name"])
+      .where("organization_id", "=", tx.org.id)
+      .where(sql<boolean>`rules @> ${toJson([{ action: { peer: id } }])}::jsonb`)
+      .orderBy("name")
+      .execute();
+    if (policies.length) {
+      throw conflict(
+        `peer ${before.name} is the target of multi-link polic${policies.length > 1 ? "ies" : "y"} ${policies.map((p) => p.name).join(", ")}; change those rules first`,
+        policies.map((p) => ({ path: "mlpolicies", message: `multi-link policy ${p.name} (${p.id})` })),
+      );
+    }
     await tx.db.deleteFrom("peers").where("organization_id", "=", tx.org.id).where("id", "=", id).execute();
     await recordAudit(tx, { action: "delete", resource: "peers", resourceId: id, before });
   });

@@ -80,5 +80,34 @@ describe("multi-link policy peer action (cloud security)", () => {
     expect(config.tunnels[0]).toMatchObject({ id: tunnelId, internet: true, dpdSeconds: 10 });
     // The other device has no tunnel to the peer: the rule is left out rather than sending its traffic nowhere.
     expect(DeviceConfig.parse(await desiredConfig(t, without.id)).policy?.rules).toEqual([]);
+
+    // The peer cannot go while a policy sends traffic to it (even once its tunnels are gone).
+    const del = await t.api<ErrorBody>("DELETE", `/api/tunnels/${tunnelId}`, { token: t.admin.token });
+    expect(del.status, del.text).toBe(202);
+    const refused = await t.api<ErrorBody>("DELETE", `/api/peers/${peer.id}`, { token: t.admin.token });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe("CONFLICT");
+    expect(refused.body.details).toEqual([
+      { path: "mlpolicies", message: `multi-link policy installed-cloud-security (${policy.id})` },
+    ]);
+  });
+
+  it("force-deleting a path label keeps the peer-action rules of the policies it is removed from", async () => {
+    const peer = await createPeer(t, { name: "edge-2" });
+    const label = (await t.api<{ id: string }>("POST", "/api/pathlabels", { token: t.admin.token, body: { name: "going" } }))
+      .body;
+    const policy = (
+      await create({
+        name: "mixed",
+        rules: [
+          { name: "labelled", priority: 1, match: {}, action: { pathlabels: [label.id] } },
+          { name: "to-edge", priority: 2, match: { source: "192.168.20.0/24" }, action: { peer: peer.id } },
+        ],
+      })
+    ).body;
+    const res = await t.api("DELETE", `/api/pathlabels/${label.id}`, { token: t.admin.token, query: { force: "true" } });
+    expect(res.status, res.text).toBe(204); // installed nowhere: no device work
+    const after = await t.api<MlPolicy>("GET", `/api/mlpolicies/${policy.id}`, { token: t.admin.token });
+    expect(after.body.rules.map((r) => r.name)).toEqual(["to-edge"]);
   });
 });
