@@ -44,7 +44,6 @@ export function compileDeviceConfig(input: CompileInput): CompileResult {
   const warnings: CompileWarning[] = [];
   const ctx = createContext(input, warnings);
   const tunnels = compileTunnels(ctx);
-  const policy = compilePolicy(ctx, tunnels);
   const monitoring: ConfigMonitoring = { ...DEFAULT_MONITORING, ...input.monitoring };
   const config: DeviceConfig = {
     deviceId: input.device.id,
@@ -55,7 +54,8 @@ export function compileDeviceConfig(input: CompileInput): CompileResult {
     firewall: compileFirewall(ctx),
     tunnels,
     vrrp: compileVrrp(ctx),
-    policy,
+    // Marks the peer-action tunnels `internet` (same objects as `tunnels` above); warnings keep their order.
+    policy: compilePolicy(ctx, tunnels),
     monitoring,
     qos: { prioritizeManagement: input.prioritizeManagement ?? true },
   };
