@@ -23,7 +23,7 @@ import type { Db, DeviceRow, TunnelRow } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
 import type { ServiceCtx } from "./context.ts";
 import { sealDesiredConfig } from "./desired-config-seal.ts";
-import { storedPeerConfig } from "./peers.ts";
+import { storedPeerConfig } from "./peers/stored-config.ts";
 import { openInterfaceSecrets } from "./radio/interface-secrets.ts";
 
 /** `= any($1)` for a uuid list: one parameter, whatever the list length. */

@@ -5,7 +5,7 @@
  * devices that have a tunnel to the peer, which queues their `peers` jobs.
  */
 import { randomUUID } from "node:crypto";
-import type { Peer, PeerCreate, PeerSettings, PeerUpdate } from "@tern/protocol";
+import type { Peer, PeerCreate, PeerUpdate } from "@tern/protocol";
 import { sql } from "kysely";
 import { toJson } from "../db/json.ts";
 import type { PeerRow } from "../db/schema.ts";
@@ -14,8 +14,9 @@ import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { queueConfigJobs } from "./desired-config.ts";
+import { type StoredPeerConfig, storedPeerConfig } from "./peers/stored-config.ts";
 
-type PeerConfig = Omit<PeerSettings, "name">;
+type PeerConfig = StoredPeerConfig;
 type PeerRowWithCount = PeerRow & { tunnel_count: number };
 
 const PEER_CONFIG_KEYS = [
@@ -47,14 +48,6 @@ const PEER_CONFIG_KEYS = [
 /** The stored config: the peer's fields without name and PSK (those have columns). */
 function configOf(input: PeerCreate | PeerUpdate): PeerConfig {
   return Object.fromEntries(PEER_CONFIG_KEYS.map((k) => [k, input[k]])) as PeerConfig;
-}
-
-/** Fields added after the first peers were stored, with the values those peers had. */
-const STORED_DEFAULTS = { ikeVersion: 2, dpdDelay: 10, preset: null } as const;
-
-/** A stored config with the later fields filled: what compile and reads use. */
-export function storedPeerConfig(config: unknown): PeerConfig {
-  return { ...STORED_DEFAULTS, ...(config as Partial<PeerConfig>) } as PeerConfig;
 }
 
 export function toPeer(row: PeerRowWithCount): Peer {

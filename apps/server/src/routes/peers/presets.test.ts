@@ -8,6 +8,7 @@ import { DeviceConfig, PEER_PRESETS, type Peer, type PeerPresetInfo, type PeerUp
 import { describe, expect, it } from "vitest";
 import { useTestServer } from "../../../test/support/test-server.ts";
 import { createTunnels, desiredConfig, type ErrorBody, peerTunnelBody, wanDevice } from "../../../test/support/tunnels.ts";
+import { toJson } from "../../db/json.ts";
 
 /** The fields every peer needs; everything a preset fills is left out. */
 const BASE = { remoteIP: "198.51.100.20", psk: "cloud-psk-0123456789", remoteTrafficSelectors: ["10.60.0.0/16"] };
@@ -136,5 +137,23 @@ describe("/api/peers presets", () => {
       body: { ...BASE, name: "moving" },
     });
     expect(none.body).toMatchObject({ preset: null, sessionLifeTime: 3600, ikeLifeTime: 86400, dpdDelay: 10 });
+  });
+
+  it("peers stored before presets existed read back as IKEv2, DPD 10 s, no preset", async () => {
+    const peer = (await t.api<Peer>("POST", "/api/peers", { token: t.admin.token, body: { ...BASE, name: "old-row" } })).body;
+    const row = await t.database.db.selectFrom("peers").select("config").where("id", "=", peer.id).executeTakeFirstOrThrow();
+    const { ikeVersion: _v, dpdDelay: _d, preset: _p, ...old } = row.config as Record<string, unknown>;
+    await t.database.db
+      .updateTable("peers")
+      .set({ config: toJson(old) })
+      .where("id", "=", peer.id)
+      .execute();
+    const got = await t.api<Peer>("GET", `/api/peers/${peer.id}`, { token: t.admin.token });
+    expect(got.body).toMatchObject({ ikeVersion: 2, dpdDelay: 10, preset: null });
+    const a = await wanDevice(t, { name: "old-peer-user" });
+    await createTunnels(t, peerTunnelBody(a, peer.id));
+    const tunnel = DeviceConfig.parse(await desiredConfig(t, a.id)).tunnels[0]!;
+    expect(tunnel.dpdSeconds).toBe(10);
+    expect(tunnel).not.toHaveProperty("ikeVersion");
   });
 });
