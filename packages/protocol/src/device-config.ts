@@ -128,6 +128,15 @@ export const ConfigTunnel = z.object({
   /** True on the side that starts the IKE SA (device A, always for peers). */
   initiator: z.boolean(),
   dpdSeconds: z.number().int().min(0),
+  /** IKE version; absent = 2 (only peers that speak IKEv1 only set 1). */
+  ikeVersion: z.union([z.literal(1), z.literal(2)]).optional(),
+  /**
+   * The tunnel also carries internet-bound traffic of a multi-link policy's
+   * `peer` action (cloud security): the CHILD_SA's remote selector adds
+   * 0.0.0.0/0, which is never routed in the main table; the policy driver
+   * steers only the traffic that would take the default route. Absent = false.
+   */
+  internet: z.boolean().optional(),
   /** Traffic selectors: what goes through this tunnel besides the loopbacks. */
   localSubnets: z.array(Network),
   remoteSubnets: z.array(Network),
@@ -158,7 +167,13 @@ export const ConfigPolicyRule = z.object({
   match: PolicyMatch,
   order: z.enum(["priority", "link-quality"]),
   /** Path label ids in order of preference; links are the WAN interfaces and tunnels carrying them. */
-  pathLabels: z.array(z.string()).min(1),
+  pathLabels: z.array(z.string()),
+  /**
+   * A `peer` action (cloud security): the ids of this device's tunnels to the
+   * peer, in preference order, instead of path labels. Only traffic that would
+   * take the default route (internet-bound) follows the rule. Absent = path labels.
+   */
+  tunnels: z.array(z.string()).min(1).optional(),
   fallback: z.enum(["by-destination", "drop"]),
   linkQuality: LinkQualityThresholds.nullable(),
 });

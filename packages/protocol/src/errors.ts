@@ -49,6 +49,8 @@ export const ErrorCode = z.enum([
   "ACCOUNT_LIMIT",
   /** A device dump that is still being made or that failed has no archive to download. */
   "DUMP_NOT_READY",
+  /** A peer `preset` that is not one of GET /api/peers/presets. */
+  "PEER_PRESET_UNKNOWN",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -101,6 +103,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   SIGNUP_DISABLED: 403,
   ACCOUNT_LIMIT: 403,
   DUMP_NOT_READY: 409,
+  PEER_PRESET_UNKNOWN: 400,
   INTERNAL: 500,
 };
 

@@ -17,6 +17,7 @@ export * from "./messages.ts";
 export * from "./mfa.ts";
 export * from "./notification.ts";
 export * from "./peer.ts";
+export * from "./peer-presets.ts";
 export * from "./policy.ts";
 export * from "./radio.ts";
 export * from "./schemas.ts";

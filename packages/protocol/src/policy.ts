@@ -42,9 +42,21 @@ export type LinkQualityThresholds = z.infer<typeof LinkQualityThresholds>;
 export const PolicyAction = z
   .object({
     order: z.enum(["priority", "link-quality"]).default("priority"),
-    pathlabels: z.array(Id).min(1).max(8),
+    pathlabels: z.array(Id).max(8).default([]),
+    /**
+     * Cloud security: send the matching traffic that would otherwise take the
+     * default route (internet-bound; LAN-to-LAN and site routes are kept)
+     * through the device's tunnel(s) to this peer connection, instead of path labels.
+     */
+    peer: Id.optional(),
     fallback: z.enum(["by-destination", "drop"]).default("by-destination"),
     linkQuality: LinkQualityThresholds.optional(),
+  })
+  .superRefine((a, ctx) => {
+    if (a.peer !== undefined && a.pathlabels.length > 0)
+      ctx.addIssue({ code: "custom", path: ["peer"], message: "give either pathlabels or peer, not both" });
+    if (a.peer === undefined && a.pathlabels.length === 0)
+      ctx.addIssue({ code: "custom", path: ["pathlabels"], message: "pathlabels needs at least one path label (or give peer)" });
   })
   .transform((a) => (a.order === "link-quality" ? { ...a, linkQuality: a.linkQuality ?? LinkQualityThresholds.parse({}) } : a));
 export type PolicyAction = z.infer<typeof PolicyAction>;

@@ -71,7 +71,8 @@ export function compileDeviceConfig(input: CompileInput): CompileResult {
     firewall: compileFirewall(ctx),
     tunnels,
     vrrp: compileVrrp(ctx),
-    policy: compilePolicy(ctx),
+    // Marks the peer-action tunnels `internet` (same objects as `tunnels` above); warnings keep their order.
+    policy: compilePolicy(ctx, tunnels),
     monitoring,
     qos: { prioritizeManagement: input.prioritizeManagement ?? true },
     ...compileHealing(input.healing),

@@ -10,7 +10,7 @@ import type {
   MlPolicy,
   Organization,
   PathLabel,
-  PeerCreate,
+  PeerSettings,
   VrrpGroupCreate,
 } from "@tern/protocol";
 
@@ -46,7 +46,7 @@ export interface DeviceTunnelInput extends TunnelCommon {
 }
 
 /** The peer as stored, with its PSK in clear. */
-export type CompilePeer = PeerCreate & { id: string };
+export type CompilePeer = PeerSettings & { id: string; psk: string };
 
 /** A tunnel from a device interface (always side A) to a non-managed peer. */
 export interface PeerTunnelInput extends TunnelCommon {

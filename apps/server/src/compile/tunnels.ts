@@ -114,7 +114,9 @@ function peerTunnel(ctx: CompileContext, tunnel: PeerTunnelInput, [loopA, loopB]
       remoteId: peer.remoteId ? ikeIdentity(peer.remoteIdType, peer.remoteId) : peer.remoteIP,
     },
     initiator: true,
-    dpdSeconds: DPD_SECONDS,
+    dpdSeconds: peer.dpdDelay,
+    // Absent means IKEv2, so configs of IKEv2 peers hash as before the field existed.
+    ...(peer.ikeVersion === 1 ? { ikeVersion: 1 as const } : {}),
     localSubnets: peer.localTrafficSelectors.length > 0 ? networks(peer.localTrafficSelectors) : publishedSubnets(self),
     remoteSubnets: networks(peer.remoteTrafficSelectors),
     probeTargets: sortedUnique(peer.ips, compareIPv4),

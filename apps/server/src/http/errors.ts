@@ -2,7 +2,7 @@
  * The one error helper: every API error leaves as the protocol's ErrorBody
  * with a code from ErrorCode and the status that goes with it.
  */
-import { type ErrorBody, type ErrorCode, type ErrorDetail, errorStatus, issuesToDetails } from "@tern/protocol";
+import { type ErrorBody, ErrorCode, type ErrorDetail, errorStatus, issuesToDetails } from "@tern/protocol";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -40,15 +40,21 @@ export function errorResponse(c: Context, err: ApiError): Response {
   return c.json(body, err.status, err.headers);
 }
 
-/** Validation hook of every route: zod issues → 400 VALIDATION_FAILED naming each path. */
+type Issue = { path: readonly PropertyKey[]; message: string; params?: { errorCode?: unknown } };
+
+/**
+ * Validation hook of every route: zod issues → 400 VALIDATION_FAILED naming each path, or the
+ * more precise code a schema put on an issue (`params.errorCode`, e.g. PEER_PRESET_UNKNOWN).
+ */
 export function validationHook(
-  result:
-    | { success: true }
-    | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }; target?: string },
+  result: { success: true } | { success: false; error: { issues: readonly Issue[] }; target?: string },
 ): void {
   if (result.success) return;
   const where = result.target === "json" ? "body" : result.target === "param" ? "path parameter" : (result.target ?? "input");
-  throw validationFailed(`invalid ${where}`, issuesToDetails(result.error.issues));
+  const coded = result.error.issues.map((i) => ErrorCode.safeParse(i.params?.errorCode)).find((r) => r.success);
+  const details = issuesToDetails(result.error.issues);
+  if (coded?.success) throw new ApiError(coded.data, details[0]?.message ?? `invalid ${where}`, details);
+  throw validationFailed(`invalid ${where}`, details);
 }
 
 /** PostgreSQL errors that only bad input can cause, so they are the caller's 4xx and not our 500. */

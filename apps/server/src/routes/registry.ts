@@ -101,6 +101,7 @@ import * as peersCreate from "./peers/create.ts";
 import * as peersDelete from "./peers/delete.ts";
 import * as peersGet from "./peers/get.ts";
 import * as peersList from "./peers/list.ts";
+import * as peersPresets from "./peers/presets.ts";
 import * as peersUpdate from "./peers/update.ts";
 import * as ssoCallback from "./sso/callback.ts";
 import * as ssoCreate from "./sso/create.ts";
@@ -216,6 +217,8 @@ export const ROUTES: readonly RouteModule[] = [
   tunnelsDelete,
   peersList,
   peersCreate,
+  // Before /peers/{id}, which would take "presets" for an id.
+  peersPresets,
   peersGet,
   peersUpdate,
   peersDelete,

@@ -7,7 +7,7 @@
  * together. The dispatcher (device gateway) sends the jobs.
  */
 import { randomUUID } from "node:crypto";
-import type { JobTask, JobType, PeerCreate } from "@tern/protocol";
+import type { JobTask, JobType } from "@tern/protocol";
 import { sql } from "kysely";
 import {
   type CompileInput,
@@ -23,6 +23,7 @@ import type { Db, DeviceRow, TunnelRow } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
 import type { ServiceCtx } from "./context.ts";
 import { sealDesiredConfig } from "./desired-config-seal.ts";
+import { storedPeerConfig } from "./peers/stored-config.ts";
 import { openInterfaceSecrets } from "./radio/interface-secrets.ts";
 
 /** `= any($1)` for a uuid list: one parameter, whatever the list length. */
@@ -69,7 +70,7 @@ export function toCompilePeer(
   keyring: Keyring,
   row: { id: string; name: string; config: Record<string, unknown>; psk_enc: string },
 ): CompilePeer {
-  return { ...(row.config as Omit<PeerCreate, "psk">), name: row.name, id: row.id, psk: keyring.decrypt(row.psk_enc, row.id) };
+  return { ...storedPeerConfig(row.config), name: row.name, id: row.id, psk: keyring.decrypt(row.psk_enc, row.id) };
 }
 
 /** Everything `compileDeviceConfig` needs for each of `deviceIds` (devices of other organizations are ignored). */

@@ -93,6 +93,19 @@ async function checkPolicy(ctx: ServiceCtx, input: PolicyInput): Promise<void> {
         ).map((r) => r.id)
       : [],
   );
+  const peerIds = [...new Set(input.rules.flatMap((r) => (r.action.peer ? [r.action.peer] : [])))];
+  const peers = new Set(
+    peerIds.length
+      ? (
+          await ctx.db
+            .selectFrom("peers")
+            .select("id")
+            .where("organization_id", "=", ctx.org.id)
+            .where("id", "=", anyUuid(peerIds))
+            .execute()
+        ).map((r) => r.id)
+      : [],
+  );
   const details: ErrorDetail[] = [];
   const names = new Set<string>();
   input.rules.forEach((rule, i) => {
@@ -106,6 +119,8 @@ async function checkPolicy(ctx: ServiceCtx, input: PolicyInput): Promise<void> {
       if (seen.has(id)) details.push({ path: `${at}.action.pathlabels.${j}`, message: `path label ${id} is listed twice` });
       seen.add(id);
     });
+    if (rule.action.peer !== undefined && !peers.has(rule.action.peer))
+      details.push({ path: `${at}.action.peer`, message: `peer ${rule.action.peer} does not exist in the organization` });
     if (rule.action.order !== "link-quality" && rule.action.linkQuality !== undefined)
       details.push({
         path: `${at}.action.linkQuality`,

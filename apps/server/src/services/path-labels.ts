@@ -190,7 +190,8 @@ export async function deletePathLabel(ctx: ServiceCtx, id: string, force: boolea
     for (const policy of users.policies) {
       const rules: PolicyRule[] = policy.rules
         .map((r) => ({ ...r, action: { ...r.action, pathlabels: r.action.pathlabels.filter((l) => l !== id) } }))
-        .filter((r) => r.action.pathlabels.length > 0);
+        // A rule with a peer action (cloud security) never needed a label.
+        .filter((r) => r.action.peer !== undefined || r.action.pathlabels.length > 0);
       await tx.db
         .updateTable("mlpolicies")
         .set({ rules: toJson(rules), updated_at: sql`now()` })

@@ -14,8 +14,9 @@ import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { queueConfigJobs } from "./desired-config.ts";
+import { type StoredPeerConfig, storedPeerConfig } from "./peers/stored-config.ts";
 
-type PeerConfig = Omit<PeerCreate, "psk" | "name">;
+type PeerConfig = StoredPeerConfig;
 type PeerRowWithCount = PeerRow & { tunnel_count: number };
 
 const PEER_CONFIG_KEYS = [
@@ -26,6 +27,7 @@ const PEER_CONFIG_KEYS = [
   "remoteIP",
   "urls",
   "ips",
+  "ikeVersion",
   "ikeDhGroup",
   "ikeCryptoAlg",
   "ikeKeySize",
@@ -37,8 +39,10 @@ const PEER_CONFIG_KEYS = [
   "pfs",
   "sessionLifeTime",
   "ikeLifeTime",
+  "dpdDelay",
   "localTrafficSelectors",
   "remoteTrafficSelectors",
+  "preset",
 ] as const satisfies readonly (keyof PeerConfig)[];
 
 /** The stored config: the peer's fields without name and PSK (those have columns). */
@@ -48,7 +52,7 @@ function configOf(input: PeerCreate | PeerUpdate): PeerConfig {
 
 export function toPeer(row: PeerRowWithCount): Peer {
   return {
-    ...(row.config as PeerConfig),
+    ...storedPeerConfig(row.config),
     id: row.id,
     org: row.organization_id,
     name: row.name,
@@ -69,6 +73,7 @@ export const PEER_LIST: ListSpec = {
     remoteId: { column: sql`p.config ->> 'remoteId'`, type: "text" },
     localId: { column: sql`p.config ->> 'localId'`, type: "text" },
     pfs: { column: sql`(p.config ->> 'pfs')::boolean`, type: "boolean" },
+    preset: { column: sql`p.config ->> 'preset'`, type: "text" },
     ikeLifeTime: { column: sql`(p.config ->> 'ikeLifeTime')::int`, type: "number" },
     sessionLifeTime: { column: sql`(p.config ->> 'sessionLifeTime')::int`, type: "number" },
     tunnels: { column: tunnelCount, type: "number" },
@@ -203,6 +208,20 @@ export async function deletePeer(ctx: ServiceCtx, id: string): Promise<void> {
           .map((t) => `tunnel ${t.num} from ${t.name}`)
           .join(", ")}${using.length > 10 ? ", …" : ""}); delete those tunnels first`,
         using.map((t) => ({ path: "tunnels", message: `tunnel ${t.num} (${t.id}) from device ${t.name}` })),
+      );
+    }
+    // A multi-link policy whose peer action (cloud security) names the peer would lose its rule silently.
+    const policies = await tx.db
+      .selectFrom("mlpolicies")
+      .select(["id", "name"])
+      .where("organization_id", "=", tx.org.id)
+      .where(sql<boolean>`rules @> ${toJson([{ action: { peer: id } }])}::jsonb`)
+      .orderBy("name")
+      .execute();
+    if (policies.length) {
+      throw conflict(
+        `peer ${before.name} is the target of multi-link polic${policies.length > 1 ? "ies" : "y"} ${policies.map((p) => p.name).join(", ")}; change those rules first`,
+        policies.map((p) => ({ path: "mlpolicies", message: `multi-link policy ${p.name} (${p.id})` })),
       );
     }
     await tx.db.deleteFrom("peers").where("organization_id", "=", tx.org.id).where("id", "=", id).execute();

@@ -4,7 +4,7 @@
  * device/job states set straight in the database (the device gateway that
  * sets them for real comes with issue 5).
  */
-import type { Peer, PeerCreate, Tunnel, TunnelsCreated } from "@tern/protocol";
+import type { Peer, PeerCreateInput, Tunnel, TunnelsCreated } from "@tern/protocol";
 import { expect } from "vitest";
 import { readDesiredConfig } from "../../src/services/desired-config-seal.ts";
 import { insertTestDevice, type TestDevice, type TestDeviceOptions } from "./devices.ts";
@@ -54,7 +54,7 @@ export async function getTunnel(t: TestServer, id: string): Promise<Tunnel> {
   return res.body;
 }
 
-export const PEER: Omit<PeerCreate, "name"> = {
+export const PEER: Omit<PeerCreateInput, "name"> = {
   idType: "ip",
   localId: "",
   remoteIdType: "ip",
@@ -79,7 +79,7 @@ export const PEER: Omit<PeerCreate, "name"> = {
 };
 
 let peerCounter = 0;
-export async function createPeer(t: TestServer, fields: Partial<PeerCreate> = {}, token = t.admin.token): Promise<Peer> {
+export async function createPeer(t: TestServer, fields: Partial<PeerCreateInput> = {}, token = t.admin.token): Promise<Peer> {
   peerCounter += 1;
   const res: ApiResponse<Peer> = await t.api<Peer>("POST", "/api/peers", {
     token,

@@ -108,7 +108,8 @@ export function renderConnection(
   const ike = lifetimes(t.ike.lifetimeSeconds);
   const esp = lifetimes(t.esp.lifetimeSeconds);
   const localTs = [`${t.localLoopback}/32`, ...t.localSubnets].join(",");
-  const remoteTs = [`${t.remoteLoopback}/32`, ...t.remoteSubnets].join(",");
+  // Cloud security (a policy's `peer` action): the whole internet behind the peer; the policy driver routes into it.
+  const remoteTs = [`${t.remoteLoopback}/32`, ...t.remoteSubnets, ...(t.internet ? ["0.0.0.0/0"] : [])].join(",");
   const actions = t.initiator
     ? ["start_action = start", "dpd_action = start", "close_action = start"]
     : ["start_action = none", "dpd_action = clear", "close_action = none"];
@@ -117,7 +118,7 @@ export function renderConnection(
     `# Rendered by tern-agent (ikev2) for ${t.kind} tunnel ${t.id}; do not edit.`,
     "connections {",
     `  ${name} {`,
-    "    version = 2",
+    `    version = ${t.ikeVersion ?? 2}`,
     `    local_addrs = ${localAddress}`,
     `    remote_addrs = ${t.remoteAddress}`,
     `    proposals = ${parseProposals(t.ike.proposal, `${path}.ike.proposal`).join(",")}`,

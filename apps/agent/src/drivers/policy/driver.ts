@@ -22,12 +22,23 @@ import type { LinkQualityLookup } from "../../probes/types.ts";
 import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem } from "../driver.ts";
 import { commandItem } from "../dump.ts";
 import { applyOwnedTable, scriptPath, tableScript } from "../firewall/nft-table.ts";
-import { replaceTable, syncRules, syncTable } from "./kernel.ts";
+import { replaceTable, ruleArgv, syncRules, syncTable, type WantedRule } from "./kernel.ts";
 import { KernelGate } from "./kernel-gate.ts";
-import { hex, MARK_MASK, POLICY_TABLE } from "./layout.ts";
+import { hex, MARK_MASK, POLICY_TABLE, slotSuppress } from "./layout.ts";
 import { candidates, linksOf, type PolicyLink } from "./links.ts";
 import { type RuleSlot, renderPolicyTable, routeArgv, ruleSlots, type SlotRoute, slotRoute } from "./render.ts";
 import { newSelectionState, type SelectionHealing, type SelectionState, selectLink } from "./select.ts";
+
+/**
+ * The driver's ip rules: each slot's mark to its table; a `peer` action
+ * (cloud security) first keeps every main-table route but the default one.
+ */
+export function wantedRules(slots: readonly RuleSlot[]): WantedRule[] {
+  return slots.flatMap((s) => [
+    ...(s.rule.tunnels ? [{ priority: slotSuppress(s.slot), mark: s.mark, table: "main" as const, suppressDefault: true }] : []),
+    { priority: s.table, mark: s.mark, table: s.table },
+  ]);
+}
 
 export interface PolicyDriverOptions {
   quality: LinkQualityLookup;
@@ -91,12 +102,9 @@ export class PolicyDriver implements Driver {
     const script = this.render(config);
     const slots = ruleSlots(config);
     const all = linksOf(config);
-    const links = new Map(slots.map((s) => [s.rule.name, candidates(s.rule, all)]));
+    const links = new Map(slots.map((s) => [s.rule.name, candidates(s.rule, all, config)]));
     let changed = await applyOwnedTable(ctx.runner, join(ctx.runDir, this.name), POLICY_TABLE, script);
-    const rules = await syncRules(
-      ctx.runner,
-      slots.map((s) => ({ priority: s.table, mark: s.mark, table: s.table })),
-    );
+    const rules = await syncRules(ctx.runner, wantedRules(slots));
     changed ||= rules.changed;
     for (const t of rules.removedTables)
       if (!slots.some((s) => s.table === t)) changed = (await syncTable(ctx.runner, t, null)) || changed;
@@ -283,20 +291,9 @@ export class PolicyDriver implements Driver {
     const all = linksOf(config);
     const commands: string[][] = [["nft", "-f", path]];
     for (const s of ruleSlots(config)) {
-      commands.push([
-        "ip",
-        "-4",
-        "rule",
-        "add",
-        "priority",
-        String(s.table),
-        "fwmark",
-        `${hex(s.mark)}/${hex(MARK_MASK)}`,
-        "lookup",
-        String(s.table),
-      ]);
+      for (const w of wantedRules([s])) commands.push(ruleArgv(w));
       // From scratch no link is measured yet: the first candidate, as apply would pick.
-      const route = slotRoute(s.rule, candidates(s.rule, all)[0] ?? null);
+      const route = slotRoute(s.rule, candidates(s.rule, all, config)[0] ?? null);
       if (route) commands.push(routeArgv(s.table, route));
     }
     return { files: [{ path: ctx.mode === "standalone" ? "tern_policy.nft" : path, content: script, mode: 0o644 }], commands };

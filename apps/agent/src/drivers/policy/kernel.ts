@@ -1,6 +1,6 @@
 /** Observe and change the policy driver's ip rules and routing tables, touching only its own range. */
 import type { Runner } from "../../runner.ts";
-import { hex, MARK_MASK, MAX_RULES, RULE_BASE } from "./layout.ts";
+import { hex, MARK_MASK, MAX_RULES, RULE_BASE, SUPPRESS_BASE } from "./layout.ts";
 import { routeArgv, type SlotRoute } from "./render.ts";
 
 interface IpRule {
@@ -8,6 +8,7 @@ interface IpRule {
   fwmark?: string;
   fwmask?: string;
   table?: string;
+  suppress_prefixlen?: number;
 }
 
 interface IpRoute {
@@ -20,10 +21,12 @@ interface IpRoute {
 export interface WantedRule {
   priority: number;
   mark: number;
-  table: number;
+  /** A table number, or "main" with suppressDefault (the internet-only rule of a peer action). */
+  table: number | "main";
+  suppressDefault?: boolean;
 }
 
-const owned = (p: number) => p >= RULE_BASE && p < RULE_BASE + MAX_RULES;
+const owned = (p: number) => p >= SUPPRESS_BASE && p < RULE_BASE + MAX_RULES;
 
 export async function observeRules(runner: Runner): Promise<IpRule[]> {
   const r = await runner.run(["ip", "-j", "-4", "rule", "show"]);
@@ -34,7 +37,26 @@ const sameRule = (have: IpRule, want: WantedRule) =>
   have.priority === want.priority &&
   Number(have.fwmark) === want.mark &&
   Number(have.fwmask) === MARK_MASK &&
-  have.table === String(want.table);
+  have.table === String(want.table) &&
+  (have.suppress_prefixlen === 0) === (want.suppressDefault === true);
+
+/** argv that adds `w`. */
+export function ruleArgv(w: WantedRule): string[] {
+  const mark = `${hex(w.mark)}/${hex(MARK_MASK)}`;
+  return [
+    "ip",
+    "-4",
+    "rule",
+    "add",
+    "priority",
+    String(w.priority),
+    "fwmark",
+    mark,
+    "lookup",
+    String(w.table),
+    ...(w.suppressDefault ? ["suppress_prefixlength", "0"] : []),
+  ];
+}
 
 /** Makes the owned rule range hold exactly `wanted`; returns the tables of rules it removed and whether it changed anything. */
 export async function syncRules(
@@ -52,8 +74,7 @@ export async function syncRules(
     }
   for (const w of wanted)
     if (!have.some((h) => sameRule(h, w))) {
-      const mark = `${hex(w.mark)}/${hex(MARK_MASK)}`;
-      await runner.run(["ip", "-4", "rule", "add", "priority", String(w.priority), "fwmark", mark, "lookup", String(w.table)]);
+      await runner.run(ruleArgv(w));
       changed = true;
     }
   return { changed, removedTables };

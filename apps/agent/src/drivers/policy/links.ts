@@ -24,8 +24,15 @@ export function linksOf(config: DeviceConfig): PolicyLink[] {
   return out;
 }
 
-/** A rule's candidate links in preference order: its path labels in order, then config order within a label. */
-export function candidates(rule: ConfigPolicyRule, links: readonly PolicyLink[]): PolicyLink[] {
+/** A rule's candidate links in preference order: its peer tunnels (a `peer` action), or its path labels in order, then config order within a label. */
+export function candidates(rule: ConfigPolicyRule, links: readonly PolicyLink[], config?: DeviceConfig): PolicyLink[] {
+  if (rule.tunnels) {
+    const byId = new Map((config?.tunnels ?? []).map((t) => [t.id, t]));
+    return rule.tunnels.flatMap((id) => {
+      const t = byId.get(id);
+      return t ? [{ key: tunnelKey(t.id), label: "", via: t.remoteLoopback, dev: null }] : [];
+    });
+  }
   const seen = new Set<string>();
   const out: PolicyLink[] = [];
   for (const label of rule.pathLabels)
