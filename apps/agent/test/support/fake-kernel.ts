@@ -171,10 +171,7 @@ export class FakeKernel {
   ownedRules(): string[] {
     return this.rules
       .filter((r) => r.priority >= 29745 && r.priority < 30255)
-      .map(
-        (r) =>
-          `${r.priority} ${r.fwmark}/${r.fwmask} ${r.table}${r.suppress !== undefined ? ` suppress ${r.suppress}` : ""}`,
-      );
+      .map((r) => `${r.priority} ${r.fwmark}/${r.fwmask} ${r.table}${r.suppress !== undefined ? ` suppress ${r.suppress}` : ""}`);
   }
 
   /** The device a next hop is directly reachable through: a connected subnet or a link-scope route. */

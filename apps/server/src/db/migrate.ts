@@ -24,8 +24,8 @@ import * as lanOverlapIndex from "./migrations/20261125-601-lan-overlap-index.ts
 import * as consoleLive from "./migrations/20261125-701-console.ts";
 import * as listIndexes from "./migrations/20261125-801-list-indexes.ts";
 import * as lossCounts from "./migrations/20261125-951-loss-counts.ts";
-import * as healing from "./migrations/20261125-964-healing.ts";
 import * as signupDumps from "./migrations/20261125-963-signup-dumps.ts";
+import * as healing from "./migrations/20261125-964-healing.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
