@@ -24,7 +24,7 @@ import { commandItem } from "../dump.ts";
 import { applyOwnedTable, scriptPath, tableScript } from "../firewall/nft-table.ts";
 import { replaceTable, ruleArgv, syncRules, syncTable, type WantedRule } from "./kernel.ts";
 import { KernelGate } from "./kernel-gate.ts";
-import { hex, MARK_MASK, POLICY_TABLE, slotSuppress } from "./layout.ts";
+import { POLICY_TABLE, slotSuppress } from "./layout.ts";
 import { candidates, linksOf, type PolicyLink } from "./links.ts";
 import { type RuleSlot, renderPolicyTable, routeArgv, ruleSlots, type SlotRoute, slotRoute } from "./render.ts";
 import { newSelectionState, type SelectionHealing, type SelectionState, selectLink } from "./select.ts";
