@@ -9,6 +9,7 @@ import { Asn, CidrAddress, IfName, IPv4, Network } from "./common.ts";
 import { BandwidthMbps, InterfaceType } from "./device.ts";
 import { LinkQualityThresholds, PolicyMatch } from "./policy.ts";
 import { ConfigLte, ConfigWifi } from "./radio.ts";
+import { ConfigRemoteVpn } from "./remote-vpn.ts";
 
 export const ConfigInterface = z.object({
   devId: z.string(),
@@ -197,6 +198,11 @@ export const DeviceConfig = z.object({
   monitoring: ConfigMonitoring,
   /** Mark and prioritise the control link and probes ahead of bulk traffic. */
   qos: z.object({ prioritizeManagement: z.boolean() }),
+  /**
+   * IKEv2 remote access of the remote worker VPN application. Absent (not
+   * null) when the device does not run it, so configs without it keep their hash.
+   */
+  remoteVpn: ConfigRemoteVpn.optional(),
 });
 export type DeviceConfig = z.infer<typeof DeviceConfig>;
 

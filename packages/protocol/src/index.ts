@@ -17,6 +17,7 @@ export * from "./notification.ts";
 export * from "./peer.ts";
 export * from "./policy.ts";
 export * from "./radio.ts";
+export * from "./remote-vpn.ts";
 export * from "./schemas.ts";
 export * from "./sso.ts";
 export * from "./tenancy.ts";

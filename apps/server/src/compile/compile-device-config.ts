@@ -57,6 +57,8 @@ export function compileDeviceConfig(input: CompileInput): CompileResult {
     policy: compilePolicy(ctx),
     monitoring,
     qos: { prioritizeManagement: input.prioritizeManagement ?? true },
+    // Only when present: configs of devices without the application keep their hash.
+    ...(input.remoteVpn ? { remoteVpn: input.remoteVpn } : {}),
   };
   // The agent parses `apply` with the same schema: refuse here, with the reason, rather than send what it would refuse.
   const parsed = DeviceConfig.safeParse(config);

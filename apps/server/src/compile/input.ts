@@ -3,7 +3,16 @@
  * resource types (not database rows): the repository layer loads these objects,
  * decrypts secrets, and hands them over. Every field is read, never changed.
  */
-import type { ConfigMonitoring, Device, MlPolicy, Organization, PathLabel, PeerCreate, VrrpGroupCreate } from "@tern/protocol";
+import type {
+  ConfigMonitoring,
+  ConfigRemoteVpn,
+  Device,
+  MlPolicy,
+  Organization,
+  PathLabel,
+  PeerCreate,
+  VrrpGroupCreate,
+} from "@tern/protocol";
 
 /** The device being compiled: the parts of the `Device` resource that shape its config. */
 export type CompileDevice = Pick<
@@ -66,6 +75,8 @@ export interface CompileInput {
   monitoring?: Partial<ConfigMonitoring>;
   /** Defaults to true: mark the control link and probes ahead of bulk traffic. */
   prioritizeManagement?: boolean;
+  /** The remote worker VPN (app store) when the device runs it, with its secrets in clear. */
+  remoteVpn?: ConfigRemoteVpn;
 }
 
 /**

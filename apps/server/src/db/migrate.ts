@@ -24,6 +24,7 @@ import * as lanOverlapIndex from "./migrations/20261125-601-lan-overlap-index.ts
 import * as consoleLive from "./migrations/20261125-701-console.ts";
 import * as listIndexes from "./migrations/20261125-801-list-indexes.ts";
 import * as lossCounts from "./migrations/20261125-951-loss-counts.ts";
+import * as remoteVpn from "./migrations/20261125-961-remote-vpn.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -39,6 +40,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261125-601-lan-overlap-index": lanOverlapIndex,
   "20261125-801-list-indexes": listIndexes,
   "20261125-951-loss-counts": lossCounts,
+  "20261125-961-remote-vpn": remoteVpn,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

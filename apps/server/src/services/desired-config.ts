@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { JobTask, JobType, PeerCreate } from "@tern/protocol";
 import { sql } from "kysely";
+import { loadRemoteVpnConfigs } from "../appstore/apps/remote-vpn/device-config.ts";
 import {
   type CompileInput,
   type CompilePeer,
@@ -142,6 +143,7 @@ export async function loadCompileInputs(
       : [],
   );
   const pathLabels = await db.selectFrom("path_labels").select("id").where("organization_id", "=", orgId).execute();
+  const remoteVpn = await loadRemoteVpnConfigs(db, keyring, orgId, ids);
 
   // Maps by device id, so a fan-out to thousands of devices stays linear (no list scan per tunnel or per device).
   const compiled = new Set(ids);
@@ -174,6 +176,7 @@ export async function loadCompileInputs(
       vrrpGroups: groupsOf.get(d.id) ?? [],
       multiLinkPolicy: d.mlpolicy_id ? (policies.get(d.mlpolicy_id) ?? null) : null,
       pathLabels,
+      ...(remoteVpn.has(d.id) ? { remoteVpn: remoteVpn.get(d.id) } : {}),
     });
   }
   return result;
