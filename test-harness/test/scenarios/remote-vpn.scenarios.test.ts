@@ -7,7 +7,8 @@
  * attached to the WAN cloud) connects with EAP-MSCHAPv2, trusting only the
  * organization CA, gets a virtual IP from the pool and pings a host on
  * site-a's LAN. After `updateCertificate` the router has the new certificate
- * and the client connects again and still reaches the host.
+ * and the client connects again and still reaches the host. `removeUser` locks
+ * the user out; `uninstall` removes the VPN from the router.
  */
 
 import { X509Certificate } from "node:crypto";
@@ -235,6 +236,20 @@ describe.runIf(enabled)("remote worker VPN (app store) with a stock strongSwan r
     // The client checked the new certificate: its log names the new serial's subject and the CA it trusts.
     const log = await readFile(join(dir, "charon.log"), "utf8");
     expect(log).toMatch(/reached self-signed root ca/);
+
+    // removeUser: the router forgets alice's EAP secret, her next attempt fails.
+    const removed = await action(id, { action: "removeUser", name: USER.name });
+    expect(removed.data.jobIds).toHaveLength(1);
+    await jobsComplete(s.api, removed.data.jobIds);
+    await client(["--terminate", "--ike", "rw", "--timeout", "10"]);
+    expect((await client(["--initiate", "--child", "rw", "--timeout", "10"])).exitCode).not.toBe(0);
+
+    // uninstall: the connection, pool route and credentials leave the router; the device's other config stays.
+    const gone = await action(id, { action: "uninstall", device: s.deviceId("site-a") });
+    await jobsComplete(s.api, gone.data.jobIds);
+    const conns = await s.sh("site-a", ["swanctl", "--list-conns", "--uri", viciUri(s, "site-a")]);
+    expect(conns.stdout).not.toContain("tern-rvpn");
+    expect((await s.sh("site-a", ["ip", "-4", "route", "show", POOL])).stdout.trim()).toBe("");
     console.log(`remote-vpn scenario body in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
   }, 120_000);
 });

@@ -139,7 +139,7 @@ export async function runAppAction(
     // Write-only params: the audit log records that they were set, never their value.
     const auditedParams = Object.fromEntries(
       Object.entries(parsed.data as Record<string, unknown>).map(([k, v]) =>
-        action.secretParams?.includes(k) && v !== undefined ? [k, "(set)"] : [k, v],
+        action.secretParams?.includes(k) && v !== undefined ? [k, "[redacted]"] : [k, v],
       ),
     );
     const lastAction = { name, at: new Date().toISOString(), result: outcome.summary };
