@@ -12,6 +12,11 @@
  *   2, compatible addition (2026-11-25): `TunnelReport` may carry `windowMs`,
  *     `sent` and `received` (the loss window's span and the raw probe counts);
  *     servers accept reports without them, agents send them.
+ *   2, compatible addition (2026-11-25): `DeviceConfig.remoteVpn` (the app
+ *     store's remote worker VPN), absent on devices that do not run it, so
+ *     their configs and hashes are unchanged. An agent built before it strips
+ *     the section and does not set the VPN up: update agents before
+ *     installing the application on them.
  */
 import * as z from "zod";
 import { IPv4, Timestamp } from "./common.ts";

@@ -110,7 +110,9 @@ export async function issueFromCa(
   options: { commonName: string; validityDays: number; usage: "server" | "client" },
 ): Promise<IssuedCertificate> {
   const caCert = new x509.X509Certificate(ca.certificatePem);
-  const signingKey = await crypto.subtle.importKey("pkcs8", new Uint8Array(pemBody(ca.privateKeyPem)), ALGORITHM, false, ["sign"]);
+  const signingKey = await crypto.subtle.importKey("pkcs8", new Uint8Array(pemBody(ca.privateKeyPem)), ALGORITHM, false, [
+    "sign",
+  ]);
   const keys = await crypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
   const san =
     options.usage === "server"
@@ -151,7 +153,9 @@ export async function issueCrl(
   validityDays = 365,
 ): Promise<string> {
   const caCert = new x509.X509Certificate(ca.certificatePem);
-  const signingKey = await crypto.subtle.importKey("pkcs8", new Uint8Array(pemBody(ca.privateKeyPem)), ALGORITHM, false, ["sign"]);
+  const signingKey = await crypto.subtle.importKey("pkcs8", new Uint8Array(pemBody(ca.privateKeyPem)), ALGORITHM, false, [
+    "sign",
+  ]);
   const now = new Date();
   const crl = await x509.X509CrlGenerator.create({
     issuer: caCert.subjectName,
