@@ -7,8 +7,9 @@
  * attached to the WAN cloud) connects with EAP-MSCHAPv2, trusting only the
  * organization CA, gets a virtual IP from the pool and pings a host on
  * site-a's LAN. After `updateCertificate` the router has the new certificate
- * and the client connects again and still reaches the host. `removeUser` locks
- * the user out; `uninstall` removes the VPN from the router.
+ * and the client connects again and still reaches the host. A certificate
+ * user connects the same way and is refused once removed (the CA's CRL);
+ * `removeUser` locks the EAP user out; `uninstall` removes the VPN from the router.
  */
 
 import { X509Certificate } from "node:crypto";
@@ -19,6 +20,7 @@ import { privilegedTestsEnabled, run } from "@tern/netlab";
 import { PurchasedApp } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { agentStateDir } from "../../src/lab/control/index.ts";
 import { ping } from "../helpers.ts";
 import { viciUri } from "./support/ikev2.ts";
 import { jobsComplete, SCENARIO_COMMANDS, type ScenarioLab, upScenarioLab, waitFor } from "./support/scenario-lab.ts";
@@ -36,6 +38,8 @@ const SERVER_ID = "vpn.site-a.lab";
 const POOL = "10.99.7.0/24";
 const LAN_HOST = "192.168.10.10";
 const USER = { name: "alice", password: "correct horse battery" };
+/** A certificate user (the certificate's CN and DNS name). */
+const CERT_USER = "bob.lab";
 /** Unique per run: other helpers run namespace tests at the same time. */
 const TAG = `rw${process.pid % 100_000}`;
 const CLIENT_NS = `tern-${TAG}`;
@@ -73,16 +77,15 @@ swanctl {
 `;
 }
 
-function clientSwanctlConf(server: string): string {
-  return `connections {
-  rw {
+/** The client's connections: `rw` (EAP), and `rwc` (certificate) once its certificate is there. */
+function clientSwanctlConf(server: string, withCertificate = false): string {
+  const conn = (name: string, local: string[]) => `
+  ${name} {
     version = 2
     remote_addrs = ${server}
     vips = 0.0.0.0
     local {
-      auth = eap-mschapv2
-      id = ${USER.name}
-      eap_id = ${USER.name}
+${local.map((l) => `      ${l}`).join("\n")}
     }
     remote {
       auth = pubkey
@@ -90,12 +93,15 @@ function clientSwanctlConf(server: string): string {
       cacerts = org-ca.pem
     }
     children {
-      rw {
+      ${name} {
         remote_ts = 192.168.10.0/24
         start_action = none
       }
     }
-  }
+  }`;
+  const rw = conn("rw", ["auth = eap-mschapv2", `id = ${USER.name}`, `eap_id = ${USER.name}`]);
+  const rwc = withCertificate ? conn("rwc", ["auth = pubkey", `certs = ${CERT_USER}.pem`, `id = ${CERT_USER}`]) : "";
+  return `connections {${rw}${rwc}
 }
 secrets {
   eap-alice {
@@ -114,7 +120,7 @@ describe.runIf(enabled)("remote worker VPN (app store) with a stock strongSwan r
     s = await upScenarioLab("ikev2-peer.yaml");
     dir = join(tmpdir(), `tern-${TAG}`);
     await rm(dir, { recursive: true, force: true });
-    await mkdir(join(dir, "x509ca"), { recursive: true });
+    for (const sub of ["x509ca", "x509", "private"]) await mkdir(join(dir, sub), { recursive: true });
     // The client's namespace, linked to the WAN cloud like a home network on the internet.
     await run(["ip", "netns", "add", CLIENT_NS]);
     await run(["ip", "-n", s.ns("inet"), "link", "add", CLOUD_IF, "type", "veth", "peer", "name", "wan0", "netns", CLIENT_NS]);
@@ -153,9 +159,9 @@ describe.runIf(enabled)("remote worker VPN (app store) with a stock strongSwan r
   const action = (id: string, query: Record<string, string | number>) =>
     s.api.call("GET", `/api/appstore/purchased/${id}/action`, ActionResult, { query });
 
-  /** Connects the client and returns the virtual IP it got. */
-  async function connect(): Promise<string> {
-    const r = await client(["--initiate", "--child", "rw", "--timeout", "20"]);
+  /** Connects the client (`rw`: EAP, `rwc`: certificate) and returns the virtual IP it got. */
+  async function connect(conn = "rw"): Promise<string> {
+    const r = await client(["--initiate", "--child", conn, "--timeout", "20"]);
     expect(r.exitCode, `initiate:\n${r.stdout.slice(-1500)}`).toBe(0);
     const sas = (await client(["--list-sas"])).stdout;
     const vip =
@@ -236,6 +242,31 @@ describe.runIf(enabled)("remote worker VPN (app store) with a stock strongSwan r
     // The client checked the new certificate: its log names the new serial's subject and the CA it trusts.
     const log = await readFile(join(dir, "charon.log"), "utf8");
     expect(log).toMatch(/reached self-signed root ca/);
+
+    // A certificate user: certificate and key answered once; the client authenticates with them.
+    const bob = await action(id, { action: "addUser", name: CERT_USER, auth: "certificate" });
+    expect(bob.status).toBe(200);
+    await jobsComplete(s.api, bob.data.jobIds);
+    await writeFile(join(dir, "x509", `${CERT_USER}.pem`), String(bob.data.result.certificate));
+    await writeFile(join(dir, "private", `${CERT_USER}.pem`), String(bob.data.result.privateKey), { mode: 0o600 });
+    await writeFile(join(dir, "swanctl.conf"), clientSwanctlConf(wan, true), { mode: 0o600 });
+    expect((await client(["--load-all", "--file", join(dir, "swanctl.conf")])).exitCode).toBe(0);
+    await client(["--terminate", "--ike", "rw", "--timeout", "10"]);
+    const certVip = await connect("rwc");
+    expect((await ping(CLIENT_NS, LAN_HOST, 5, 0.2)).received, `ping from ${certVip} as ${CERT_USER}`).toBe(5);
+    // removeUser: the certificate goes on the CA's CRL, which the router checks. Another certificate
+    // user stays, so the certificate connection stays loaded: only the CRL can refuse bob.
+    await jobsComplete(s.api, (await action(id, { action: "addUser", name: "carol.lab", auth: "certificate" })).data.jobIds);
+    const revoked = await action(id, { action: "removeUser", name: CERT_USER });
+    await jobsComplete(s.api, revoked.data.jobIds);
+    expect((await s.sh("site-a", ["swanctl", "--list-conns", "--uri", viciUri(s, "site-a")])).stdout).toContain(
+      "tern-rvpn-cert:",
+    );
+    await client(["--terminate", "--ike", "rwc", "--timeout", "10"]);
+    expect((await client(["--initiate", "--child", "rwc", "--timeout", "10"])).exitCode).not.toBe(0);
+    expect((await s.sh("site-a", ["swanctl", "--list-sas", "--uri", viciUri(s, "site-a")])).stdout).not.toContain(CERT_USER);
+    const routerLog = await readFile(join(agentStateDir(s.lab.dir, "site-a"), "run", "ikev2", "charon.log"), "utf8");
+    expect(routerLog).toMatch(/certificate was revoked/);
 
     // removeUser: the router forgets alice's EAP secret, her next attempt fails.
     const removed = await action(id, { action: "removeUser", name: USER.name });
