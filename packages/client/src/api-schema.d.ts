@@ -1748,13 +1748,13 @@ export interface paths {
         };
         /**
          * Perform an action of a purchased application (the spec's GET form; params as query fields)
-         * @description Every query field besides `action` and `org` is a param, e.g. `?action=update-certificate&validityDays=90`. Actions per application (GET /appstore lists them): remote-vpn `update-certificate` (validityDays 1-825, commonName) issues a new self-signed server certificate and answers its fingerprint and expiry (the private key is stored encrypted, never returned); config-snapshot `take-snapshot` / `compare-snapshot` (label). An unknown action is a 400 naming the allowed ones; params are validated per action. Needs the `put` permission on applications, also for GET.
+         * @description Every query field besides `action` and `org` is a param, e.g. `?action=updateCertificate&validityDays=90`. Actions per application (GET /appstore lists them). remote-vpn: `install` (device, pool, dns, subnets) and `uninstall` (device) run or stop IKEv2 remote access on a router; `updateCertificate` (validityDays 1-825, commonName) issues a new server certificate from the organization CA and rolls it out to every device running the VPN; `addUser` (name, password for EAP-MSCHAPv2, or auth=certificate for a certificate answered once with its key) and `removeUser` (name). Keys and passwords are stored encrypted and never returned (a password is write-only). Actions that change devices answer the queued `jobIds`. config-snapshot: `take-snapshot` / `compare-snapshot` (label). An unknown action is a 400 naming the allowed ones; params are validated per action. Needs the `put` permission on applications, also for GET.
          */
         get: operations["runAppActionGet"];
         put?: never;
         /**
          * Perform an action of a purchased application (body {action, params})
-         * @description Actions per application (GET /appstore lists them): remote-vpn `update-certificate` (validityDays 1-825, commonName) issues a new self-signed server certificate and answers its fingerprint and expiry (the private key is stored encrypted, never returned); config-snapshot `take-snapshot` / `compare-snapshot` (label). An unknown action is a 400 naming the allowed ones; params are validated per action. Needs the `put` permission on applications, also for GET.
+         * @description Actions per application (GET /appstore lists them). remote-vpn: `install` (device, pool, dns, subnets) and `uninstall` (device) run or stop IKEv2 remote access on a router; `updateCertificate` (validityDays 1-825, commonName) issues a new server certificate from the organization CA and rolls it out to every device running the VPN; `addUser` (name, password for EAP-MSCHAPv2, or auth=certificate for a certificate answered once with its key) and `removeUser` (name). Keys and passwords are stored encrypted and never returned (a password is write-only). Actions that change devices answer the queued `jobIds`. config-snapshot: `take-snapshot` / `compare-snapshot` (label). An unknown action is a 400 naming the allowed ones; params are validated per action. Needs the `put` permission on applications, also for GET.
          */
         post: operations["runAppAction"];
         delete?: never;
@@ -4727,6 +4727,7 @@ export interface components {
             result: {
                 [key: string]: unknown;
             };
+            jobIds: string[];
         };
         AppActionRequest: {
             action: string;
@@ -16302,7 +16303,7 @@ export interface operations {
     runAppActionGet: {
         parameters: {
             query?: {
-                /** @description The action to perform, e.g. update-certificate (required) */
+                /** @description The action to perform, e.g. updateCertificate (required) */
                 action?: string;
                 /** @description Organization to act in; default: the caller's default organization (a key: its own) */
                 org?: string;

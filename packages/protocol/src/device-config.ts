@@ -11,6 +11,7 @@ import { BandwidthMbps, InterfaceType } from "./device.ts";
 import { ConfigHealing } from "./healing.ts";
 import { LinkQualityThresholds, PolicyMatch } from "./policy.ts";
 import { ConfigLte, ConfigWifi } from "./radio.ts";
+import { ConfigRemoteVpn } from "./remote-vpn.ts";
 
 export const ConfigInterface = z.object({
   devId: z.string(),
@@ -216,6 +217,11 @@ export const DeviceConfig = z.object({
   qos: z.object({ prioritizeManagement: z.boolean() }),
   /** Healing mode and degraded links to avoid; absent = mode `act`, nothing avoided (docs/healing.md). */
   healing: ConfigHealing.optional(),
+  /**
+   * IKEv2 remote access of the remote worker VPN application. Absent (not
+   * null) when the device does not run it, so configs without it keep their hash.
+   */
+  remoteVpn: ConfigRemoteVpn.optional(),
 });
 export type DeviceConfig = z.infer<typeof DeviceConfig>;
 

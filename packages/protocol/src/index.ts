@@ -20,6 +20,7 @@ export * from "./peer.ts";
 export * from "./peer-presets.ts";
 export * from "./policy.ts";
 export * from "./radio.ts";
+export * from "./remote-vpn.ts";
 export * from "./schemas.ts";
 export * from "./sso.ts";
 export * from "./tenancy.ts";

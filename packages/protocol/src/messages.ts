@@ -19,6 +19,11 @@
  *   2, compatible addition (2026-11-25): request methods `dump-create` and
  *     `dump-read` (device-dump.ts); an older agent refuses them as unknown
  *     methods and the server marks the dump failed.
+ *   2, compatible addition (2026-11-25): `DeviceConfig.remoteVpn` (the app
+ *     store's remote worker VPN), absent on devices that do not run it, so
+ *     their configs and hashes are unchanged. An agent built before it strips
+ *     the section and does not set the VPN up: update agents before
+ *     installing the application on them.
  */
 
 import * as z from "zod";

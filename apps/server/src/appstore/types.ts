@@ -9,6 +9,12 @@ export interface ActionOutcome {
   result: Record<string, unknown>;
   /** One line for `lastAction.result`. */
   summary: string;
+  /**
+   * Devices whose desired config the action changed (installed, removed, or
+   * running an application whose certificate or users changed): the app
+   * store recompiles them and queues their jobs after the state is saved.
+   */
+  devices?: readonly string[];
 }
 
 /**
@@ -30,6 +36,8 @@ export interface AppActionDefinition<P extends z.ZodType = z.ZodType> {
   description: string;
   /** Validates the params; query text arrives as strings, so numbers are coerced. */
   params: P;
+  /** Params that are secrets (write-only): the audit log records only that they were set. */
+  secretParams?: readonly string[];
   run(context: AppActionContext, params: z.output<P>): Promise<ActionOutcome>;
 }
 

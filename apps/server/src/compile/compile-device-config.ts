@@ -76,6 +76,8 @@ export function compileDeviceConfig(input: CompileInput): CompileResult {
     monitoring,
     qos: { prioritizeManagement: input.prioritizeManagement ?? true },
     ...compileHealing(input.healing),
+    // Only when present: configs of devices without the application keep their hash.
+    ...(input.remoteVpn ? { remoteVpn: input.remoteVpn } : {}),
   };
   // The agent parses `apply` with the same schema: refuse here, with the reason, rather than send what it would refuse.
   const parsed = DeviceConfig.safeParse(config);

@@ -6,6 +6,7 @@
 import type {
   ConfigHealing,
   ConfigMonitoring,
+  ConfigRemoteVpn,
   Device,
   MlPolicy,
   Organization,
@@ -77,6 +78,8 @@ export interface CompileInput {
   prioritizeManagement?: boolean;
   /** The organization's healing mode and the device's links degraded against their baseline (default: `act`, none). */
   healing?: ConfigHealing;
+  /** The remote worker VPN (app store) when the device runs it, with its secrets in clear. */
+  remoteVpn?: ConfigRemoteVpn;
 }
 
 /**

@@ -24,6 +24,7 @@ import * as lanOverlapIndex from "./migrations/20261125-601-lan-overlap-index.ts
 import * as consoleLive from "./migrations/20261125-701-console.ts";
 import * as listIndexes from "./migrations/20261125-801-list-indexes.ts";
 import * as lossCounts from "./migrations/20261125-951-loss-counts.ts";
+import * as remoteVpn from "./migrations/20261125-961-remote-vpn.ts";
 import * as signupDumps from "./migrations/20261125-963-signup-dumps.ts";
 import * as healing from "./migrations/20261125-964-healing.ts";
 
@@ -43,6 +44,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261125-951-loss-counts": lossCounts,
   "20261125-964-healing": healing,
   "20261125-963-signup-dumps": signupDumps,
+  "20261125-961-remote-vpn": remoteVpn,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

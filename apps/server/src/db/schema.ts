@@ -385,6 +385,16 @@ export interface PurchasedAppsTable {
   purchased_at: CreatedAt;
 }
 
+/** A purchased application installed on a device, with that device's settings (remote-vpn: pool, DNS, subnets). */
+export interface AppInstallationsTable {
+  id: string;
+  organization_id: string;
+  purchase_id: string;
+  device_id: string;
+  settings: Json<Record<string, unknown>>;
+  installed_at: CreatedAt;
+}
+
 export interface GatewayInstancesTable {
   id: string;
   hostname: string;
@@ -590,6 +600,7 @@ export interface Database {
   notification_settings: NotificationSettingsTable;
   account_notification_defaults: AccountNotificationDefaultsTable;
   purchased_apps: PurchasedAppsTable;
+  app_installations: AppInstallationsTable;
   gateway_instances: GatewayInstancesTable;
   device_sessions: DeviceSessionsTable;
   device_state: DeviceStateTable;
@@ -678,6 +689,7 @@ export type MlPolicyRow = Selectable<MlPoliciesTable>;
 export type PathLabelRow = Selectable<PathLabelsTable>;
 export type NotificationRow = Selectable<NotificationsTable>;
 export type PurchasedAppRow = Selectable<PurchasedAppsTable>;
+export type AppInstallationRow = Selectable<AppInstallationsTable>;
 export type DeviceStateRow = Selectable<DeviceStateTable>;
 export type TunnelSampleRow = Selectable<TunnelSamplesTable>;
 export type HealingActionRow = Selectable<HealingActionsTable>;

@@ -2,7 +2,10 @@
  * App store: the built-in catalog, purchases (one per application and
  * organization) and per-application actions, each with its own validated
  * params. Secrets an action keeps (fields ending in `Enc`) are stored
- * encrypted in the application's state and never returned.
+ * encrypted in the application's state and never returned. Applications that
+ * run on devices (remote-vpn) keep one `app_installations` row per device; an
+ * action that changes what devices run queues their jobs (type
+ * `application`) in its transaction.
  */
 import { randomUUID } from "node:crypto";
 import type { CatalogApp, PurchasedApp } from "@tern/protocol";
@@ -14,6 +17,7 @@ import { ApiError, conflict, invalidField, notFound, validationFailed } from "..
 import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
+import { queueConfigJobs } from "./desired-config.ts";
 
 export function listCatalog(): CatalogApp[] {
   return CATALOG.map(toCatalogApp);
@@ -90,8 +94,15 @@ export async function purchaseApp(ctx: ServiceCtx, appId: string): Promise<Purch
 export async function deletePurchasedApp(ctx: ServiceCtx, id: string): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const before = toPurchasedApp(await loadPurchased(tx, id, true));
+    const installed = await tx.db.selectFrom("app_installations").select("device_id").where("purchase_id", "=", id).execute();
     await tx.db.deleteFrom("purchased_apps").where("organization_id", "=", tx.org.id).where("id", "=", id).execute();
-    await recordAudit(tx, { action: "delete", resource: "applications", resourceId: id, before });
+    // The installations went with the purchase: those devices stop running the application.
+    const { jobIds } = await queueConfigJobs(tx, {
+      deviceIds: installed.map((r) => r.device_id),
+      type: "application",
+      tasks: [{ kind: "app-remove", summary: `remove application ${before.app.name}` }],
+    });
+    await recordAudit(tx, { action: "delete", resource: "applications", resourceId: id, before, after: { jobs: jobIds.length } });
   });
 }
 
@@ -99,6 +110,8 @@ export interface AppActionResult {
   app: PurchasedApp;
   action: string;
   result: Record<string, unknown>;
+  /** Jobs queued for devices whose configuration the action changed. */
+  jobIds: string[];
 }
 
 /** Runs one action of a purchased application with params validated by that action's schema. */
@@ -123,6 +136,12 @@ export async function runAppAction(
         issuesToDetails(parsed.error.issues).map((d) => ({ ...d, path: d.path ? `params.${d.path}` : "params" })),
       );
     const outcome = await action.run({ ctx: tx, purchaseId: row.id, state: row.state }, parsed.data);
+    // Write-only params: the audit log records that they were set, never their value.
+    const auditedParams = Object.fromEntries(
+      Object.entries(parsed.data as Record<string, unknown>).map(([k, v]) =>
+        action.secretParams?.includes(k) && v !== undefined ? [k, "[redacted]"] : [k, v],
+      ),
+    );
     const lastAction = { name, at: new Date().toISOString(), result: outcome.summary };
     const updated = await tx.db
       .updateTable("purchased_apps")
@@ -130,13 +149,19 @@ export async function runAppAction(
       .where("id", "=", row.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    // After the state is saved: the compile step reads the application's new state.
+    const { jobIds } = await queueConfigJobs(tx, {
+      deviceIds: outcome.devices ?? [],
+      type: "application",
+      tasks: [{ kind: `app-${name}`, summary: `${app.name}: ${outcome.summary}` }],
+    });
     await recordAudit(tx, {
       action: name,
       resource: "applications",
       resourceId: row.id,
       before: { app: row.app_id, state: publicState(row.state) },
-      after: { app: row.app_id, params: parsed.data, result: outcome.summary },
+      after: { app: row.app_id, params: auditedParams, result: outcome.summary, jobs: jobIds.length },
     });
-    return { app: toPurchasedApp(updated), action: name, result: outcome.result };
+    return { app: toPurchasedApp(updated), action: name, result: outcome.result, jobIds };
   });
 }

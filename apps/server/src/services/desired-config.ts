@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { JobTask, JobType } from "@tern/protocol";
 import { sql } from "kysely";
+import { loadRemoteVpnConfigs } from "../appstore/apps/remote-vpn/device-config.ts";
 import {
   type CompileInput,
   type CompilePeer,
@@ -153,6 +154,7 @@ export async function loadCompileInputs(
       .where("rerouting", "=", true)
       .execute())
       avoidOf.set(r.device_id, [...(avoidOf.get(r.device_id) ?? []), r.link]);
+  const remoteVpn = await loadRemoteVpnConfigs(db, keyring, orgId, ids);
 
   // Maps by device id, so a fan-out to thousands of devices stays linear (no list scan per tunnel or per device).
   const compiled = new Set(ids);
@@ -186,6 +188,7 @@ export async function loadCompileInputs(
       multiLinkPolicy: d.mlpolicy_id ? (policies.get(d.mlpolicy_id) ?? null) : null,
       pathLabels,
       healing: { mode: org.healing_mode, avoid: avoidOf.get(d.id) ?? [] },
+      ...(remoteVpn.has(d.id) ? { remoteVpn: remoteVpn.get(d.id) } : {}),
     });
   }
   return result;

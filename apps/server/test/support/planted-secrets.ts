@@ -61,7 +61,7 @@ export async function plantSecrets(t: TestServer): Promise<PlantedSecrets> {
   await ok(
     t.api("GET", `/api/appstore/purchased/${purchased.id}/action`, {
       token,
-      query: { action: "update-certificate", validityDays: 30, commonName: "vpn.example.net" },
+      query: { action: "updateCertificate", validityDays: 30, commonName: "vpn.example.net" },
     }),
     200,
   );
@@ -74,6 +74,18 @@ export async function plantSecrets(t: TestServer): Promise<PlantedSecrets> {
   // The base64 body of the key (a PEM's header line is public).
   secrets.appPrivateKey = pem.split("\n").slice(1, -2).join("");
   expect(secrets.appPrivateKey.length).toBeGreaterThan(100);
+  // The organization CA's key, and a remote user's EAP password (write-only).
+  const caPem = t.deps.keyring.decrypt((app.state as { caKeyEnc: string }).caKeyEnc, appSecretAad(purchased.id));
+  secrets.appCaKey = caPem.split("\n").slice(1, -2).join("");
+  expect(secrets.appCaKey.length).toBeGreaterThan(100);
+  secrets.vpnUserPassword = "vpn-user-password-8b2d6f0a4c1e";
+  await ok(
+    t.api("POST", `/api/appstore/purchased/${purchased.id}/action`, {
+      token,
+      body: { action: "addUser", params: { name: "alice", password: secrets.vpnUserPassword } },
+    }),
+    200,
+  );
 
   // Bearer secrets: an access token (API key), a registration token, a device token, a member's password and refresh token.
   const key = await ok(t.api<{ id: string; token: string }>("POST", "/api/accesstokens", { token, body: { name: "ci" } }), 201);

@@ -42,7 +42,8 @@ export function firewallInput(config: DeviceConfig, tunnelDevices: readonly stri
     inbound: config.firewall.inbound,
     outbound: config.firewall.outbound,
     lanNat: config.firewall.lanNat,
-    hasTunnels: config.tunnels.length > 0,
+    // Remote access (remote worker VPN) needs IKE and ESP let in just as tunnels do.
+    hasTunnels: config.tunnels.length > 0 || config.remoteVpn !== undefined,
     bgpNeighbors: config.bgp?.neighbors.map((n) => n.ip) ?? [],
     probePort: PROBE_PORT,
   };

@@ -2,7 +2,9 @@
  * IKEv2 driver (strongSwan). Device-to-device tunnels and peer connections
  * from `config.tunnels`: renders swanctl files, loads them with
  * `swanctl --load-all` (charon replaces or removes what changed), owns the
- * tunnel loopbacks and routes, and reads SA state back over VICI.
+ * tunnel loopbacks and routes, and reads SA state back over VICI. The
+ * remote worker VPN (`config.remoteVpn`, remote-access.ts) runs in the same
+ * charon: only one daemon can own the IKE ports.
  */
 import type { DeviceConfig } from "@tern/protocol";
 import { differs, listNames, readText, removePath, resolvePath, writeChanged } from "../../daemons/files.ts";
@@ -20,6 +22,12 @@ import { commandItem, fileItem } from "../dump.ts";
 import { CONN_PREFIX, connName, LIBIPSEC_DEVICE, xfrmIfName } from "./names.ts";
 import { type Ikev2Paths, ikev2Paths } from "./paths.ts";
 import { desiredPlumbing, observePlumbing, type Plumbing, plumbingCommands } from "./plumbing.ts";
+import {
+  type RenderedRemoteAccess,
+  remoteAccessCredentialPaths,
+  remoteAccessPlumbing,
+  renderRemoteAccess,
+} from "./remote-access.ts";
 import { type Dataplane, renderIkev2 } from "./render.ts";
 import { parseListConns, type TunnelSaState, tunnelSaStates } from "./sas.ts";
 import { validateTunnels } from "./validate.ts";
@@ -83,7 +91,8 @@ export class Ikev2Driver implements Driver {
     if (paths.mode === "system") return { argv: ["swanctl", ...args], options: {} };
     return {
       argv: ["swanctl", ...args, "--uri", `unix://${paths.vici}`],
-      options: { env: { STRONGSWAN_CONF: paths.strongswanConf } },
+      // SWANCTL_DIR: swanctl reads x509/, x509ca/ and private/ (remote-access credentials) from the driver's directory.
+      options: { env: { STRONGSWAN_CONF: paths.strongswanConf, SWANCTL_DIR: paths.credsDir } },
     };
   }
 
@@ -148,22 +157,32 @@ export class Ikev2Driver implements Driver {
     config: DeviceConfig,
     ctx: Pick<DriverContext, "mode" | "runDir" | "stateDir">,
   ): { files: RenderedFile[]; commands: string[][] } {
-    if (config.tunnels.length === 0) return { files: [], commands: [] };
+    if (!inUse(config)) return { files: [], commands: [] };
     validateTunnels(config.tunnels);
     const paths = this.paths(ctx);
     const dataplane = this.plannedDataplane();
     const r = renderIkev2(config.tunnels, dataplane, paths, new Map());
-    const files = [r.daemonConf, ...(r.swanctlConf ? [r.swanctlConf] : []), ...r.conns.map((c) => c.file)];
+    const ra = config.remoteVpn ? renderRemoteAccess(config.remoteVpn, dataplane, paths) : null;
+    const files = [
+      r.daemonConf,
+      ...(r.swanctlConf ? [r.swanctlConf] : []),
+      ...r.conns.map((c) => c.file),
+      ...(ra ? [ra.conn.file, ...ra.credentials] : []),
+    ];
     const empty: Plumbing = { links: [], addresses: [], routes: [] };
     const plumbing = plumbingCommands(
       empty,
-      desiredPlumbing(
-        r.conns.map((c) => c.tunnel),
+      withRemoteAccess(
+        desiredPlumbing(
+          r.conns.map((c) => c.tunnel),
+          dataplane,
+        ),
+        config,
         dataplane,
       ),
     );
     const start = paths.mode === "standalone" ? [launchArgv(this.charonSpec(paths))] : [["systemctl", "start", this.unit]];
-    const load = this.swanctl(paths, ["--load-all", "--noprompt", "--file", paths.swanctlConf]).argv;
+    const load = this.swanctl(paths, loadArgs(paths, ra !== null)).argv;
     return { files, commands: [...plumbing.links, ...start, load, ...plumbing.routes] };
   }
 
@@ -295,7 +314,7 @@ export class Ikev2Driver implements Driver {
 
   private async applyNow(config: DeviceConfig, ctx: DriverContext): Promise<ApplyOutcome> {
     const paths = this.paths(ctx);
-    if (config.tunnels.length === 0) return { changed: await this.teardown(ctx, paths) };
+    if (!inUse(config)) return { changed: await this.teardown(ctx, paths) };
     validateTunnels(config.tunnels);
     const dataplane = await this.detectDataplane(ctx);
     const addresses = await primaryAddresses(
@@ -303,6 +322,7 @@ export class Ikev2Driver implements Driver {
       config.tunnels.map((t) => t.localInterface),
     );
     const r = renderIkev2(config.tunnels, dataplane, paths, addresses);
+    const ra = config.remoteVpn ? renderRemoteAccess(config.remoteVpn, dataplane, paths) : null;
     for (const t of r.waiting) ctx.log.warn(`ikev2: tunnel ${t.id} waits for an IPv4 address on ${t.localInterface}`);
     const active = r.conns.map((c) => c.tunnel);
     let changed = false;
@@ -313,7 +333,7 @@ export class Ikev2Driver implements Driver {
 
     // Loopbacks (and XFRM interfaces) first: libipsec refuses a CHILD_SA whose local selector has no local address.
     let current = await observePlumbing(ctx.runner);
-    const desired = desiredPlumbing(active, dataplane, current.localIps);
+    const desired = withRemoteAccess(desiredPlumbing(active, dataplane, current.localIps), config, dataplane);
     const linkCommands = plumbingCommands(current, desired).links;
     for (const c of linkCommands) await run(c);
 
@@ -321,15 +341,24 @@ export class Ikev2Driver implements Driver {
     const existing = (await listNames(paths.connsDir, ".conf"))
       .filter((n) => n.startsWith(CONN_PREFIX))
       .map((n) => n.slice(0, -5));
-    const wanted = new Set(r.conns.map((c) => c.name));
+    const wanted = new Set([...r.conns.map((c) => c.name), ...(ra ? [ra.conn.name] : [])]);
     const changedConns: typeof r.conns = [];
     for (const c of r.conns) if (await differs(paths.dir, c.file)) changedConns.push(c);
+    const raChanged = ra !== null && (await remoteAccessDiffers(paths.dir, ra));
     const removed = existing.filter((n) => !wanted.has(n));
     const wasRunning = await this.running(ctx, paths);
 
-    const files = [r.daemonConf, ...(r.swanctlConf ? [r.swanctlConf] : []), ...r.conns.map((c) => c.file)];
+    const files = [
+      r.daemonConf,
+      ...(r.swanctlConf ? [r.swanctlConf] : []),
+      ...r.conns.map((c) => c.file),
+      ...(ra ? [ra.conn.file, ...ra.credentials] : []),
+    ];
     if ((await writeChanged(paths.dir, files)).length > 0) changed = true;
     for (const n of removed) if (await removePath(resolvePath(paths.connsDir, `${n}.conf`))) changed = true;
+    let credsRemoved = false;
+    if (!ra) for (const f of remoteAccessCredentialPaths(paths)) if (await removePath(f)) credsRemoved = true;
+    if (credsRemoved) changed = true;
 
     const started = !wasRunning || daemonChanged;
     if (!wasRunning) await this.startCharon(ctx, paths);
@@ -339,8 +368,17 @@ export class Ikev2Driver implements Driver {
       throw new AgentError("DAEMON_FAILED", `charon started but kernel-libipsec created no ${LIBIPSEC_DEVICE}`);
     }
 
-    if (started || changedConns.length > 0 || removed.length > 0 || !(await this.loadedMatches(ctx, paths, wanted))) {
-      const load = this.swanctl(paths, ["--load-all", "--noprompt", "--file", paths.swanctlConf]);
+    const loadedNames = new Set([...r.conns.map((c) => c.name), ...(ra?.connNames ?? [])]);
+    if (
+      started ||
+      changedConns.length > 0 ||
+      raChanged ||
+      credsRemoved ||
+      removed.length > 0 ||
+      !(await this.loadedMatches(ctx, paths, loadedNames))
+    ) {
+      // --clear when remote-access credentials are in play: a replaced certificate's old key leaves charon.
+      const load = this.swanctl(paths, loadArgs(paths, ra !== null || credsRemoved));
       await run(load.argv, load.options);
     }
 
@@ -396,6 +434,7 @@ export class Ikev2Driver implements Driver {
       for (const n of (await listNames(paths.connsDir, ".conf")).filter((x) => x.startsWith(CONN_PREFIX))) {
         if (await removePath(resolvePath(paths.connsDir, n))) changed = true;
       }
+      for (const f of remoteAccessCredentialPaths(paths)) if (await removePath(f)) changed = true;
       if (await removePath(paths.strongswanConf)) changed = true;
       if (await serviceActive(ctx.runner, this.unit)) {
         await systemctl(ctx.runner, "stop", this.unit);
@@ -514,6 +553,25 @@ export class Ikev2Driver implements Driver {
     }
     return tunnelSaStates(config.tunnels, text);
   }
+}
+
+/** The driver has work: tunnels, or the remote worker VPN. */
+function inUse(config: DeviceConfig): boolean {
+  return config.tunnels.length > 0 || config.remoteVpn !== undefined;
+}
+
+function loadArgs(paths: Ikev2Paths, clear: boolean): string[] {
+  return ["--load-all", "--noprompt", ...(clear ? ["--clear"] : []), "--file", paths.swanctlConf];
+}
+
+function withRemoteAccess(p: Plumbing, config: DeviceConfig, dataplane: Dataplane): Plumbing {
+  const ra = remoteAccessPlumbing(config.remoteVpn, dataplane);
+  return { links: [...p.links, ...ra.links], addresses: p.addresses, routes: [...p.routes, ...ra.routes] };
+}
+
+async function remoteAccessDiffers(dir: string, ra: RenderedRemoteAccess): Promise<boolean> {
+  for (const f of [ra.conn.file, ...ra.credentials]) if (await differs(dir, f)) return true;
+  return false;
 }
 
 function devicesOf(config: DeviceConfig, dataplane: Dataplane): string[] {

@@ -15,6 +15,8 @@ export interface Ikev2Paths {
   strongswanConf: string;
   /** What `swanctl --load-all --file` reads. */
   swanctlConf: string;
+  /** swanctl's credential directory (x509/, x509ca/, private/): SWANCTL_DIR of the standalone instance. */
+  credsDir: string;
   /** Where the per-tunnel connection files go. */
   connsDir: string;
   vici: string;
@@ -33,6 +35,7 @@ export function ikev2Paths(mode: DaemonMode, runDir: string, sysRoot = "/"): Ike
       dir,
       strongswanConf: join(dir, "strongswan.conf"),
       swanctlConf: join(dir, "swanctl.conf"),
+      credsDir: dir,
       connsDir: join(dir, "conns"),
       vici: join(dir, "charon.vici"),
       pidFile: join(dir, "charon.pid"),
@@ -46,6 +49,7 @@ export function ikev2Paths(mode: DaemonMode, runDir: string, sysRoot = "/"): Ike
     dir,
     strongswanConf: join(sysRoot, "etc/strongswan.d/tern.conf"),
     swanctlConf: join(sysRoot, "etc/swanctl/swanctl.conf"),
+    credsDir: join(sysRoot, "etc/swanctl"),
     connsDir: join(sysRoot, "etc/swanctl/conf.d"),
     vici: "/var/run/charon.vici",
     pidFile: "/var/run/charon.pid",

@@ -30,6 +30,7 @@ export interface OwnedLink {
 export interface OwnedRoute {
   dst: string;
   dev: string;
+  /** Preferred source, "" for none. */
   src: string;
 }
 export interface Plumbing {
@@ -43,7 +44,8 @@ export interface ObservedPlumbing extends Plumbing {
   localIps: string[];
 }
 
-const XFRM_NAME = /^xfrm-[dp]\d+$/;
+/** Device tunnels (d), peers (p) and remote access (r). */
+const XFRM_NAME = /^xfrm-[dpr]\d+$/;
 
 function sameSlash31(a: string, b: string): boolean {
   const x = parseCidr(`${a}/31`);
@@ -182,7 +184,20 @@ export function plumbingCommands(current: Plumbing, desired: Plumbing): { links:
   for (const r of desired.routes) {
     const h = haveRoutes.get(r.dst);
     if (h && h.dev === r.dev && h.src === r.src) continue;
-    routes.push(["ip", "route", "replace", r.dst, "dev", r.dev, "src", r.src, "table", "main", "proto", proto]);
+    // No source for remote-access pool routes (src ""): they carry forwarded replies.
+    routes.push([
+      "ip",
+      "route",
+      "replace",
+      r.dst,
+      "dev",
+      r.dev,
+      ...(r.src ? ["src", r.src] : []),
+      "table",
+      "main",
+      "proto",
+      proto,
+    ]);
   }
   return { links, routes };
 }

@@ -13,7 +13,9 @@ import { espProposals, parseProposals } from "./proposals.ts";
 
 export type Dataplane = "xfrm" | "libipsec";
 
-const PLUGINS = "random nonce openssl pem pkcs1 pubkey x509 revocation constraints hmac sha1 sha2 aes kdf";
+/** pkcs8 reads the remote-access key; eap-identity and eap-mschapv2 (MD4/DES from OpenSSL's legacy provider) serve its EAP users. */
+const PLUGINS =
+  "random nonce openssl pem pkcs1 pkcs8 pubkey x509 revocation constraints hmac sha1 sha2 aes kdf eap-identity eap-mschapv2";
 
 /** Retransmissions: about 24 s per attempt, so a peer that comes back is found quickly (keyingtries = 0 retries forever). */
 const RETRANSMIT = ["retransmit_tries = 3", "retransmit_timeout = 2.0", "retransmit_base = 1.8"];
@@ -58,7 +60,7 @@ export function renderDaemonConf(dataplane: Dataplane, paths: Ikev2Paths): Rende
       "}",
       "swanctl {",
       `  socket = unix://${paths.vici}`,
-      "  load = random openssl pem pkcs1 pubkey x509 revocation constraints",
+      "  load = random openssl pem pkcs1 pkcs8 pubkey x509 revocation constraints",
       "}",
     ];
   } else {

@@ -11,7 +11,7 @@ export const route = defineRoute({
   operationId: "runAppActionGet",
   tags: ["applications"],
   summary: "Perform an action of a purchased application (the spec's GET form; params as query fields)",
-  description: `Every query field besides \`action\` and \`org\` is a param, e.g. \`?action=update-certificate&validityDays=90\`. ${ACTION_TEXT}`,
+  description: `Every query field besides \`action\` and \`org\` is a param, e.g. \`?action=updateCertificate&validityDays=90\`. ${ACTION_TEXT}`,
   auth: { resource: "applications", permission: "put" },
   request: { params: IdParams, query: ActionQuery },
   responses: { 200: jsonResponse(AppActionResultSchema, "The application after the action, and the action's result") },

@@ -2,7 +2,8 @@
  * App store rows: GET /appstore, POST /appstore/purchase/{id},
  * GET /appstore/purchased, GET/DELETE /appstore/purchased/{id}, and the spec's
  * GET /appstore/purchased/{id}/action (also POST) with per-app actions: a real
- * self-signed certificate for remote-vpn, configuration snapshots for config-snapshot.
+ * CA-issued certificate for remote-vpn (its devices and users: remote-vpn.test.ts),
+ * configuration snapshots for config-snapshot.
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import type { CatalogApp, PurchasedApp } from "@tern/protocol";
@@ -11,7 +12,7 @@ import { insertTestDevice } from "../../../test/support/devices.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
 
 type ErrorBody = { code: string; error: string; details: { path: string; message: string }[] };
-type ActionResult = { app: PurchasedApp; action: string; result: Record<string, unknown> };
+type ActionResult = { app: PurchasedApp; action: string; result: Record<string, unknown>; jobIds: string[] };
 
 describe("app store", () => {
   const t = useTestServer();
@@ -21,7 +22,7 @@ describe("app store", () => {
     const res = await t.api<CatalogApp[]>("GET", "/api/appstore", { token: t.admin.token });
     expect(res.status).toBe(200);
     expect(res.body.map((a) => [a.id, a.actions.map((x) => x.name)])).toEqual([
-      ["remote-vpn", ["update-certificate"]],
+      ["remote-vpn", ["install", "uninstall", "updateCertificate", "addUser", "removeUser"]],
       ["config-snapshot", ["take-snapshot", "compare-snapshot"]],
     ]);
   });
@@ -61,7 +62,7 @@ describe("app store", () => {
     expect(one.body).toEqual(filtered.body[0]);
   });
 
-  it("update-certificate issues a real self-signed certificate; the key is stored encrypted and never returned", async () => {
+  it("updateCertificate issues a real certificate from the organization CA; the keys are stored encrypted and never returned", async () => {
     const vpn = (
       await t.api<PurchasedApp[]>("GET", "/api/appstore/purchased", {
         token: t.admin.token,
@@ -70,41 +71,50 @@ describe("app store", () => {
     ).body[0]!;
     const res = await t.api<ActionResult>("GET", `/api/appstore/purchased/${vpn.id}/action`, {
       token: t.admin.token,
-      query: { action: "update-certificate", validityDays: 30, commonName: "vpn.example.net" },
+      query: { action: "updateCertificate", validityDays: 30, commonName: "vpn.example.net" },
     });
     expect(res.status).toBe(200);
-    const result = res.body.result as { pem: string; fingerprintSha256: string; notAfter: string; subject: string };
+    const result = res.body.result as { pem: string; fingerprintSha256: string; notAfter: string; subject: string; ca: string };
     const cert = new X509Certificate(result.pem);
+    const ca = new X509Certificate(result.ca);
     expect(cert.fingerprint256).toBe(result.fingerprintSha256);
     expect(cert.subject).toBe("CN=vpn.example.net");
     expect(cert.subjectAltName).toBe("DNS:vpn.example.net");
-    expect(cert.verify(cert.publicKey)).toBe(true);
+    expect(cert.checkIssued(ca)).toBe(true);
+    expect(cert.verify(ca.publicKey)).toBe(true);
+    expect(ca.ca).toBe(true);
+    expect(res.body.jobIds).toEqual([]);
     const days = (Date.parse(cert.validTo) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThan(30.1);
     expect(result.notAfter).toBe(new Date(cert.validTo).toISOString());
     expect(res.body.app.state).toMatchObject({ certificate: { fingerprintSha256: cert.fingerprint256 } });
-    expect(res.body.app.lastAction).toMatchObject({ name: "update-certificate" });
-    expect(res.text).not.toMatch(/PRIVATE KEY|privateKeyEnc/);
+    expect(res.body.app.lastAction).toMatchObject({ name: "updateCertificate" });
+    expect(res.text).not.toMatch(/PRIVATE KEY|privateKeyEnc|caKeyEnc/);
 
     const row = await t.database.db
       .selectFrom("purchased_apps")
       .select("state")
       .where("id", "=", vpn.id)
       .executeTakeFirstOrThrow();
-    const stored = row.state as { privateKeyEnc: string };
+    const stored = row.state as { privateKeyEnc: string; caKeyEnc: string };
     expect(stored.privateKeyEnc).not.toContain("PRIVATE KEY");
+    expect(stored.caKeyEnc).not.toContain("PRIVATE KEY");
     const key = createPrivateKey(t.deps.keyring.decrypt(stored.privateKeyEnc, `app-key:${vpn.id}`));
     expect(cert.checkPrivateKey(key)).toBe(true);
+    expect(ca.checkPrivateKey(createPrivateKey(t.deps.keyring.decrypt(stored.caKeyEnc, `app-key:${vpn.id}`)))).toBe(true);
 
     // POST works the same; a second certificate replaces the first.
     const post = await t.api<ActionResult>("POST", `/api/appstore/purchased/${vpn.id}/action`, {
       token: t.admin.token,
-      body: { action: "update-certificate", params: {} },
+      body: { action: "updateCertificate", params: {} },
     });
     expect(post.status).toBe(200);
     const second = new X509Certificate((post.body.result as { pem: string }).pem);
     expect(second.fingerprint256).not.toBe(cert.fingerprint256);
+    // Same CA and server identity: clients that trust the CA accept the new certificate.
+    expect(second.checkIssued(ca)).toBe(true);
+    expect(second.subject).toBe("CN=vpn.example.net");
     expect((Date.parse(second.validTo) - Date.now()) / 86_400_000).toBeGreaterThan(364);
     expect(
       (await t.api<PurchasedApp>("GET", `/api/appstore/purchased/${vpn.id}`, { token: t.admin.token })).body.state,
@@ -122,20 +132,24 @@ describe("app store", () => {
     const unknown = await run(vpn.id, { action: "take-snapshot", params: {} });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details).toEqual([
-      { path: "action", message: 'unknown action "take-snapshot" for Remote worker VPN; allowed: update-certificate' },
+      {
+        path: "action",
+        message:
+          'unknown action "take-snapshot" for Remote worker VPN; allowed: install, uninstall, updateCertificate, addUser, removeUser',
+      },
     ]);
     const proto = await run(vpn.id, { action: "constructor", params: {} });
     expect(proto.status).toBe(400);
-    expect((await run(vpn.id, { action: "update-certificate", params: { validityDays: 0 } })).body.details[0]?.path).toBe(
+    expect((await run(vpn.id, { action: "updateCertificate", params: { validityDays: 0 } })).body.details[0]?.path).toBe(
       "params.validityDays",
     );
-    expect((await run(vpn.id, { action: "update-certificate", params: { validityDays: 3650 } })).body.details[0]?.path).toBe(
+    expect((await run(vpn.id, { action: "updateCertificate", params: { validityDays: 3650 } })).body.details[0]?.path).toBe(
       "params.validityDays",
     );
-    expect(
-      (await run(vpn.id, { action: "update-certificate", params: { commonName: "not a host" } })).body.details[0]?.path,
-    ).toBe("params.commonName");
-    expect((await run(vpn.id, { action: "update-certificate", params: { colour: "blue" } })).body.code).toBe("VALIDATION_FAILED");
+    expect((await run(vpn.id, { action: "updateCertificate", params: { commonName: "not a host" } })).body.details[0]?.path).toBe(
+      "params.commonName",
+    );
+    expect((await run(vpn.id, { action: "updateCertificate", params: { colour: "blue" } })).body.code).toBe("VALIDATION_FAILED");
     expect((await run(snap.id, { action: "take-snapshot", params: {} })).body.details[0]?.path).toBe("params.label");
     const missing = await t.api<ErrorBody>("GET", `/api/appstore/purchased/${snap.id}/action`, { token: t.admin.token });
     expect(missing.status).toBe(400);
@@ -196,7 +210,7 @@ describe("app store", () => {
     expect(apps).toHaveLength(2);
     const res = await t.api<ErrorBody>("GET", `/api/appstore/purchased/${apps[0]!.id}/action`, {
       token: viewer.token,
-      query: { action: "update-certificate" },
+      query: { action: "updateCertificate" },
     });
     expect(res.status).toBe(403);
     expect(res.body.error).toContain("'put' permission on 'applications'");
