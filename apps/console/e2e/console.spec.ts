@@ -3,10 +3,10 @@
  * routers (support/stack.ts). The tests run in order on one stack: the
  * approvals change what later tests see.
  */
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { hasChromium, missingChromium } from "./support/browser.ts";
 import { forgeWrite, signIn } from "./support/fixtures.ts";
+import { checkPage } from "./support/page-check.ts";
 import { stackInfo } from "./support/stack-info.ts";
 
 test.skip(!hasChromium, missingChromium);
@@ -168,29 +168,13 @@ for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto(`${s.consoleUrl}/signin`);
     await expect(page.getByRole("button", { name: "Sign in" })).toBeVisible();
-    await check(page, `signin-${scheme}`);
+    await checkPage(page, `signin-${scheme}`);
     await signIn(page, s.admin);
     for (const p of PAGES) {
       await page.goto(`${s.consoleUrl}${p.path(s)}`);
       await p.ready(page);
       await page.waitForLoadState("networkidle").catch(() => {});
-      await check(page, `${p.name}-${scheme}`);
+      await checkPage(page, `${p.name}-${scheme}`);
     }
   });
-}
-
-async function check(page: Page, name: string) {
-  await page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage: true });
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(
-    bad.map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-          .map((n) => n.target.join(" "))
-          .slice(0, 3)
-          .join(", ")}`,
-    ),
-    `${name}: axe`,
-  ).toEqual([]);
 }

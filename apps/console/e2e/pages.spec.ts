@@ -6,12 +6,12 @@
  * tunnel the test creates in the page, so that this file can change their
  * figures: loss raised on them raises the notification that must appear live.
  */
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { createTernClient, ok, type TernClient } from "@tern/client";
 import { Simulator } from "@tern/test-harness/src/simulator/index.ts";
 import { hasChromium, missingChromium } from "./support/browser.ts";
 import { signIn } from "./support/fixtures.ts";
+import { checkPage } from "./support/page-check.ts";
 import { stackInfo } from "./support/stack-info.ts";
 
 test.skip(!hasChromium, missingChromium);
@@ -250,23 +250,7 @@ for (const scheme of ["light", "dark"] as const) {
       await page.goto(`${s.consoleUrl}${p.path || `/tunnels/${tunnel!.id}`}`);
       await p.ready(page);
       await page.waitForLoadState("networkidle", { timeout: 3_000 }).catch(() => {});
-      await check(page, `${p.name}-${scheme}`);
+      await checkPage(page, `${p.name}-${scheme}`);
     }
   });
-}
-
-async function check(page: Page, name: string) {
-  await page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage: true });
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(
-    bad.map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-          .map((n) => n.target.join(" "))
-          .slice(0, 3)
-          .join(", ")}`,
-    ),
-    `${name}: axe`,
-  ).toEqual([]);
 }
