@@ -143,8 +143,41 @@ test("works from the keyboard: skip link, navigation, opening a device", async (
   await expect(page.getByRole("heading", { level: 1, name: name ?? "" })).toBeVisible();
 });
 
+test("the overview draws the tunnel mesh: every device by state, the tunnel with its status and figures", async ({ page }) => {
+  const s = stackInfo();
+  await signIn(page, s.admin);
+  const graph = page.getByTestId("mesh-graph");
+  await expect(graph).toHaveAttribute("data-settled", "true");
+  await expect(graph.getByTestId("mesh-node")).toHaveCount(s.devices);
+  // A device never approved is drawn as pending; as many nodes are online and pending as the figures above say.
+  await expect(graph.getByRole("link", { name: `Device ${s.pending[4]!.name}: pending`, exact: true })).toBeVisible();
+  for (const state of ["online", "pending"])
+    await expect(graph.locator(`[data-testid="mesh-node"][data-state="${state}"]`)).toHaveCount(
+      Number(await page.getByTestId(`figure-${state}`).textContent()),
+    );
+  const edge = graph.getByTestId("mesh-edge");
+  await expect(edge).toHaveCount(1);
+  await expect(edge).toHaveAttribute("data-status", "Connected", { timeout: 20_000 });
+  await expect(edge).toHaveAccessibleName(/^Tunnel #\d+ .+ – .+: Connected$/);
+  // Pointing at the tunnel shows its figures (the simulated routers report RTT 20 ms); a click opens its page.
+  await edge.hover();
+  const details = page.getByTestId("mesh-details");
+  await expect(details.getByTestId("mesh-details-status")).toHaveText("Connected");
+  await expect(details).toContainText(/RTT 20\.0 ms/, { timeout: 15_000 });
+  await edge.click();
+  await expect(page).toHaveURL(/\/tunnels\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole("heading", { name: /^Tunnel #\d+/ })).toBeVisible();
+});
+
 const PAGES: { name: string; path: (s: ReturnType<typeof stackInfo>) => string; ready: (page: Page) => Promise<void> }[] = [
-  { name: "overview", path: () => "/", ready: (p) => expect(p.getByTestId("figure-online")).toBeVisible() },
+  {
+    name: "overview",
+    path: () => "/",
+    ready: async (p) => {
+      await expect(p.getByTestId("figure-online")).toBeVisible();
+      await expect(p.getByTestId("mesh-graph")).toHaveAttribute("data-settled", "true");
+    },
+  },
   { name: "devices", path: () => "/devices", ready: (p) => expect(p.getByTestId("device-row").first()).toBeVisible() },
   // A device with a tunnel: its loss/RTT/jitter charts (uPlot canvases) are part of the page.
   {
@@ -164,6 +197,8 @@ const PAGES: { name: string; path: (s: ReturnType<typeof stackInfo>) => string; 
 
 for (const scheme of ["light", "dark"] as const) {
   test(`every page passes axe (no serious or critical violations) in the ${scheme} theme, with screenshots`, async ({ page }) => {
+    // Many pages, each scanned by axe: more than one test's usual minute on a busy machine.
+    test.setTimeout(180_000);
     const s = stackInfo();
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto(`${s.consoleUrl}/signin`);
