@@ -108,6 +108,23 @@ test("approves pending devices in bulk", async ({ page }) => {
   await expect(deviceRow(page, s.pending[4]!.name)).toContainText("pending");
 });
 
+test("a row's Delete asks about that device in the table's one dialog, and Cancel keeps it", async ({ page }) => {
+  const s = stackInfo();
+  await signIn(page, s.admin);
+  await page.getByRole("link", { name: "Devices" }).click();
+  const [first, second] = [s.pending[4]!, s.pending[0]!];
+  for (const d of [first, second]) {
+    await deviceRow(page, d.name)
+      .getByRole("button", { name: `Delete ${d.name}` })
+      .click();
+    const dialog = page.getByRole("dialog", { name: "Delete" });
+    await expect(dialog).toContainText(`Delete ${d.name}?`);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(dialog).toHaveCount(0);
+  }
+  await expect(page.getByTestId("device-row")).toHaveCount(s.devices);
+});
+
 test("a viewer sees no write controls, and a forged write is refused", async ({ page }) => {
   const s = stackInfo();
   await signIn(page, s.viewer);
