@@ -8,6 +8,7 @@ import { agentKernelFailover } from "./agent-kernel-failover.ts";
 import { agentMeasurement } from "./agent-measurement.ts";
 import { agentPathFailover } from "./agent-path-failover.ts";
 import { agentStart } from "./agent-start.ts";
+import { consolePages } from "./console-pages.ts";
 import { deviceApprove } from "./device-approve.ts";
 import { fpingLink } from "./fping-link.ts";
 import { httpStatic } from "./http-static.ts";
@@ -53,5 +54,6 @@ export function defaultRegistry(): CaseRegistry {
     .register(nodeStart)
     .register(agentStart)
     .register(fpingLink)
-    .register(agentMeasurement);
+    .register(agentMeasurement)
+    .register(consolePages);
 }

@@ -3,25 +3,23 @@
  * included), BGP and VRRP state, tunnels with loss/RTT/jitter charts, and
  * its recent jobs.
  */
-import { Anchor, Button, Card, Group, SegmentedControl, Select, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Button, Card, Group, Select, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { Device, Job, TunnelSummary } from "@tern/client";
 import { ok } from "@tern/client";
-import { type ReactNode, useMemo, useState } from "react";
+import { type ReactNode, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { queryKey } from "../../api/keys.ts";
-import { tunnelStatsQuery } from "../../api/queries.ts";
 import { tern } from "../../api/tern.ts";
 import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { EmptyHint } from "../../components/EmptyHint.tsx";
 import { ErrorAlert, QueryState } from "../../components/QueryState.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
-import { TimeChart } from "../../components/TimeChart.tsx";
+import { TunnelCharts } from "../../components/TunnelCharts.tsx";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { approveDevice, deleteDevice } from "../devices/actions.ts";
 import { statusOf } from "../devices/device-rows.ts";
-import { toColumns } from "./stats.ts";
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -337,7 +335,7 @@ function Tunnels({ device }: { device: Device }) {
                   ))}
                 </Table.Tbody>
               </Table>
-              <TunnelCharts device={device} tunnels={list} chosen={chosen ?? list[0]!.id} onChoose={setChosen} />
+              <DeviceTunnelCharts device={device} tunnels={list} chosen={chosen ?? list[0]!.id} onChoose={setChosen} />
             </Stack>
           )
         }
@@ -346,13 +344,8 @@ function Tunnels({ device }: { device: Device }) {
   );
 }
 
-const RANGES = [
-  { value: "60", label: "1 hour" },
-  { value: "360", label: "6 hours" },
-  { value: "1440", label: "24 hours" },
-];
-
-function TunnelCharts({
+/** The charts of one of the device's tunnels, chosen in a picker. */
+function DeviceTunnelCharts({
   device,
   tunnels,
   chosen,
@@ -363,20 +356,15 @@ function TunnelCharts({
   chosen: string;
   onChoose: (id: string) => void;
 }) {
-  const org = useOrg();
-  const [minutes, setMinutes] = useState("60");
   const tunnel = tunnels.find((t) => t.id === chosen) ?? tunnels[0]!;
-  const stats = useQuery(tunnelStatsQuery(org.id, tunnel.id, Number(minutes)));
   const side = tunnel.deviceA.id === device.id ? "a" : "b";
-  const cols = useMemo(() => (stats.data ? toColumns(stats.data.samples, side) : null), [stats.data, side]);
   const other = side === "a" ? (tunnel.deviceB?.name ?? "peer") : tunnel.deviceA.name;
-  const pair = (values: Columns2) => [
-    { label: device.name, color: "#1c7ed6", values: values[0] },
-    { label: other, color: "#e8590c", values: values[1] },
-  ];
   return (
-    <Stack>
-      <Group>
+    <TunnelCharts
+      tunnelId={tunnel.id}
+      side={side}
+      names={[device.name, other]}
+      heading={
         <Select
           label="Tunnel"
           value={tunnel.id}
@@ -384,27 +372,10 @@ function TunnelCharts({
           onChange={(v) => v && onChoose(v)}
           data={tunnels.map((t) => ({ value: t.id, label: `#${t.num} ${t.deviceA.name} – ${t.deviceB?.name ?? "peer"}` }))}
         />
-        <SegmentedControl aria-label="Time range" value={minutes} onChange={setMinutes} data={RANGES} mt="lg" />
-      </Group>
-      <QueryState query={stats} label="tunnel statistics">
-        {() =>
-          !cols || cols.times.length === 0 ? (
-            <Text size="sm">
-              No measurements in this range yet: the routers report loss, RTT and jitter while the tunnel is up.
-            </Text>
-          ) : (
-            <SimpleGrid cols={{ base: 1, xl: 3 }}>
-              <TimeChart title="Loss" unit="%" times={cols.times} series={pair(cols.loss)} />
-              <TimeChart title="RTT" unit="ms" times={cols.times} series={pair(cols.rtt)} />
-              <TimeChart title="Jitter" unit="ms" times={cols.times} series={pair(cols.jitter)} />
-            </SimpleGrid>
-          )
-        }
-      </QueryState>
-    </Stack>
+      }
+    />
   );
 }
-type Columns2 = [(number | null)[], (number | null)[]];
 
 function Jobs({ device }: { device: Device }) {
   const org = useOrg();

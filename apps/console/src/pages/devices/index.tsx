@@ -23,11 +23,11 @@ import {
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { DeviceSummary } from "@tern/client";
-import { useDeferredValue, useMemo, useRef, useState } from "react";
+import { memo, type ReactNode, useCallback, useDeferredValue, useMemo, useRef, useState } from "react";
 import { Link } from "react-router";
 import { errorText } from "../../api/errors.ts";
 import { devicesQuery } from "../../api/queries.ts";
-import { ConfirmButton } from "../../components/ConfirmButton.tsx";
+import { ConfirmDialog } from "../../components/ConfirmButton.tsx";
 import { EnrolHint } from "../../components/EmptyHint.tsx";
 import { QueryState } from "../../components/QueryState.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
@@ -75,14 +75,6 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
   );
   const pendingSelected = rows.filter((d) => selected.has(d.id) && !d.isApproved).map((d) => d.id);
 
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 10,
-  });
-
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["device", org.id] });
   const run = async (action: () => Promise<void>) => {
     setBusy(true);
@@ -96,13 +88,21 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
       await refresh();
     }
   };
-  const toggle = (id: string) =>
-    setSelected((s) => {
-      const next = new Set(s);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
+  // Stable across renders: the memoized rows re-render only when their own props change.
+  const runRef = useRef(run);
+  runRef.current = run;
+  const toggle = useCallback(
+    (id: string) =>
+      setSelected((s) => {
+        const next = new Set(s);
+        if (next.has(id)) next.delete(id);
+        else next.add(id);
+        return next;
+      }),
+    [],
+  );
+  const approveOne = useCallback((id: string) => void runRef.current(() => approveDevice(id)), []);
+  const [deleting, setDeleting] = useState<DeviceSummary | null>(null);
   const sortBy = (key: SortKey) => setSort((s) => ({ key, desc: s.key === key ? !s.desc : false }));
   const header = (key: SortKey, label: string) => (
     <th className={classes.cell} aria-sort={sort.key === key ? (sort.desc ? "descending" : "ascending") : "none"}>
@@ -168,104 +168,150 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
       <Text size="sm" c="dimmed" aria-live="polite">
         {rows.length} of {devices.length} devices
       </Text>
-      <div ref={scrollRef} className={classes.scroll} data-testid="devices-scroll">
-        <table aria-label="Devices" aria-rowcount={rows.length + 1} className={classes.table}>
-          <thead className={classes.head}>
-            <tr className={classes.row}>
-              <th className={classes.cell}>
-                <span className={classes.hidden}>Select</span>
-              </th>
-              {header("name", "Name")}
-              {header("hostname", "Hostname")}
-              {header("status", "Status")}
-              {header("pendingNotifications", "Notifications")}
-              <th className={classes.cell}>Flags</th>
-              <th className={classes.cell}>Actions</th>
-            </tr>
-          </thead>
-          <tbody style={{ height: virtualizer.getTotalSize() }} className={classes.body}>
-            {virtualizer.getVirtualItems().map((item) => {
-              const d = rows[item.index]!;
-              return (
-                <tr
-                  key={d.id}
-                  aria-rowindex={item.index + 2}
-                  className={`${classes.row} ${classes.bodyRow}`}
-                  data-testid="device-row"
-                  style={{
-                    position: "absolute",
-                    top: 0,
-                    left: 0,
-                    right: 0,
-                    height: ROW_HEIGHT,
-                    transform: `translateY(${item.start}px)`,
-                  }}
-                >
-                  <td className={classes.cell}>
-                    <Checkbox aria-label={`Select ${d.name}`} checked={selected.has(d.id)} onChange={() => toggle(d.id)} />
-                  </td>
-                  <td className={classes.cell}>
-                    <Anchor component={Link} to={`/devices/${d.id}`} size="sm" truncate>
-                      {d.name}
-                    </Anchor>
-                  </td>
-                  <td className={classes.cell}>
-                    <Text size="sm" truncate>
-                      {d.hostname}
-                    </Text>
-                  </td>
-                  <td className={classes.cell}>
-                    <StatusBadge status={statusOf(d)} />
-                  </td>
-                  <td className={classes.cell}>
-                    {d.pendingNotifications > 0 ? (
-                      <Badge color={tone.warn} variant="outline" aria-label={`${d.pendingNotifications} pending notifications`}>
-                        {d.pendingNotifications}
-                      </Badge>
-                    ) : (
-                      <Text size="sm">0</Text>
-                    )}
-                  </td>
-                  <td className={classes.cell}>
-                    {isRateLimited(d) && (
-                      <Badge color={tone.flag} variant="outline" title="An interface's public address is rate-limited">
-                        rate-limited
-                      </Badge>
-                    )}
-                  </td>
-                  <td className={classes.cell}>
-                    <Group gap={6} wrap="nowrap">
-                      {canApprove && !d.isApproved && (
-                        <Button
-                          size="compact-sm"
-                          onClick={() => void run(() => approveDevice(d.id))}
-                          aria-label={`Approve ${d.name}`}
-                        >
-                          Approve
-                        </Button>
-                      )}
-                      {canDelete && (
-                        <ConfirmButton
-                          size="compact-sm"
-                          variant="default"
-                          label="Delete"
-                          aria-label={`Delete ${d.name}`}
-                          question={`Delete ${d.name}? The router is removed from the organization and must enrol again.`}
-                          confirm="Delete device"
-                          onConfirm={async () => {
-                            await deleteDevice(d.id);
-                            await refresh();
-                          }}
-                        />
-                      )}
-                    </Group>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <VirtualTable
+        rows={rows}
+        head={
+          <tr className={classes.row}>
+            <th className={classes.cell}>
+              <span className={classes.hidden}>Select</span>
+            </th>
+            {header("name", "Name")}
+            {header("hostname", "Hostname")}
+            {header("status", "Status")}
+            {header("pendingNotifications", "Notifications")}
+            <th className={classes.cell}>Flags</th>
+            <th className={classes.cell}>Actions</th>
+          </tr>
+        }
+        selected={selected}
+        canApprove={canApprove}
+        canDelete={canDelete}
+        onToggle={toggle}
+        onApprove={approveOne}
+        onDelete={setDeleting}
+      />
+      <ConfirmDialog
+        opened={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title="Delete"
+        question={`Delete ${deleting?.name ?? ""}? The router is removed from the organization and must enrol again.`}
+        confirm="Delete device"
+        onConfirm={async () => {
+          if (!deleting) return;
+          await deleteDevice(deleting.id);
+          await refresh();
+        }}
+      />
     </Stack>
   );
 }
+
+interface RowActions {
+  canApprove: boolean;
+  canDelete: boolean;
+  onToggle: (id: string) => void;
+  onApprove: (id: string) => void;
+  onDelete: (device: DeviceSummary) => void;
+}
+
+/**
+ * The scrolling part of the table, apart from the toolbar: a scroll re-renders
+ * only this (the virtualizer's state), and rows already on screen not at all.
+ */
+function VirtualTable({
+  rows,
+  head,
+  selected,
+  ...actions
+}: RowActions & { rows: DeviceSummary[]; head: ReactNode; selected: Set<string> }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+  });
+  return (
+    <div ref={scrollRef} className={classes.scroll} data-testid="devices-scroll">
+      <table aria-label="Devices" aria-rowcount={rows.length + 1} className={classes.table}>
+        <thead className={classes.head}>{head}</thead>
+        <tbody style={{ height: virtualizer.getTotalSize() }} className={classes.body}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const d = rows[item.index]!;
+            return (
+              <DeviceRow key={d.id} device={d} index={item.index} start={item.start} checked={selected.has(d.id)} {...actions} />
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const DeviceRow = memo(function DeviceRow({
+  device: d,
+  index,
+  start,
+  checked,
+  canApprove,
+  canDelete,
+  onToggle,
+  onApprove,
+  onDelete,
+}: RowActions & { device: DeviceSummary; index: number; start: number; checked: boolean }) {
+  return (
+    <tr
+      aria-rowindex={index + 2}
+      className={`${classes.row} ${classes.bodyRow}`}
+      data-testid="device-row"
+      style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${start}px)` }}
+    >
+      <td className={classes.cell}>
+        <Checkbox aria-label={`Select ${d.name}`} checked={checked} onChange={() => onToggle(d.id)} />
+      </td>
+      <td className={classes.cell}>
+        <Anchor component={Link} to={`/devices/${d.id}`} size="sm" truncate>
+          {d.name}
+        </Anchor>
+      </td>
+      <td className={classes.cell}>
+        <Text size="sm" truncate>
+          {d.hostname}
+        </Text>
+      </td>
+      <td className={classes.cell}>
+        <StatusBadge status={statusOf(d)} />
+      </td>
+      <td className={classes.cell}>
+        {d.pendingNotifications > 0 ? (
+          <Badge color={tone.warn} variant="outline" aria-label={`${d.pendingNotifications} pending notifications`}>
+            {d.pendingNotifications}
+          </Badge>
+        ) : (
+          <Text size="sm">0</Text>
+        )}
+      </td>
+      <td className={classes.cell}>
+        {isRateLimited(d) && (
+          <Badge color={tone.flag} variant="outline" title="An interface's public address is rate-limited">
+            rate-limited
+          </Badge>
+        )}
+      </td>
+      <td className={classes.cell}>
+        <Group gap={6} wrap="nowrap">
+          {canApprove && !d.isApproved && (
+            <Button size="compact-sm" onClick={() => onApprove(d.id)} aria-label={`Approve ${d.name}`}>
+              Approve
+            </Button>
+          )}
+          {canDelete && (
+            <Button size="compact-sm" variant="default" aria-label={`Delete ${d.name}`} onClick={() => onDelete(d)}>
+              Delete
+            </Button>
+          )}
+        </Group>
+      </td>
+    </tr>
+  );
+});

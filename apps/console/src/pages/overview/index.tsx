@@ -1,10 +1,13 @@
 /**
  * Fleet overview: devices online/offline/pending, tunnels by status, open
- * notifications by severity, and the worst tunnels by loss/RTT/jitter over
- * the last 15 minutes. Live events refresh every figure.
+ * notifications by severity, the tunnel mesh as a graph (its own chunk,
+ * loaded lazily: d3-force is not part of the initial bundle) and the worst
+ * tunnels by loss/RTT/jitter over the last 15 minutes. Live events refresh
+ * every figure.
  */
-import { Card, Group, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Card, Center, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQueries, useQuery } from "@tanstack/react-query";
+import { lazy, Suspense } from "react";
 import { devicesQuery, notificationsQuery, tunnelStatsQuery, tunnelsQuery } from "../../api/queries.ts";
 import { EmptyHint, EnrolHint } from "../../components/EmptyHint.tsx";
 import { QueryState } from "../../components/QueryState.tsx";
@@ -19,6 +22,8 @@ import {
   tunnelCounts,
   worstFirst,
 } from "./summary.ts";
+
+const MeshGraph = lazy(() => import("./mesh/MeshGraph.tsx"));
 
 /** Tunnels whose figures are read for the ranking (one stats call each). */
 const RANKED_TUNNELS = 50;
@@ -103,6 +108,23 @@ export default function OverviewPage() {
         </Panel>
       </SimpleGrid>
       {devices.data?.length === 0 && <EnrolHint />}
+      {devices.data && devices.data.length > 0 && (
+        <Panel title="Tunnel mesh">
+          <QueryState query={tunnels} label="tunnels">
+            {(list) => (
+              <Suspense
+                fallback={
+                  <Center p="xl">
+                    <Loader aria-label="Loading the mesh graph" />
+                  </Center>
+                }
+              >
+                <MeshGraph devices={devices.data} tunnels={list} />
+              </Suspense>
+            )}
+          </QueryState>
+        </Panel>
+      )}
       <Panel title="Worst tunnels (last 15 minutes)">
         <QueryState query={tunnels} label="tunnels">
           {(list) => <WorstTunnels ids={list.filter((t) => t.status !== "N/A").slice(0, RANKED_TUNNELS)} />}

@@ -2,32 +2,23 @@
  * A tunnel: its ends and their state, the thresholds of its notifications,
  * and loss/RTT/jitter of both ends over time (uPlot); delete for members who may.
  */
-import { Anchor, Button, Card, Group, NumberInput, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Button, Card, Group, NumberInput, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ok, type Tunnel } from "@tern/client";
-import { useMemo, useState } from "react";
+import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { queryKey } from "../../api/keys.ts";
-import { tunnelStatsQuery } from "../../api/queries.ts";
 import { tern } from "../../api/tern.ts";
 import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { ErrorAlert, QueryState } from "../../components/QueryState.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
-import { TimeChart } from "../../components/TimeChart.tsx";
+import { TunnelCharts } from "../../components/TunnelCharts.tsx";
 import { tone } from "../../components/tones.ts";
 import { useAction } from "../../components/useAction.ts";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
-import { toColumns } from "../device/stats.ts";
 import { fixed } from "../tunnels/figures.ts";
 import { FIGURES_MS } from "../tunnels/queries.ts";
-
-const RANGES = [
-  { value: "15", label: "15 min" },
-  { value: "60", label: "1 h" },
-  { value: "360", label: "6 h" },
-  { value: "1440", label: "24 h" },
-];
 
 export default function TunnelPage() {
   const { id = "" } = useParams();
@@ -146,37 +137,18 @@ function TunnelView({ tunnel }: { tunnel: Tunnel }) {
 }
 
 function Charts({ tunnel }: { tunnel: Tunnel }) {
-  const org = useOrg();
-  const [minutes, setMinutes] = useState("60");
-  const stats = useQuery({ ...tunnelStatsQuery(org.id, tunnel.id, Number(minutes)), refetchInterval: FIGURES_MS * 3 });
-  const cols = useMemo(() => (stats.data ? toColumns(stats.data.samples as never, "a") : null), [stats.data]);
-  const pair = (values: [(number | null)[], (number | null)[]]) => [
-    { label: tunnel.deviceA.name, color: "#1c7ed6", values: values[0] },
-    { label: tunnel.deviceB?.name ?? "peer", color: "#e8590c", values: values[1] },
-  ];
   return (
     <Card withBorder component="section" aria-labelledby="tunnel-charts">
-      <Group justify="space-between" mb="sm">
-        <Title order={2} size="h4" id="tunnel-charts">
-          Loss, RTT and jitter
-        </Title>
-        <SegmentedControl aria-label="Time range" value={minutes} onChange={setMinutes} data={RANGES} />
-      </Group>
-      <QueryState query={stats} label="tunnel statistics">
-        {() =>
-          !cols || cols.times.length === 0 ? (
-            <Text size="sm">
-              No measurements in this range yet: the routers report loss, RTT and jitter while the tunnel is up.
-            </Text>
-          ) : (
-            <SimpleGrid cols={{ base: 1, xl: 3 }}>
-              <TimeChart title="Loss" unit="%" times={cols.times} series={pair(cols.loss)} />
-              <TimeChart title="RTT" unit="ms" times={cols.times} series={pair(cols.rtt)} />
-              <TimeChart title="Jitter" unit="ms" times={cols.times} series={pair(cols.jitter)} />
-            </SimpleGrid>
-          )
+      <TunnelCharts
+        tunnelId={tunnel.id}
+        names={[tunnel.deviceA.name, tunnel.deviceB?.name ?? "peer"]}
+        refetchInterval={FIGURES_MS * 3}
+        heading={
+          <Title order={2} size="h4" id="tunnel-charts">
+            Loss, RTT and jitter
+          </Title>
         }
-      </QueryState>
+      />
     </Card>
   );
 }

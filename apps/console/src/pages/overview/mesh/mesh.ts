@@ -1,0 +1,98 @@
+/**
+ * The tunnel mesh as a graph: devices (and peers) are nodes, tunnels are
+ * edges. A fleet of thousands cannot be drawn legibly (nor laid out without
+ * stalling the page), so at most `maxNodes` devices are kept: those with a
+ * tunnel that is not Connected first (what an admin must look at), then
+ * offline devices, then the most connected ones; the rest is counted in
+ * `hidden`.
+ */
+import type { DeviceSummary, TunnelSummary } from "@tern/client";
+
+export type NodeState = "online" | "offline" | "pending" | "peer";
+export type EdgeStatus = TunnelSummary["status"];
+
+export interface MeshNode {
+  id: string;
+  name: string;
+  state: NodeState;
+  /** Number of tunnels of the node (in the whole fleet, not only those drawn). */
+  degree: number;
+}
+
+export interface MeshEdge {
+  id: string;
+  num: number;
+  source: string;
+  target: string;
+  status: EdgeStatus;
+  label: string;
+}
+
+export interface Mesh {
+  nodes: MeshNode[];
+  edges: MeshEdge[];
+  /** Devices (and peers) left out by the cap. */
+  hidden: number;
+  /** Tunnels left out because one of their ends is. */
+  hiddenEdges: number;
+  totalNodes: number;
+}
+
+export const MAX_NODES = 300;
+
+export const nodeState = (d: Pick<DeviceSummary, "isApproved" | "isConnected">): NodeState =>
+  !d.isApproved ? "pending" : d.isConnected ? "online" : "offline";
+
+const peerId = (id: string) => `peer:${id}`;
+
+/** Problems first (a tunnel not Connected), then offline or pending, then the most tunnels; by name for equal ones. */
+function rank(nodes: MeshNode[], troubled: Set<string>): MeshNode[] {
+  const trouble = (n: MeshNode) => (troubled.has(n.id) ? 0 : 1);
+  const down = (n: MeshNode) => (n.state === "offline" || n.state === "pending" ? 0 : 1);
+  return [...nodes].sort(
+    (a, b) => trouble(a) - trouble(b) || down(a) - down(b) || b.degree - a.degree || a.name.localeCompare(b.name),
+  );
+}
+
+export function buildMesh(devices: DeviceSummary[], tunnels: TunnelSummary[], maxNodes = MAX_NODES): Mesh {
+  const nodes = new Map<string, MeshNode>();
+  for (const d of devices) nodes.set(d.id, { id: d.id, name: d.name, state: nodeState(d), degree: 0 });
+  const edges: MeshEdge[] = [];
+  const troubled = new Set<string>();
+  for (const t of tunnels) {
+    const target = t.deviceB ? t.deviceB.id : t.peer ? peerId(t.peer.id) : null;
+    if (!target || !nodes.has(t.deviceA.id)) continue;
+    if (t.peer && !nodes.has(target)) nodes.set(target, { id: target, name: t.peer.name, state: "peer", degree: 0 });
+    if (!nodes.has(target)) continue;
+    nodes.get(t.deviceA.id)!.degree++;
+    nodes.get(target)!.degree++;
+    if (t.status !== "Connected" && t.status !== "N/A") {
+      troubled.add(t.deviceA.id);
+      troubled.add(target);
+    }
+    edges.push({
+      id: t.id,
+      num: t.num,
+      source: t.deviceA.id,
+      target,
+      status: t.status,
+      label: `#${t.num} ${t.deviceA.name} – ${t.deviceB?.name ?? t.peer?.name ?? "peer"}`,
+    });
+  }
+  const all = [...nodes.values()];
+  const kept = all.length > maxNodes ? rank(all, troubled).slice(0, maxNodes) : all;
+  const keptIds = new Set(kept.map((n) => n.id));
+  const keptEdges = edges.filter((e) => keptIds.has(e.source) && keptIds.has(e.target));
+  return {
+    nodes: kept,
+    edges: keptEdges,
+    hidden: all.length - kept.length,
+    hiddenEdges: edges.length - keptEdges.length,
+    totalNodes: all.length,
+  };
+}
+
+/** A key that changes only when the drawn nodes or edges change (not their states): the layout is re-run only then. */
+export function topologyKey(mesh: Mesh): string {
+  return `${mesh.nodes.map((n) => n.id).join(",")}|${mesh.edges.map((e) => `${e.source}>${e.target}`).join(",")}`;
+}
