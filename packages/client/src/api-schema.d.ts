@@ -622,6 +622,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/organizations/{id}/healing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's healing mode: act, suggest or off */
+        get: operations["getOrganizationHealing"];
+        /**
+         * Choose what healing does: act, suggest (record only) or off
+         * @description `act`: devices repair stuck IKE SAs and damp flapping links themselves, the server moves traffic off links that leave their learned baseline and re-applies drifted devices; every action is recorded (GET /healing/actions) and audited. `suggest`: the same actions are only recorded. `off`: nothing is done or recorded (drift is then not re-synced automatically either). Devices learn the mode with their config: when it changes their config, the answer is 202 with their jobs.
+         */
+        put: operations["updateOrganizationHealing"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/members": {
         parameters: {
             query?: never;
@@ -822,6 +843,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/healing/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Healing actions taken or suggested, with their figures before and after
+         * @description Newest first by default. `mode` is `act` (done) or `suggest` (only recorded: the organization's healing mode is `suggest`); `source` says whether the device did it by itself (stuck SA re-initiated, flapping link damped) or the server decided it (traffic moved off a link that left its learned baseline, drifted device re-applied). Each action is also in the audit log (resource `healing`). Filter and sort keys besides the parameters: id, at, kind, mode, source, deviceId, tunnelId, link.
+         */
+        get: operations["listHealingActions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tunnels": {
         parameters: {
             query?: never;
@@ -920,7 +961,7 @@ export interface paths {
         };
         /**
          * Peer connections (IKEv2 gateways Tern does not manage); the PSK is never returned
-         * @description Filter and sort keys: id, name, remoteIP, remoteId, localId, pfs, ikeLifeTime, sessionLifeTime, tunnels, createdAt, updatedAt. `tunnels` is the number of tunnels using the peer.
+         * @description Filter and sort keys: id, name, remoteIP, remoteId, localId, pfs, preset, ikeLifeTime, sessionLifeTime, tunnels, createdAt, updatedAt. `tunnels` is the number of tunnels using the peer.
          */
         get: operations["listPeers"];
         put?: never;
@@ -929,6 +970,26 @@ export interface paths {
          * @description IKE/ESP algorithms, DH groups, pfs, ikeLifeTime (phase 1) and sessionLifeTime (phase 2, shorter than ikeLifeTime), identities, traffic selectors and health-check targets. The PSK (8-255 characters) is encrypted at rest with the server key and never returned (pskSet). Names are unique in the organization (CONFLICT). Tunnels to the peer are created with POST /tunnels.
          */
         post: operations["createPeer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/peers/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Peer-connection presets for cloud IPsec gateways (AWS, Azure, Google Cloud, Cloudflare)
+         * @description Each preset fills a peer's IKE version, IKE/ESP algorithms, lifetimes, PFS and DPD as the vendor documents the customer side; `source` is the page it follows and `note` says what was chosen and what could not be verified. Use the id as `preset` on POST/PUT /peers.
+         */
+        get: operations["listPeerPresets"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1780,7 +1841,7 @@ export interface components {
         ErrorBody: {
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "INTERNAL";
             /** @default [] */
             details?: {
                 path: string;
@@ -2089,6 +2150,15 @@ export interface components {
         OrganizationSecurity: {
             requireMfa: boolean;
         };
+        HealingSettings: {
+            /** @enum {string} */
+            mode: "act" | "suggest" | "off";
+        };
+        HealingSettingsUpdated: {
+            /** @enum {string} */
+            mode: "act" | "suggest" | "off";
+            jobIds: string[];
+        };
         Membership: {
             /** Format: uuid */
             id: string;
@@ -2247,6 +2317,30 @@ export interface components {
             after?: unknown;
             /** Format: date-time */
             at: string;
+        };
+        HealingAction: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            kind: "reroute" | "sa-reinitiate" | "reapply" | "damp" | "undamp";
+            /** @enum {string} */
+            mode: "act" | "suggest";
+            /** @enum {string} */
+            source: "agent" | "server";
+            /** Format: uuid */
+            deviceId: string | null;
+            /** Format: uuid */
+            tunnelId: string | null;
+            link: string;
+            reason: string;
+            before: {
+                [key: string]: number | string | boolean | null;
+            };
+            after: {
+                [key: string]: number | string | boolean | null;
+            } | null;
         };
         Tunnel: {
             /** Format: uuid */
@@ -2464,6 +2558,8 @@ export interface components {
             urls?: string[];
             /** @default [] */
             ips?: string[];
+            /** @default 2 */
+            ikeVersion?: 1 | 2;
             /**
              * @default modp2048
              * @enum {string}
@@ -2504,9 +2600,13 @@ export interface components {
             sessionLifeTime?: number;
             /** @default 86400 */
             ikeLifeTime?: number;
+            /** @default 10 */
+            dpdDelay?: number;
             /** @default [] */
             localTrafficSelectors?: string[];
             remoteTrafficSelectors: string[];
+            /** @default null */
+            preset?: string | null;
             pskSet: boolean;
             tunnels: number;
             /** Format: date-time */
@@ -2535,50 +2635,83 @@ export interface components {
             urls?: string[];
             /** @default [] */
             ips?: string[];
-            /**
-             * @default modp2048
-             * @enum {string}
-             */
+            ikeVersion?: 1 | 2;
+            /** @enum {string} */
             ikeDhGroup?: "modp2048" | "modp3072" | "modp4096" | "ecp256" | "ecp384" | "curve25519";
-            /**
-             * @default aes-cbc
-             * @enum {string}
-             */
+            /** @enum {string} */
             ikeCryptoAlg?: "aes-cbc" | "aes-gcm";
-            /** @default 256 */
             ikeKeySize?: 128 | 256;
-            /**
-             * @default sha256
-             * @enum {string}
-             */
+            /** @enum {string} */
             ikeIntegAlg?: "sha256" | "sha384" | "sha512";
-            /**
-             * @default modp2048
-             * @enum {string}
-             */
+            /** @enum {string} */
             espDhGroup?: "modp2048" | "modp3072" | "modp4096" | "ecp256" | "ecp384" | "curve25519";
-            /**
-             * @default aes-cbc
-             * @enum {string}
-             */
+            /** @enum {string} */
             espCryptoAlg?: "aes-cbc" | "aes-gcm";
-            /** @default 256 */
             espKeySize?: 128 | 256;
-            /**
-             * @default sha256
-             * @enum {string}
-             */
+            /** @enum {string} */
             espIntegAlg?: "sha256" | "sha384" | "sha512";
-            /** @default false */
             pfs?: boolean;
-            /** @default 3600 */
             sessionLifeTime?: number;
-            /** @default 86400 */
             ikeLifeTime?: number;
+            dpdDelay?: number;
             /** @default [] */
             localTrafficSelectors?: string[];
             remoteTrafficSelectors: string[];
+            /** @description Fills ikeVersion, ikeDhGroup, ikeCryptoAlg, ikeKeySize, ikeIntegAlg, espDhGroup, espCryptoAlg, espKeySize, espIntegAlg, pfs, sessionLifeTime, ikeLifeTime, dpdDelay as the vendor documents them: aws-site-to-site, azure-vpn-gateway, gcp-ha-vpn, cloudflare-magic-wan. Fields given explicitly win. */
+            preset?: string | null;
             psk: string;
+        };
+        PeerPreset: {
+            id: string;
+            vendor: string;
+            source: string;
+            note: string;
+            values: {
+                /** @default 2 */
+                ikeVersion?: 1 | 2;
+                /**
+                 * @default modp2048
+                 * @enum {string}
+                 */
+                ikeDhGroup?: "modp2048" | "modp3072" | "modp4096" | "ecp256" | "ecp384" | "curve25519";
+                /**
+                 * @default aes-cbc
+                 * @enum {string}
+                 */
+                ikeCryptoAlg?: "aes-cbc" | "aes-gcm";
+                /** @default 256 */
+                ikeKeySize?: 128 | 256;
+                /**
+                 * @default sha256
+                 * @enum {string}
+                 */
+                ikeIntegAlg?: "sha256" | "sha384" | "sha512";
+                /**
+                 * @default modp2048
+                 * @enum {string}
+                 */
+                espDhGroup?: "modp2048" | "modp3072" | "modp4096" | "ecp256" | "ecp384" | "curve25519";
+                /**
+                 * @default aes-cbc
+                 * @enum {string}
+                 */
+                espCryptoAlg?: "aes-cbc" | "aes-gcm";
+                /** @default 256 */
+                espKeySize?: 128 | 256;
+                /**
+                 * @default sha256
+                 * @enum {string}
+                 */
+                espIntegAlg?: "sha256" | "sha384" | "sha512";
+                /** @default false */
+                pfs?: boolean;
+                /** @default 3600 */
+                sessionLifeTime?: number;
+                /** @default 86400 */
+                ikeLifeTime?: number;
+                /** @default 10 */
+                dpdDelay?: number;
+            };
         };
         PeerUpdated: {
             /** Format: uuid */
@@ -2605,6 +2738,8 @@ export interface components {
             urls?: string[];
             /** @default [] */
             ips?: string[];
+            /** @default 2 */
+            ikeVersion?: 1 | 2;
             /**
              * @default modp2048
              * @enum {string}
@@ -2645,9 +2780,13 @@ export interface components {
             sessionLifeTime?: number;
             /** @default 86400 */
             ikeLifeTime?: number;
+            /** @default 10 */
+            dpdDelay?: number;
             /** @default [] */
             localTrafficSelectors?: string[];
             remoteTrafficSelectors: string[];
+            /** @default null */
+            preset?: string | null;
             pskSet: boolean;
             tunnels: number;
             /** Format: date-time */
@@ -2677,49 +2816,30 @@ export interface components {
             urls?: string[];
             /** @default [] */
             ips?: string[];
-            /**
-             * @default modp2048
-             * @enum {string}
-             */
+            ikeVersion?: 1 | 2;
+            /** @enum {string} */
             ikeDhGroup?: "modp2048" | "modp3072" | "modp4096" | "ecp256" | "ecp384" | "curve25519";
-            /**
-             * @default aes-cbc
-             * @enum {string}
-             */
+            /** @enum {string} */
             ikeCryptoAlg?: "aes-cbc" | "aes-gcm";
-            /** @default 256 */
             ikeKeySize?: 128 | 256;
-            /**
-             * @default sha256
-             * @enum {string}
-             */
+            /** @enum {string} */
             ikeIntegAlg?: "sha256" | "sha384" | "sha512";
-            /**
-             * @default modp2048
-             * @enum {string}
-             */
+            /** @enum {string} */
             espDhGroup?: "modp2048" | "modp3072" | "modp4096" | "ecp256" | "ecp384" | "curve25519";
-            /**
-             * @default aes-cbc
-             * @enum {string}
-             */
+            /** @enum {string} */
             espCryptoAlg?: "aes-cbc" | "aes-gcm";
-            /** @default 256 */
             espKeySize?: 128 | 256;
-            /**
-             * @default sha256
-             * @enum {string}
-             */
+            /** @enum {string} */
             espIntegAlg?: "sha256" | "sha384" | "sha512";
-            /** @default false */
             pfs?: boolean;
-            /** @default 3600 */
             sessionLifeTime?: number;
-            /** @default 86400 */
             ikeLifeTime?: number;
+            dpdDelay?: number;
             /** @default [] */
             localTrafficSelectors?: string[];
             remoteTrafficSelectors: string[];
+            /** @description Fills ikeVersion, ikeDhGroup, ikeCryptoAlg, ikeKeySize, ikeIntegAlg, espDhGroup, espCryptoAlg, espKeySize, espIntegAlg, pfs, sessionLifeTime, ikeLifeTime, dpdDelay as the vendor documents them: aws-site-to-site, azure-vpn-gateway, gcp-ha-vpn, cloudflare-magic-wan. Fields given explicitly win. */
+            preset?: string | null;
             psk?: string;
         };
         RegistrationToken: {
@@ -3111,7 +3231,7 @@ export interface components {
              * @description refused: the error code PUT /devices/{id} would answer
              * @enum {string}
              */
-            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "INTERNAL";
+            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "INTERNAL";
             error?: string;
         };
         ApproveDevices: {
@@ -4442,7 +4562,10 @@ export interface components {
                      * @enum {string}
                      */
                     order?: "priority" | "link-quality";
-                    pathlabels: string[];
+                    /** @default [] */
+                    pathlabels?: string[];
+                    /** Format: uuid */
+                    peer?: string;
                     /**
                      * @default by-destination
                      * @enum {string}
@@ -4497,7 +4620,10 @@ export interface components {
                      * @enum {string}
                      */
                     order?: "priority" | "link-quality";
-                    pathlabels: string[];
+                    /** @default [] */
+                    pathlabels?: string[];
+                    /** Format: uuid */
+                    peer?: string;
                     /**
                      * @default by-destination
                      * @enum {string}
@@ -4549,7 +4675,10 @@ export interface components {
                      * @enum {string}
                      */
                     order?: "priority" | "link-quality";
-                    pathlabels: string[];
+                    /** @default [] */
+                    pathlabels?: string[];
+                    /** Format: uuid */
+                    peer?: string;
                     /**
                      * @default by-destination
                      * @enum {string}
@@ -8332,6 +8461,193 @@ export interface operations {
             };
         };
     };
+    getOrganizationHealing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The healing mode */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealingSettings"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateOrganizationHealing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HealingSettings"];
+            };
+        };
+        responses: {
+            /** @description The healing mode (no device config changed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealingSettings"];
+                };
+            };
+            /** @description The healing mode; devices receive it through the jobs in jobIds */
+            202: {
+                headers: {
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealingSettingsUpdated"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listMembers: {
         parameters: {
             query?: {
@@ -9574,6 +9890,120 @@ export interface operations {
             };
         };
     };
+    listHealingActions: {
+        parameters: {
+            query?: {
+                /** @description Items to skip (default 0) */
+                offset?: number | null;
+                /** @description Items to return, at most 1000 (default 100) */
+                limit?: number | null;
+                /** @description Key to sort by (see the route's keys); default per route */
+                sort?: string;
+                /** @description Alias of sort */
+                sortField?: string;
+                /** @description asc (default) or desc */
+                order?: "asc" | "desc";
+                /** @description Alias of order */
+                sortOrder?: "asc" | "desc";
+                /** @description JSON array of {key, op, val}; ops == != contains !contains < > <= >= in (in takes an array), e.g. [{"key":"name","op":"contains","val":"branch"}]. Filters are ANDed. */
+                filter?: string;
+                /** @description Alias of filter */
+                filters?: string;
+                /** @description Only actions about this device */
+                deviceId?: string;
+                /** @description Only actions about this tunnel */
+                tunnelId?: string;
+                /** @description Only actions of this kind */
+                kind?: "reroute" | "sa-reinitiate" | "reapply" | "damp" | "undamp";
+                /** @description Only actions at or after this time */
+                since?: string;
+                /** @description Only actions before this time */
+                until?: string;
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healing actions */
+            200: {
+                headers: {
+                    /** @description Number of items matching the filter, before paging */
+                    "records-total": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealingAction"][];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listTunnels: {
         parameters: {
             query?: {
@@ -10436,6 +10866,92 @@ export interface operations {
             };
             /** @description CONFLICT */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listPeerPresets: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The presets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeerPreset"][];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
