@@ -9,7 +9,7 @@ import type { DeviceLink } from "./gateway/device-link.ts";
 import type { ServerMetrics } from "./metrics/server-metrics.ts";
 import type { Keyring } from "./secrets/keyring.ts";
 import type { LoginLimits } from "./services/accounts/login-limits.ts";
-import type { DeviceStatusReader } from "./services/device-status.ts";
+import type { DeviceStatusReader } from "./services/devices/status.ts";
 import type { LiveEventHub } from "./services/live-events/hub.ts";
 
 export interface AppDeps {

@@ -19,7 +19,7 @@ import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
 import type { Database } from "../../../apps/server/src/db/schema.ts";
 import { createKeyring } from "../../../apps/server/src/secrets/keyring.ts";
 import { systemCtx } from "../../../apps/server/src/services/context.ts";
-import { approveDevices } from "../../../apps/server/src/services/device-approval/approve-many.ts";
+import { approveDevices } from "../../../apps/server/src/services/devices/approval/approve-many.ts";
 import { seedFleet } from "./server/seed.ts";
 
 const n = Number(process.argv[2] ?? 10000);

@@ -62,7 +62,7 @@ export interface AccountSignupsTable {
   created_at: CreatedAt;
 }
 
-/** A diagnostic dump requested from a device and uploaded by it (services/device-dumps/). */
+/** A diagnostic dump requested from a device and uploaded by it (services/devices/dumps/). */
 export interface DeviceDumpsTable {
   id: string;
   organization_id: string;

@@ -37,7 +37,7 @@ export interface GatewayEventMap {
   "vrrp-state-changed": DeviceRef & { changes: VrrpStateChange[] };
   /**
    * A registration presented the machine id of known devices (`knownDeviceIds`) without their key:
-   * it became the new pending device `deviceId` (services/device-registration.ts).
+   * it became the new pending device `deviceId` (services/devices/registration.ts).
    */
   "identity-conflict": DeviceRef & { knownDeviceIds: string[]; machineId: string; hostname: string; remote: string };
   /** An interface's public address changes too often (limited) or calmed down (not limited). */

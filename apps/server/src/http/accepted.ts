@@ -7,7 +7,7 @@
  * is more than HTTP clients and proxies accept.
  */
 import type { Context } from "hono";
-import { jobGroupLocation, recordJobGroup } from "../services/device-approval/job-groups.ts";
+import { jobGroupLocation, recordJobGroup } from "../services/devices/approval/job-groups.ts";
 import type { AppEnv } from "./env.ts";
 import { requestCtx } from "./request-ctx.ts";
 import { JobsQueuedSchema, jsonResponse } from "./schemas.ts";

@@ -21,9 +21,9 @@
 import type { NotificationRule } from "@tern/protocol";
 import { sql } from "kysely";
 import type { Db } from "../db/schema.ts";
-import { notificationDedupKey } from "../services/notification-events.ts";
-import { completeRules, type FullRules } from "../services/notification-settings.ts";
-import { orgTunnelRange, type TunnelFactsRow, toTunnel, tunnelFacts } from "../services/tunnel-query.ts";
+import { notificationDedupKey } from "../services/notifications/events.ts";
+import { completeRules, type FullRules } from "../services/notifications/settings.ts";
+import { orgTunnelRange, type TunnelFactsRow, toTunnel, tunnelFacts } from "../services/tunnels/query.ts";
 import type { Announcement, Notifier } from "./notifier.ts";
 
 /** The reference's grace period before a disconnected device is reported. */

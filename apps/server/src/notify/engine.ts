@@ -23,7 +23,7 @@ import type { Logger } from "pino";
 import type { AppDeps } from "../deps.ts";
 import type { Duty } from "../gateway/duties.ts";
 import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
-import { type NotificationCondition, notificationDedupKey } from "../services/notification-events.ts";
+import { type NotificationCondition, notificationDedupKey } from "../services/notifications/events.ts";
 import { checkDeviceConnections, checkPendingTunnels, resolveOrphans } from "./checks.ts";
 import { type ConditionState, higher, isIdle, newCondition, observe, type Step } from "./conditions.ts";
 import { Deliverer } from "./delivery/index.ts";

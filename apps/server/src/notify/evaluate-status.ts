@@ -23,8 +23,8 @@
  * period. Reports without counts (earlier agents): the plain thresholds, at once.
  */
 import type { NotificationEvent, Severity, Status, TunnelReport } from "@tern/protocol";
-import { type NotificationCondition, notificationDedupKey } from "../services/notification-events.ts";
-import type { FullRules } from "../services/notification-settings.ts";
+import { type NotificationCondition, notificationDedupKey } from "../services/notifications/events.ts";
+import type { FullRules } from "../services/notifications/settings.ts";
 import { type Observed, type Thresholds, thresholdLevel } from "./conditions.ts";
 import type { DeviceContext } from "./device-context.ts";
 import { lossEvidenceLevel, MIN_EVIDENCE_SAMPLES, rttEvidenceLevel } from "./evidence.ts";

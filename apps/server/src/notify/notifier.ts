@@ -12,7 +12,7 @@ import type { Notification } from "@tern/protocol";
 import type { Logger } from "pino";
 import type { Db } from "../db/schema.ts";
 import type { ServerMetrics } from "../metrics/server-metrics.ts";
-import { type RaiseNotificationInput, raiseNotification, resolveNotifications } from "../services/notification-events.ts";
+import { type RaiseNotificationInput, raiseNotification, resolveNotifications } from "../services/notifications/events.ts";
 import type { Deliverer, DeliveryEvent } from "./delivery/index.ts";
 import type { SettingsCache } from "./settings-cache.ts";
 

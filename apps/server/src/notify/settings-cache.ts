@@ -7,7 +7,7 @@
 import type { EmailConf } from "@tern/protocol";
 import type { Db } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
-import { type FullRules, loadNotificationChannels } from "../services/notification-settings.ts";
+import { type FullRules, loadNotificationChannels } from "../services/notifications/settings.ts";
 
 export interface OrgSettings {
   orgId: string;

@@ -236,7 +236,7 @@ export const ROUTES: readonly RouteModule[] = [
   devicesTunnels,
   devicesInterfaceStatus,
   devicesBgpStatus,
-  // Diagnostic dumps requested from a device (services/device-dumps).
+  // Diagnostic dumps requested from a device (services/devices/dumps).
   devicesDumpRequest,
   devicesDumpsList,
   devicesDumpDownload,

@@ -20,7 +20,7 @@ import { appSecretAad } from "../appstore/types.ts";
 import type { Db } from "../db/schema.ts";
 import { desiredConfigAad } from "../services/desired-config-seal.ts";
 import { secretAad as mfaSecretAad } from "../services/mfa/second-factor.ts";
-import { webhookSecretAad } from "../services/notification-settings.ts";
+import { webhookSecretAad } from "../services/notifications/settings.ts";
 import { interfaceSecretRefs } from "../services/radio/interface-secrets.ts";
 import { clientSecretAad } from "../services/sso/providers.ts";
 import { verifierAad } from "../services/sso/sign-in.ts";

@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
 import { anyUuid, queueConfigJobs } from "./desired-config.ts";
-import { type DeviceSelection, selectDeviceIds } from "./device-selection.ts";
+import { type DeviceSelection, selectDeviceIds } from "./devices/selection.ts";
 import { loadMlPolicy, toMlPolicy } from "./mlpolicies.ts";
 
 export interface InstallResult {

@@ -10,8 +10,8 @@ import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import { assertOrganizationRoom } from "./accounts/plan-limits.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
-import { applyAccountNotificationDefaults } from "./notification-settings.ts";
-import { assertTunnelRangeChangeAllowed, readdressTunnels } from "./tunnel-range.ts";
+import { applyAccountNotificationDefaults } from "./notifications/settings.ts";
+import { assertTunnelRangeChangeAllowed, readdressTunnels } from "./tunnels/range.ts";
 
 export function toOrganization(row: OrganizationRow): Organization {
   return {

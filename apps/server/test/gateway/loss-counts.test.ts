@@ -5,7 +5,7 @@
  * without them (earlier agents) still ingest.
  */
 import { describe, expect, it } from "vitest";
-import { lossFromCounters, lossOverPeriod } from "../../src/services/tunnel-loss/loss-over-period.ts";
+import { lossFromCounters, lossOverPeriod } from "../../src/services/tunnels/loss/loss-over-period.ts";
 import { useGatewayServer, waitUntil } from "../support/gateway.ts";
 
 const g = useGatewayServer({ TERN_INGEST_FLUSH_MS: "100" });

@@ -4,7 +4,7 @@ import type { InterfaceState, NotificationRules } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import type { DeviceContext } from "../../src/notify/device-context.ts";
 import { evaluateStatus, type Observation } from "../../src/notify/evaluate-status.ts";
-import { completeRules } from "../../src/services/notification-settings.ts";
+import { completeRules } from "../../src/services/notifications/settings.ts";
 
 const deviceId = randomUUID();
 const wan = randomUUID();

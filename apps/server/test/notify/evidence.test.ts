@@ -11,7 +11,7 @@ import { type ConditionState, newCondition, observe, type Step } from "../../src
 import type { DeviceContext } from "../../src/notify/device-context.ts";
 import { evaluateStatus } from "../../src/notify/evaluate-status.ts";
 import { lossEvidenceLevel, wilsonInterval } from "../../src/notify/evidence.ts";
-import { completeRules } from "../../src/services/notification-settings.ts";
+import { completeRules } from "../../src/services/notifications/settings.ts";
 
 const tunnelId = randomUUID();
 const wan = randomUUID();

@@ -1,7 +1,7 @@
 /** The pure interface merges: discovery at (re-)registration and the admin's PUT entries. */
 import { DeviceInterface, type RegisterInterface } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
-import { applyInterfaceUpdates, discoveredInterface, mergeDiscovered } from "../../src/services/device-interfaces.ts";
+import { applyInterfaceUpdates, discoveredInterface, mergeDiscovered } from "../../src/services/devices/interfaces.ts";
 
 const reported = (devId: string, extra: Partial<RegisterInterface> = {}): RegisterInterface => ({
   devId,

@@ -11,8 +11,8 @@ import {
   REPORTS,
   type TunnelEndFacts,
   type TunnelStatusFacts,
-} from "../../src/services/tunnel-status.ts";
-import { isPendingSql, overallStatusSql, tunnelStatusSql } from "../../src/services/tunnel-status-sql.ts";
+} from "../../src/services/tunnels/status.ts";
+import { isPendingSql, overallStatusSql, tunnelStatusSql } from "../../src/services/tunnels/status-sql.ts";
 import { useTestServer } from "../support/test-server.ts";
 
 const ready = (name: string, reported: TunnelEndFacts["reported"] = "up"): TunnelEndFacts => ({

@@ -7,7 +7,7 @@
 import type { TokenPair } from "@tern/protocol";
 import { expect } from "vitest";
 import { appSecretAad } from "../../src/appstore/types.ts";
-import { webhookSecretAad } from "../../src/services/notification-settings.ts";
+import { webhookSecretAad } from "../../src/services/notifications/settings.ts";
 import { signedRegistration } from "./signed-registration.ts";
 import type { TestServer } from "./test-server.ts";
 import { createPeer, createTunnels, peerTunnelBody, tunnelBody, wanDevice } from "./tunnels.ts";

@@ -2,7 +2,7 @@
 import { helloProofText, PROTOCOL_VERSION } from "@tern/protocol";
 import { signText, simDeviceKey } from "@tern/test-harness/src/simulator/index.ts";
 import { describe, expect, it } from "vitest";
-import { checkHelloProof } from "../../src/services/device-identity/link-proof.ts";
+import { checkHelloProof } from "../../src/services/devices/identity/link-proof.ts";
 
 const key = simDeviceKey("unit", 1);
 const link = { deviceId: "d-1", nonce: "n".repeat(43), host: "tern.example.net", publicKey: key.publicKey };

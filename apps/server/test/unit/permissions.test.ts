@@ -10,7 +10,7 @@ import {
   strongerRole,
 } from "../../src/auth/permissions.ts";
 import { createRateLimiter } from "../../src/auth/rate-limiter.ts";
-import { overlappingSubnets } from "../../src/services/tunnel-range.ts";
+import { overlappingSubnets } from "../../src/services/tunnels/range.ts";
 
 describe("permissions", () => {
   it("maps methods to bits get=1 post=2 put=4 del=8", () => {

@@ -10,7 +10,7 @@
 import type { RequestMethod } from "@tern/protocol";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../http/errors.ts";
-import type { DeviceStatusReader } from "../../services/device-status.ts";
+import type { DeviceStatusReader } from "../../services/devices/status.ts";
 import type { DeviceAnswer, RequestParams, RequestResult } from "../device-link.ts";
 import { readDeviceLiveState } from "./readers.ts";
 

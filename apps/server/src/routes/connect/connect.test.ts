@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { signedRegistration } from "../../../test/support/signed-registration.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
 import { hashSecretToken } from "../../auth/secret-tokens.ts";
-import { admitDevice, deviceByToken } from "../../services/device-auth.ts";
+import { admitDevice, deviceByToken } from "../../services/devices/auth.ts";
 
 type ErrorBody = { code: string; error: string; details: { path: string; message: string }[] };
 

@@ -1,7 +1,7 @@
 import type { ApiApp } from "../../http/env.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody, jsonResponse } from "../../http/schemas.ts";
-import { registerDevice } from "../../services/device-registration.ts";
+import { registerDevice } from "../../services/devices/registration.ts";
 import { RegisterRequestSchema, RegisterResponseSchema } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -8,9 +8,9 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody, jsonResponse } from "../../http/schemas.ts";
-import { approveDevices } from "../../services/device-approval/approve-many.ts";
-import { jobGroupLocation } from "../../services/device-approval/job-groups.ts";
-import { DEVICE_SELECTION_KEYS, MAX_SELECTED_DEVICE_IDS } from "../../services/device-selection.ts";
+import { approveDevices } from "../../services/devices/approval/approve-many.ts";
+import { jobGroupLocation } from "../../services/devices/approval/job-groups.ts";
+import { DEVICE_SELECTION_KEYS, MAX_SELECTED_DEVICE_IDS } from "../../services/devices/selection.ts";
 
 export const ApproveDevicesSchema = z
   .strictObject({

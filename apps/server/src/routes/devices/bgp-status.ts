@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { getBgpStatus } from "../../services/device-status.ts";
+import { getBgpStatus } from "../../services/devices/status.ts";
 import { BgpStatusResponseSchema, StatusQuery } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -3,7 +3,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { deleteDevices } from "../../services/device-delete.ts";
+import { deleteDevices } from "../../services/devices/delete.ts";
 import { DeleteDevicesQuery, DevicesDeletedSchema } from "./schemas.ts";
 
 export const route = defineRoute({

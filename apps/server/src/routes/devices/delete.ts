@@ -3,7 +3,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams } from "../../http/schemas.ts";
-import { deleteDevice } from "../../services/device-delete.ts";
+import { deleteDevice } from "../../services/devices/delete.ts";
 import { RemoveVrrpQuerySchema } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { insertTestTunnel, insertValidDevice } from "../../../test/support/device-fixtures.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
 import { toJson } from "../../db/json.ts";
-import type { DeviceStatusReader } from "../../services/device-status.ts";
+import type { DeviceStatusReader } from "../../services/devices/status.ts";
 
 type ErrorBody = { code: string; details: { path: string }[] };
 

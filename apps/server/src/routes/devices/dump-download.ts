@@ -1,7 +1,7 @@
 import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
-import { downloadDeviceDump } from "../../services/device-dumps/dumps.ts";
+import { downloadDeviceDump } from "../../services/devices/dumps/dumps.ts";
 import { DUMP_AUTH, DumpParams } from "./dump-schemas.ts";
 
 export const route = defineRoute({

@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { requestDeviceDump } from "../../services/device-dumps/request-dump.ts";
+import { requestDeviceDump } from "../../services/devices/dumps/request-dump.ts";
 import { DeviceDumpSchema, DUMP_AUTH } from "./dump-schemas.ts";
 
 export const route = defineRoute({

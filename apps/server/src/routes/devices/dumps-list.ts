@@ -3,7 +3,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { listDeviceDumps } from "../../services/device-dumps/dumps.ts";
+import { listDeviceDumps } from "../../services/devices/dumps/dumps.ts";
 import { DeviceDumpSchema, DUMP_AUTH } from "./dump-schemas.ts";
 
 export const route = defineRoute({

@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { resetDeviceIdentity } from "../../services/device-identity/reset.ts";
+import { resetDeviceIdentity } from "../../services/devices/identity/reset.ts";
 import { DeviceSchema } from "./schemas.ts";
 
 export const route = defineRoute({

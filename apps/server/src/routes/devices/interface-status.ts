@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { getInterfaceStatus } from "../../services/device-status.ts";
+import { getInterfaceStatus } from "../../services/devices/status.ts";
 import { InterfaceParams, InterfaceStatusResponseSchema, StatusQuery } from "./schemas.ts";
 
 export const route = defineRoute({

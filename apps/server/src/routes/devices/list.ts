@@ -5,7 +5,7 @@ import { foldListQuery, recordsPageHeaders, withRecordsTotal } from "../../http/
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { DEVICE_LIST_KEYS, listDevices } from "../../services/devices.ts";
+import { DEVICE_LIST_KEYS, listDevices } from "../../services/devices/devices.ts";
 import { DeviceListQuery, DeviceSchema, DeviceSummarySchema } from "./schemas.ts";
 
 export const route = defineRoute({

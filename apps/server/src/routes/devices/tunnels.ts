@@ -4,8 +4,8 @@ import { foldListQuery, recordsTotalHeader, withRecordsTotal } from "../../http/
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { listDeviceTunnels } from "../../services/device-tunnels.ts";
-import { TUNNEL_LIST_KEYS, toTunnelSummary } from "../../services/tunnel-query.ts";
+import { listDeviceTunnels } from "../../services/devices/tunnels.ts";
+import { TUNNEL_LIST_KEYS, toTunnelSummary } from "../../services/tunnels/query.ts";
 import { TunnelListQuery, TunnelSchema, TunnelSummarySchema } from "../tunnels/schemas.ts";
 
 export const route = defineRoute({

@@ -3,7 +3,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonBody, jsonResponse } from "../../http/schemas.ts";
-import { updateDevice } from "../../services/device-update.ts";
+import { updateDevice } from "../../services/devices/update.ts";
 import { DeviceSchema, DeviceUpdateQuerySchema, DeviceUpdateSchema } from "./schemas.ts";
 
 export const route = defineRoute({

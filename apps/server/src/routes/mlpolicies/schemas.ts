@@ -3,7 +3,7 @@ import { Id, MlPolicy, MlPolicyCreate } from "@tern/protocol";
 import type { Context } from "hono";
 import { acceptedWithJobs } from "../../http/accepted.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { DEVICE_SELECTION_KEYS, DeviceSelection } from "../../services/device-selection.ts";
+import { DEVICE_SELECTION_KEYS, DeviceSelection } from "../../services/devices/selection.ts";
 
 export const MlPolicySchema = MlPolicy.meta({ id: "MlPolicy" });
 export const MlPolicyCreateSchema = MlPolicyCreate.meta({ id: "MlPolicyCreate" });

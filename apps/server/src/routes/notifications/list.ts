@@ -4,7 +4,7 @@ import { AfterParam, foldListQuery, ListQuerySchema, recordsPageHeaders, withRec
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { listNotifications } from "../../services/notifications.ts";
+import { listNotifications } from "../../services/notifications/notifications.ts";
 import { NOTIFICATION_KEYS, NotificationSchema } from "./schemas.ts";
 
 export const route = defineRoute({

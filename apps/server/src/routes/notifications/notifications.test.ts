@@ -7,7 +7,7 @@ import type { Notification } from "@tern/protocol";
 import { beforeAll, describe, expect, it } from "vitest";
 import { insertTestDevice, type TestDevice } from "../../../test/support/devices.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
-import { notificationDedupKey, raiseNotification, resolveNotification } from "../../services/notification-events.ts";
+import { notificationDedupKey, raiseNotification, resolveNotification } from "../../services/notifications/events.ts";
 
 type ErrorBody = { code: string; details: { path: string; message: string }[] };
 const f = (...filters: { key: string; op: string; val: unknown }[]) => JSON.stringify(filters);

@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody, jsonResponse } from "../../http/schemas.ts";
-import { markNotifications } from "../../services/notifications.ts";
+import { markNotifications } from "../../services/notifications/notifications.ts";
 import { NOTIFICATION_KEYS, NotificationFilterQuery, NotificationsUpdatedSchema, NotificationsUpdateSchema } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody, jsonResponse } from "../../http/schemas.ts";
-import { updateDefaultNotificationsConf } from "../../services/notification-settings.ts";
+import { updateDefaultNotificationsConf } from "../../services/notifications/settings.ts";
 import { DefaultNotificationsConfSchema, RULES_TEXT } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { getWebhookConf } from "../../services/notification-settings.ts";
+import { getWebhookConf } from "../../services/notifications/settings.ts";
 import { WebhookConfSchema } from "./schemas.ts";
 
 export const route = defineRoute({

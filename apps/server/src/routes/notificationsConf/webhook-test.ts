@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { testWebhook } from "../../services/notification-webhook-test.ts";
+import { testWebhook } from "../../services/notifications/webhook-test.ts";
 import { WebhookTestResultSchema } from "./schemas.ts";
 
 export const route = defineRoute({

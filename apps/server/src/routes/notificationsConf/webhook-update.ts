@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody, jsonResponse } from "../../http/schemas.ts";
-import { updateWebhookConf } from "../../services/notification-settings.ts";
+import { updateWebhookConf } from "../../services/notifications/settings.ts";
 import { WebhookConfSchema, WebhookConfUpdateSchema } from "./schemas.ts";
 
 export const route = defineRoute({

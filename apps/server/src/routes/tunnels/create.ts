@@ -3,7 +3,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody, jsonResponse } from "../../http/schemas.ts";
-import { createTunnels } from "../../services/tunnel-create.ts";
+import { createTunnels } from "../../services/tunnels/create.ts";
 import { TunnelCreateBodySchema, TunnelsCreatedSchema } from "./schemas.ts";
 
 export const route = defineRoute({

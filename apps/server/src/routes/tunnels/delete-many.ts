@@ -3,8 +3,8 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { deleteTunnels } from "../../services/tunnel-delete.ts";
-import { TUNNEL_LIST_KEYS } from "../../services/tunnel-query.ts";
+import { deleteTunnels } from "../../services/tunnels/delete.ts";
+import { TUNNEL_LIST_KEYS } from "../../services/tunnels/query.ts";
 import { TunnelDeleteQuery, TunnelsDeletedSchema } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -3,7 +3,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { deleteTunnel } from "../../services/tunnel-delete.ts";
+import { deleteTunnel } from "../../services/tunnels/delete.ts";
 import { TunnelsDeletedSchema } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { getTunnel } from "../../services/tunnel-query.ts";
+import { getTunnel } from "../../services/tunnels/query.ts";
 import { TunnelSchema } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -4,7 +4,7 @@ import { foldListQuery, recordsPageHeaders, withRecordsTotal } from "../../http/
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { listTunnels, TUNNEL_LIST_KEYS, toTunnelSummary } from "../../services/tunnel-query.ts";
+import { listTunnels, TUNNEL_LIST_KEYS, toTunnelSummary } from "../../services/tunnels/query.ts";
 import { TunnelListQuery, TunnelSchema, TunnelSummarySchema } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -2,8 +2,8 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody, jsonResponse } from "../../http/schemas.ts";
-import { updateTunnelNotifications } from "../../services/tunnel-notifications.ts";
-import { TUNNEL_LIST_KEYS } from "../../services/tunnel-query.ts";
+import { updateTunnelNotifications } from "../../services/tunnels/notifications.ts";
+import { TUNNEL_LIST_KEYS } from "../../services/tunnels/query.ts";
 import { TunnelNotificationsResultSchema, TunnelNotificationsUpdateSchema } from "./schemas.ts";
 
 export const route = defineRoute({

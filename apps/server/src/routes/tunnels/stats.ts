@@ -4,7 +4,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { DEFAULT_MAX_POINTS, getTunnelStats, MAX_RANGE_DAYS } from "../../services/tunnel-stats.ts";
+import { DEFAULT_MAX_POINTS, getTunnelStats, MAX_RANGE_DAYS } from "../../services/tunnels/stats.ts";
 import { TunnelStatsSchema } from "./schemas.ts";
 
 const StatsQuery = z.object({

@@ -1,0 +1,294 @@
+/**
+ * `PUT /devices/{id}`: the body merged over the stored device, validated as a
+ * whole (the device's own config, what its tunnels and VRRP groups need, LAN
+ * overlap with the organization's other devices), stored and audited, and the
+ * device's new desired config queued as a `modify` job, together with the
+ * devices whose config reads this one (tunnel far ends, VRRP peers). One
+ * transaction: on any error nothing is stored and nothing queued.
+ */
+import { canonicalJson, type Device, type DeviceInterface, type DeviceUpdate, type JobTask } from "@tern/protocol";
+import { sql } from "kysely";
+import { toJson } from "../../db/json.ts";
+import { ApiError, notFound } from "../../http/errors.ts";
+import { invalid, type Problem, problemsToErrorBody, validateDevice } from "../../validate/index.ts";
+import { assertDeviceRoom } from "../accounts/plan-limits.ts";
+import { recordAudit } from "../audit.ts";
+import { inTransaction, type ServiceCtx } from "../context.ts";
+import { anyUuid, loadVrrpGroups, queueConfigJobs } from "../desired-config.ts";
+import { newLanOverlaps } from "../lan-index/check.ts";
+import { syncLanIndex } from "../lan-index/store.ts";
+import { sealInterfaceSecrets } from "../radio/interface-secrets.ts";
+import { approvedDevices, dependentDevices } from "./dependents.ts";
+import { type DeviceReadRow, findDeviceRow, toDevice } from "./devices.ts";
+import { applyInterfaceUpdates } from "./interfaces.ts";
+import { checkTunnelInterfaces, checkVrrpMembership } from "./update-checks.ts";
+
+export interface DeviceUpdateInput {
+  id: string;
+  body: DeviceUpdate;
+  /**
+   * The keys each entry of `body.interfaces` really had in the request (before
+   * defaults were filled in), so an entry changes only what it names. Without
+   * it every field of an entry counts.
+   */
+  interfaceKeys?: readonly (readonly string[])[];
+  /** `allowOverlapping=true`: a LAN subnet may overlap another device's. */
+  allowOverlapping?: boolean;
+}
+
+export interface DeviceUpdateResult {
+  device: Device;
+  /** Jobs queued by the change (empty: nothing the devices run changed). */
+  jobIds: string[];
+}
+
+/** The device as it would be stored. */
+interface MergedDevice {
+  name: string;
+  description: string;
+  isApproved: boolean;
+  interfaces: DeviceInterface[];
+  staticRoutes: Device["staticRoutes"];
+  dhcp: Device["dhcp"];
+  bgp: Device["bgp"];
+  firewall: Device["firewall"];
+  deviceSpecificRulesEnabled: boolean;
+  multilink: string | null;
+}
+
+/**
+ * A device is approved only once it holds a key (it registered with one): approving a device without
+ * one (its identity was reset) would trust whichever machine registers its machine id next.
+ */
+async function requireIdentity(ctx: ServiceCtx, id: string): Promise<void> {
+  const row = await ctx.db.selectFrom("devices").select("public_key").where("id", "=", id).executeTakeFirst();
+  if (row && row.public_key === null)
+    throw new ApiError(
+      "CONFLICT",
+      "the device has no identity (its identity was reset, or it registered before device keys): register the router again, then approve it",
+      [{ path: "isApproved", message: "the device must register with its key first" }],
+    );
+}
+
+function merge(row: DeviceReadRow, input: DeviceUpdateInput): { merged: MergedDevice; problems: Problem[] } {
+  const { body } = input;
+  const applied = body.interfaces
+    ? applyInterfaceUpdates(row.interfaces, body.interfaces, input.interfaceKeys)
+    : { interfaces: row.interfaces, problems: [] };
+  return {
+    merged: {
+      name: body.name ?? row.name,
+      description: body.description ?? row.description,
+      isApproved: body.isApproved ?? row.is_approved,
+      interfaces: applied.interfaces,
+      staticRoutes: body.staticRoutes ?? row.static_routes,
+      dhcp: body.dhcp ?? row.dhcp,
+      bgp: body.bgp ?? row.bgp,
+      firewall: body.firewall ?? row.firewall,
+      deviceSpecificRulesEnabled: body.deviceSpecificRulesEnabled ?? row.device_specific_rules_enabled,
+      multilink: body.policies ? body.policies.multilink : row.mlpolicy_id,
+    },
+    problems: applied.problems,
+  };
+}
+
+/**
+ * The interfaces in the order the body names them, the rest after, so the
+ * validators' `interfaces.<i>` paths point at the body's entries.
+ */
+function inBodyOrder(interfaces: readonly DeviceInterface[], body: DeviceUpdate): DeviceInterface[] {
+  const order = (body.interfaces ?? []).map((i) => i.devId);
+  const rank = (i: DeviceInterface) => {
+    const at = order.indexOf(i.devId);
+    return at === -1 ? order.length : at;
+  };
+  return [...interfaces].sort((a, b) => rank(a) - rank(b));
+}
+
+/** Names of the sections the body changes, for the job's task. */
+function changedSections(row: DeviceReadRow, merged: MergedDevice): string[] {
+  const before: Record<string, unknown> = {
+    name: row.name,
+    interfaces: row.interfaces,
+    staticRoutes: row.static_routes,
+    dhcp: row.dhcp,
+    bgp: row.bgp,
+    firewall: row.firewall,
+    deviceSpecificRulesEnabled: row.device_specific_rules_enabled,
+    policies: row.mlpolicy_id,
+  };
+  const after: Record<string, unknown> = { ...merged, policies: merged.multilink };
+  // Canonical JSON: jsonb does not keep the key order of what was written.
+  return Object.keys(before).filter((k) => canonicalJson(before[k]) !== canonicalJson(after[k]));
+}
+
+async function collectProblems(ctx: ServiceCtx, row: DeviceReadRow, input: DeviceUpdateInput, merged: MergedDevice) {
+  const orgId = ctx.org.id;
+  const { body } = input;
+  const org = await ctx.db.selectFrom("organizations").select("tunnel_range").where("id", "=", orgId).executeTakeFirstOrThrow();
+  const labels = await ctx.db.selectFrom("path_labels").select("id").where("organization_id", "=", orgId).execute();
+  const ordered = { ...merged, interfaces: inBodyOrder(merged.interfaces, body) };
+  const problems = validateDevice(ordered, { tunnelRange: org.tunnel_range, pathLabelIds: labels.map((l) => l.id) });
+
+  if (merged.multilink && merged.multilink !== row.mlpolicy_id) {
+    const policy = await ctx.db
+      .selectFrom("mlpolicies")
+      .select("id")
+      .where("organization_id", "=", orgId)
+      .where("id", "=", merged.multilink)
+      .executeTakeFirst();
+    if (!policy) problems.push(invalid("policies.multilink", `no multi-link policy ${merged.multilink} in the organization`));
+  }
+
+  const bodyIndex = (devId: string) => (body.interfaces ?? []).findIndex((i) => i.devId === devId);
+  const pathOf = (devId: string) => (bodyIndex(devId) === -1 ? "interfaces" : `interfaces.${bodyIndex(devId)}`);
+  const tunnels = await ctx.db
+    .selectFrom("tunnels as t")
+    .leftJoin("devices as a", "a.id", "t.device_a")
+    .leftJoin("devices as b", "b.id", "t.device_b")
+    .leftJoin("peers as p", "p.id", "t.peer_id")
+    .select([
+      "t.num",
+      "t.device_a",
+      "t.interface_a",
+      "t.interface_b",
+      "a.name as a_name",
+      "b.name as b_name",
+      "p.name as peer_name",
+    ])
+    .where("t.organization_id", "=", orgId)
+    .where((eb) => eb.or([eb("t.device_a", "=", row.id), eb("t.device_b", "=", row.id)]))
+    .execute();
+  const ends = tunnels.map((t) =>
+    t.device_a === row.id
+      ? { num: t.num, interfaceId: t.interface_a, other: t.b_name ? `device ${t.b_name}` : `peer ${t.peer_name}` }
+      : { num: t.num, interfaceId: t.interface_b ?? "", other: `device ${t.a_name}` },
+  );
+  problems.push(...checkTunnelInterfaces(merged.interfaces, ends, pathOf));
+
+  const groups = await loadVrrpGroups(ctx.db, orgId, [row.id]);
+  if (groups.length) {
+    const memberIds = [...new Set(groups.flatMap((g) => g.devices.map((m) => m.device)))];
+    const members = await ctx.db
+      .selectFrom("devices")
+      .select(["id", "name", "interfaces", "dhcp"])
+      .where("organization_id", "=", orgId)
+      .where("id", "=", anyUuid(memberIds))
+      .execute();
+    const allGroups = await ctx.db
+      .selectFrom("vrrp_groups")
+      .select(["id", "name", "virtual_router_id as virtualRouterId"])
+      .where("organization_id", "=", orgId)
+      .execute();
+    problems.push(
+      ...checkVrrpMembership({
+        deviceId: row.id,
+        before: { id: row.id, name: row.name, interfaces: row.interfaces, dhcp: row.dhcp },
+        after: { id: row.id, name: merged.name, interfaces: merged.interfaces, dhcp: merged.dhcp },
+        groups,
+        members,
+        allGroups,
+        path: body.interfaces || !body.dhcp ? "interfaces" : "dhcp",
+      }),
+    );
+  }
+
+  if (!input.allowOverlapping) problems.push(...(await lanOverlapsOf(ctx, row, body, merged, groups)));
+  return problems;
+}
+
+/** The LAN overlaps this change creates (services/lan-index: an index lookup, not a scan of the organization). */
+async function lanOverlapsOf(
+  ctx: ServiceCtx,
+  row: DeviceReadRow,
+  body: DeviceUpdate,
+  merged: MergedDevice,
+  groups: Awaited<ReturnType<typeof loadVrrpGroups>>,
+): Promise<Problem[]> {
+  // Same interfaces and firewall (an approval, a rename): every overlap the change has, the device had.
+  if (
+    canonicalJson(row.interfaces) === canonicalJson(merged.interfaces) &&
+    canonicalJson(row.firewall) === canonicalJson(merged.firewall)
+  )
+    return [];
+  const before = { id: row.id, name: row.name, interfaces: inBodyOrder(row.interfaces, body), firewall: row.firewall };
+  const after = { ...merged, id: row.id, interfaces: inBodyOrder(merged.interfaces, body) };
+  return newLanOverlaps(ctx.db, ctx.org.id, before, after, groups);
+}
+
+export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): Promise<DeviceUpdateResult> {
+  return inTransaction(ctx, async (tx) => {
+    const row = await findDeviceRow(tx.db, tx.org.id, input.id, true);
+    if (!row) throw notFound("device");
+    if (input.body.isApproved && !row.is_approved) {
+      await requireIdentity(tx, row.id);
+      await assertDeviceRoom(tx.db, tx.org.accountId, 1, true);
+    }
+    const { merged, problems } = merge(row, input);
+    // Radio secrets (SIM PIN, APN password, WPA passphrase) are stored encrypted, never in clear.
+    const bodyIndex = (devId: string) => (input.body.interfaces ?? []).findIndex((i) => i.devId === devId);
+    const radio = sealInterfaceSecrets(tx.keyring, row.id, row.interfaces, merged.interfaces, (devId) =>
+      bodyIndex(devId) === -1 ? "interfaces" : `interfaces.${bodyIndex(devId)}`,
+    );
+    merged.interfaces = radio.interfaces;
+    problems.push(...radio.problems);
+    problems.push(...(await collectProblems(tx, row, input, merged)));
+    const error = problemsToErrorBody(problems);
+    if (error) throw new ApiError(error.code, error.error, error.details);
+
+    const sections = changedSections(row, merged);
+    await tx.db
+      .updateTable("devices")
+      .set({
+        name: merged.name,
+        description: merged.description,
+        is_approved: merged.isApproved,
+        interfaces: toJson(merged.interfaces),
+        static_routes: toJson(merged.staticRoutes),
+        dhcp: toJson(merged.dhcp),
+        bgp: toJson(merged.bgp),
+        firewall: toJson(merged.firewall),
+        device_specific_rules_enabled: merged.deviceSpecificRulesEnabled,
+        mlpolicy_id: merged.multilink,
+        updated_at: sql`now()`,
+      })
+      .where("id", "=", row.id)
+      .execute();
+    await syncLanIndex(tx.db, {
+      id: row.id,
+      organizationId: tx.org.id,
+      interfaces: merged.interfaces,
+      firewall: merged.firewall,
+    });
+
+    const jobIds: string[] = [];
+    const approvedNow = merged.isApproved && !row.is_approved;
+    if (merged.isApproved) {
+      const summary = approvedNow
+        ? `approved ${merged.name}: full configuration`
+        : `${merged.name}: ${sections.join(", ")} changed`;
+      const tasks: JobTask[] = [{ kind: approvedNow ? "approve-device" : "modify-device", summary }];
+      // Approval always sends the whole config, even when an earlier compile already stored the same hash.
+      jobIds.push(...(await queueConfigJobs(tx, { deviceIds: [row.id], type: "modify", tasks, force: approvedNow })).jobIds);
+    }
+    if (sections.length) {
+      const dependents = await approvedDevices(tx.db, tx.org.id, await dependentDevices(tx.db, tx.org.id, [row.id]));
+      const tasks: JobTask[] = [
+        { kind: "peer-device-changed", summary: `device ${merged.name} changed (${sections.join(", ")})` },
+      ];
+      jobIds.push(...(await queueConfigJobs(tx, { deviceIds: dependents, type: "modify", tasks })).jobIds);
+    }
+
+    const after = await findDeviceRow(tx.db, tx.org.id, row.id);
+    const device = toDevice(after!);
+    const before = toDevice(row);
+    await recordAudit(tx, {
+      action: approvedNow ? "approve" : "update",
+      resource: "devices",
+      resourceId: row.id,
+      before,
+      after: device,
+    });
+    return { device, jobIds };
+  });
+}

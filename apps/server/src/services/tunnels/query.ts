@@ -1,0 +1,320 @@
+/**
+ * Reading tunnels: one SQL query joins each tunnel with the facts its status
+ * is derived from (both ends' connection, config-job state, whether the
+ * compiler put the tunnel in each end's desired config, live reports), so
+ * lists filter and sort on the derived status in the database.
+ */
+import {
+  type DeviceInterface,
+  parseCidr,
+  type Tunnel,
+  type TunnelQuality,
+  type TunnelSummary,
+  type TunnelThresholds,
+  tunnelLoopbacks,
+} from "@tern/protocol";
+import { type RawBuilder, sql } from "kysely";
+import type { Db } from "../../db/schema.ts";
+import { notFound } from "../../http/errors.ts";
+import { type ListSpec, runList, type ServerListQuery } from "../../http/list-query.ts";
+import type { ServiceCtx } from "../context.ts";
+import { anyUuid } from "../desired-config.ts";
+import { deriveTunnelStatus, type EndConfigState, type EndConnection, type EndReport } from "./status.ts";
+import { isPendingSql, overallStatusSql, tunnelStatusSql } from "./status-sql.ts";
+
+/** One row of the facts query (alias `f`). `b_*` are null for peer tunnels, `peer_*` for device tunnels. */
+export interface TunnelFactsRow {
+  id: string;
+  num: number;
+  description: string;
+  device_a: string;
+  interface_a: string;
+  device_b: string | null;
+  interface_b: string | null;
+  peer_id: string | null;
+  pathlabel_id: string | null;
+  notifications: TunnelThresholds;
+  created_at: Date;
+  pending_since: Date | null;
+  a_name: string;
+  a_hostname: string;
+  a_interfaces: DeviceInterface[];
+  a_connection: EndConnection;
+  a_configured: boolean;
+  a_config: EndConfigState;
+  a_reported: EndReport;
+  b_name: string | null;
+  b_hostname: string | null;
+  b_interfaces: DeviceInterface[] | null;
+  b_connection: EndConnection | null;
+  b_configured: boolean | null;
+  b_config: EndConfigState | null;
+  b_reported: EndReport | null;
+  /** The latest figures each end reported (tunnel_latest), whatever their age; null before the first. */
+  a_at: Date | null;
+  a_up: boolean | null;
+  a_loss: number | null;
+  a_rtt: number | null;
+  a_jitter: number | null;
+  a_samples: number | null;
+  a_window_ms: number | null;
+  b_at: Date | null;
+  b_up: boolean | null;
+  b_loss: number | null;
+  b_rtt: number | null;
+  b_jitter: number | null;
+  b_samples: number | null;
+  b_window_ms: number | null;
+  peer_name: string | null;
+  peer_remote_ip: string | null;
+}
+
+export interface TunnelScope {
+  /** Only these tunnels. */
+  ids?: readonly string[];
+  /** Only tunnels this device is an end of. */
+  deviceId?: string;
+}
+
+/**
+ * The facts query as a derived table `f`. The `dev` CTE computes each
+ * device's facts once (its desired config's tunnel ids, its job state), not
+ * once per tunnel. An end's report (`*_reported`) is its latest figures in
+ * `tunnel_latest` when they were taken on the device's current link (a report
+ * from before the last connect says nothing about now): `up` or `down`;
+ * otherwise, and while the device is not connected, `unknown`.
+ */
+export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
+  const where = scopeWhere(orgId, scope);
+  return sql<TunnelFactsRow>`(
+    with scoped as (select * from tunnels t where ${where}),
+    dev as materialized (
+      select d.id, d.name, d.hostname, d.interfaces, d.connection, d.last_connected_at,
+        d.desired_tunnel_ids as configured_ids,
+        case
+          when exists (select 1 from jobs j where j.device_id = d.id and j.state in ('queued', 'running')) then 'in-flight'
+          when exists (select 1 from jobs fj where fj.device_id = d.id and fj.state = 'failed' and not exists (
+            select 1 from jobs c where c.device_id = d.id and c.state = 'complete' and c.created_at > fj.created_at)) then 'failed'
+          else 'applied'
+        end as config_state
+      from devices d
+      where d.organization_id = ${orgId}::uuid
+        and d.id in (select device_a from scoped union select device_b from scoped where device_b is not null)
+    )
+    select t.id, t.num, t.description, t.device_a, t.interface_a, t.device_b, t.interface_b, t.peer_id,
+      t.pathlabel_id, t.notifications, t.created_at, t.pending_since,
+      a.name as a_name, a.hostname as a_hostname, a.interfaces as a_interfaces, a.connection as a_connection,
+      (t.id = any(a.configured_ids)) as a_configured, a.config_state as a_config, ${reported("a", "la")} as a_reported,
+      b.name as b_name, b.hostname as b_hostname, b.interfaces as b_interfaces, b.connection as b_connection,
+      case when b.id is null then null else (t.id = any(b.configured_ids)) end as b_configured,
+      b.config_state as b_config, case when b.id is null then null else ${reported("b", "lb")} end as b_reported,
+      la.at as a_at, la.up as a_up, la.loss as a_loss, la.rtt as a_rtt, la.jitter as a_jitter,
+      la.samples as a_samples, la.window_ms as a_window_ms,
+      lb.at as b_at, lb.up as b_up, lb.loss as b_loss, lb.rtt as b_rtt, lb.jitter as b_jitter,
+      lb.samples as b_samples, lb.window_ms as b_window_ms,
+      p.name as peer_name, p.config ->> 'remoteIP' as peer_remote_ip
+    from scoped t
+    join dev a on a.id = t.device_a
+    left join dev b on b.id = t.device_b
+    left join peers p on p.id = t.peer_id
+    left join tunnel_latest la on la.tunnel_id = t.id and la.side = 'a'
+    left join tunnel_latest lb on lb.tunnel_id = t.id and lb.side = 'b' and b.id is not null
+  )`.as("f");
+}
+
+/** The tunnels of `scope` in the organization, as a condition on alias `t`. */
+function scopeWhere(orgId: string, scope: TunnelScope): RawBuilder<unknown> {
+  const tunnelWhere = [sql`t.organization_id = ${orgId}::uuid`];
+  if (scope.ids) tunnelWhere.push(sql`t.id = ${anyUuid(scope.ids)}`);
+  if (scope.deviceId) tunnelWhere.push(sql`(t.device_a = ${scope.deviceId}::uuid or t.device_b = ${scope.deviceId}::uuid)`);
+  return sql.join(tunnelWhere, sql` and `);
+}
+
+/** An end's live report: its latest figures, when taken on the device's current link. */
+function reported(end: "a" | "b", latest: string): RawBuilder<EndReport> {
+  const l = (c: string) => sql.ref(`${latest}.${c}`);
+  const d = (c: string) => sql.ref(`${end}.${c}`);
+  return sql<EndReport>`(case when ${l("at")} is null or ${d("connection")} <> 'connected'
+      or ${l("at")} < ${d("last_connected_at")} then 'unknown'
+    when ${l("up")} then 'up' else 'down' end)`;
+}
+
+/** The name of interface `id` in a device's interfaces jsonb (for filters and sorting). */
+const interfaceName = (interfaces: string, id: string): RawBuilder<unknown> =>
+  sql`(select i ->> 'name' from jsonb_array_elements(${sql.ref(interfaces)}) i where i ->> 'id' = ${sql.ref(id)}::text limit 1)`;
+
+export const TUNNEL_LIST: ListSpec = {
+  fields: {
+    id: { column: "f.id", type: "uuid" },
+    num: { column: "f.num", type: "number" },
+    description: { column: "f.description", type: "text" },
+    "device.id": { column: ["f.device_a", "f.device_b"], type: "uuid" },
+    "device.name": { column: ["f.a_name", "f.b_name"], type: "text" },
+    "device.hostname": { column: ["f.a_hostname", "f.b_hostname"], type: "text" },
+    "deviceA.id": { column: "f.device_a", type: "uuid" },
+    "deviceA.name": { column: "f.a_name", type: "text" },
+    "deviceA.hostname": { column: "f.a_hostname", type: "text" },
+    "deviceB.id": { column: "f.device_b", type: "uuid" },
+    "deviceB.name": { column: "f.b_name", type: "text" },
+    "deviceB.hostname": { column: "f.b_hostname", type: "text" },
+    "interfaceA.id": { column: "f.interface_a", type: "uuid" },
+    "interfaceB.id": { column: "f.interface_b", type: "uuid" },
+    "interfaceA.name": { column: interfaceName("f.a_interfaces", "f.interface_a"), type: "text" },
+    "interfaceB.name": { column: interfaceName("f.b_interfaces", "f.interface_b"), type: "text" },
+    "peer.id": { column: "f.peer_id", type: "uuid" },
+    "peer.name": { column: "f.peer_name", type: "text" },
+    "peer.remoteIP": { column: "f.peer_remote_ip", type: "text" },
+    pathlabel: { column: "f.pathlabel_id", type: "uuid" },
+    tunnelStatus: { column: tunnelStatusSql("f"), type: "text" },
+    status: { column: overallStatusSql("f"), type: "text" },
+    isPending: { column: isPendingSql("f"), type: "boolean" },
+    tunnelStatusA: { column: "f.a_reported", type: "text" },
+    tunnelStatusB: { column: sql`coalesce(f.b_reported, 'unknown')`, type: "text" },
+    createdAt: { column: "f.created_at", type: "timestamp" },
+  },
+  defaultSort: { key: "num", order: "asc" },
+  tiebreaker: "f.id",
+};
+
+/** The keys of TUNNEL_LIST, for route descriptions. */
+export const TUNNEL_LIST_KEYS = Object.keys(TUNNEL_LIST.fields).join(", ");
+
+function interfaceRef(interfaces: DeviceInterface[] | null, id: string) {
+  const found = interfaces?.find((i) => i.id === id);
+  // An interface removed from its device since: the tunnel stays visible (and deletable) with an empty name.
+  return { id, name: found?.name ?? "", IPv4: found?.IPv4 ?? "" };
+}
+
+function statusOf(row: TunnelFactsRow) {
+  return deriveTunnelStatus({
+    a: {
+      deviceName: row.a_name,
+      connection: row.a_connection,
+      configured: row.a_configured,
+      config: row.a_config,
+      reported: row.a_reported,
+    },
+    b:
+      row.device_b === null
+        ? null
+        : {
+            deviceName: row.b_name ?? "",
+            connection: row.b_connection ?? "never",
+            configured: row.b_configured ?? false,
+            config: row.b_config ?? "applied",
+            reported: row.b_reported ?? "unknown",
+          },
+  });
+}
+
+export function toTunnel(row: TunnelFactsRow, orgId: string, tunnelRange: string): Tunnel {
+  const range = parseCidr(tunnelRange);
+  const [loopbackA, loopbackB] = (range && tunnelLoopbacks(range, row.num)) ?? ["", ""];
+  return {
+    id: row.id,
+    org: orgId,
+    num: row.num,
+    description: row.description,
+    deviceA: { id: row.device_a, name: row.a_name, hostname: row.a_hostname },
+    interfaceA: interfaceRef(row.a_interfaces, row.interface_a),
+    deviceB: row.device_b ? { id: row.device_b, name: row.b_name ?? "", hostname: row.b_hostname ?? "" } : null,
+    interfaceB: row.interface_b ? interfaceRef(row.b_interfaces, row.interface_b) : null,
+    peer: row.peer_id ? { id: row.peer_id, name: row.peer_name ?? "", remoteIP: row.peer_remote_ip ?? "" } : null,
+    pathlabel: row.pathlabel_id,
+    loopbackA,
+    loopbackB,
+    ...statusOf(row),
+    notifications: row.notifications,
+    quality: { a: quality(row, "a"), b: quality(row, "b") },
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** Three decimals: samples are stored as `real`, whose binary noise (0.10000000149) means nothing here. */
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+function quality(row: TunnelFactsRow, end: "a" | "b"): TunnelQuality | null {
+  const at = row[`${end}_at`];
+  if (!at) return null;
+  return {
+    loss: round(row[`${end}_loss`] ?? 0),
+    rtt: round(row[`${end}_rtt`] ?? 0),
+    jitter: round(row[`${end}_jitter`] ?? 0),
+    up: row[`${end}_up`] ?? false,
+    at: at.toISOString(),
+    samples: row[`${end}_samples`] ?? 0,
+    windowMs: row[`${end}_window_ms`] ?? null,
+  };
+}
+
+export function toTunnelSummary(t: Tunnel): TunnelSummary {
+  const { id, num, deviceA, deviceB, peer, tunnelStatus, status, isPending, pendingReason } = t;
+  return { id, num, deviceA, deviceB, peer, tunnelStatus, status, isPending, pendingReason };
+}
+
+export async function orgTunnelRange(db: Db, orgId: string): Promise<string> {
+  const org = await db.selectFrom("organizations").select("tunnel_range").where("id", "=", orgId).executeTakeFirstOrThrow();
+  return org.tunnel_range;
+}
+
+export async function listTunnels(
+  ctx: ServiceCtx,
+  query: ServerListQuery,
+  scope: TunnelScope = {},
+): Promise<{ items: Tunnel[]; total: number; next: string | null }> {
+  const range = await orgTunnelRange(ctx.db, ctx.org.id);
+  const keys = [...query.filter.map((f) => f.key), query.sort ?? TUNNEL_LIST.defaultSort.key];
+  if (!keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
+    // Filtered or sorted on what is derived (status, names, reports): the facts of every tunnel in scope.
+    const base = ctx.db.selectFrom(tunnelFacts(ctx.org.id, scope)).selectAll();
+    const { rows, total, next } = await runList(ctx.db, base, query, TUNNEL_LIST);
+    return { items: rows.map((r) => toTunnel(r as TunnelFactsRow, ctx.org.id, range)), total, next };
+  }
+  // Filters and sort on the tunnels table alone: page there first, then the facts of that page only
+  // (at 20,000 tunnels, 100 tunnels' facts instead of all of them).
+  const scoped = sql`(select * from tunnels t where ${scopeWhere(ctx.org.id, scope)})`.as("f");
+  const {
+    rows: page,
+    total,
+    next,
+  } = await runList(ctx.db, ctx.db.selectFrom(scoped).select(sql<string>`f.id`.as("id")), query, TUNNEL_LIST);
+  if (page.length === 0) return { items: [], total, next };
+  const facts = new Map(
+    (
+      (await ctx.db
+        .selectFrom(tunnelFacts(ctx.org.id, { ids: page.map((r) => r.id) }))
+        .selectAll()
+        .execute()) as TunnelFactsRow[]
+    ).map((r) => [r.id, r]),
+  );
+  // A tunnel deleted between the two reads is left out of the page.
+  const items = page.flatMap((r) => {
+    const row = facts.get(r.id);
+    return row ? [toTunnel(row, ctx.org.id, range)] : [];
+  });
+  return { items, total, next };
+}
+
+/** TUNNEL_LIST keys whose column is a column of the tunnels table (as `f.<column>`). */
+const TUNNEL_TABLE_KEYS = new Set([
+  "id",
+  "num",
+  "description",
+  "device.id",
+  "deviceA.id",
+  "deviceB.id",
+  "interfaceA.id",
+  "interfaceB.id",
+  "peer.id",
+  "pathlabel",
+  "createdAt",
+]);
+
+export async function getTunnel(ctx: ServiceCtx, id: string): Promise<Tunnel> {
+  const row = await ctx.db
+    .selectFrom(tunnelFacts(ctx.org.id, { ids: [id] }))
+    .selectAll()
+    .executeTakeFirst();
+  if (!row) throw notFound("tunnel");
+  return toTunnel(row as TunnelFactsRow, ctx.org.id, await orgTunnelRange(ctx.db, ctx.org.id));
+}
