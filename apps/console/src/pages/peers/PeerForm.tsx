@@ -53,6 +53,7 @@ export function PeerForm({ peer, opened, onClose }: { peer: Peer | null; opened:
       size="xl"
       title={peer ? `Edit peer ${peer.name}` : "New peer connection"}
       closeOnClickOutside={false}
+      closeButtonProps={{ "aria-label": "Close the form" }}
     >
       {/* Mounted per opening: the form starts from the peer (or the defaults) each time. */}
       {opened && <PeerFormBody peer={peer} onDone={onClose} />}
@@ -162,7 +163,7 @@ function PeerFormBody({ peer, onDone }: { peer: Peer | null; onDone: () => void 
             />
             <TextInput
               label="Local id"
-              description="Empty: the interface's address"
+              placeholder="interface address"
               value={state.localId}
               onChange={(e) => set("localId", e.currentTarget.value)}
               error={errors.localId}
@@ -179,7 +180,7 @@ function PeerFormBody({ peer, onDone }: { peer: Peer | null; onDone: () => void 
             />
             <TextInput
               label="Remote id"
-              description="Empty: the remote endpoint"
+              placeholder="remote endpoint"
               value={state.remoteId}
               onChange={(e) => set("remoteId", e.currentTarget.value)}
               error={errors.remoteId}

@@ -4,7 +4,7 @@
  * create (the peer and its tunnel from a device), edit and delete for members
  * who may. A viewer sees the list only.
  */
-import { Anchor, Badge, Button, Group, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Box, Button, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ok, type Peer, type TunnelSummary } from "@tern/client";
 import { useState } from "react";
@@ -149,7 +149,9 @@ function PeerTunnels({ peer, tunnels }: { peer: Peer; tunnels: TunnelSummary[] |
     <Stack gap={4}>
       {mine.map((t) => (
         <Group key={t.id} gap="xs" wrap="nowrap">
-          <StatusBadge status={t.status} />
+          <Box flex="none">
+            <StatusBadge status={t.status} />
+          </Box>
           <Anchor component={Link} to={`/tunnels/${t.id}`} size="sm">
             from {t.deviceA.name || t.deviceA.hostname}
           </Anchor>
