@@ -206,6 +206,15 @@ test("switches organizations from the header: every page then acts in the one ch
   await expect(page.getByText("No peers yet")).toBeVisible();
   await page.getByRole("link", { name: "Devices" }).click();
   await expect(page.getByText(/No devices/i).first()).toBeVisible();
+  // From a device's page, switching leads to the devices of the organization chosen (the device is not one of them).
+  await switcher.click();
+  await page.getByRole("option").filter({ hasNotText: other.name }).first().click();
+  await page.goto(`${s.consoleUrl}/devices/${router.id}`);
+  await expect(page.getByRole("heading", { name: router.name })).toBeVisible();
+  await switcher.click();
+  await page.getByRole("option", { name: new RegExp(other.name) }).click();
+  await expect(page).toHaveURL(/\/devices$/);
+  await expect(page.getByText(/No devices/i).first()).toBeVisible();
   // Remembered across a reload; switching back shows the first organization's fleet again.
   await page.reload();
   await expect(page.getByRole("combobox", { name: "Organization" })).toHaveValue(new RegExp(other.name));
@@ -247,7 +256,7 @@ test("enrols two-factor sign-in, then signs in with a code and with a recovery c
   expect(await page.content()).not.toContain(codes[0]!);
 
   // Sign in again: the password, then the code of the next time step (the confirmation used this one).
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("banner").getByRole("button", { name: "Sign out" }).click();
   await page.getByLabel("E-mail").fill(who.email);
   await page.getByRole("textbox", { name: "Password", exact: true }).fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -263,7 +272,7 @@ test("enrols two-factor sign-in, then signs in with a code and with a recovery c
   await expect(page.getByRole("heading", { name: "Fleet overview" })).toBeVisible();
 
   // And with a recovery code instead of the app.
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("banner").getByRole("button", { name: "Sign out" }).click();
   await page.getByLabel("E-mail").fill(who.email);
   await page.getByRole("textbox", { name: "Password", exact: true }).fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -283,7 +292,7 @@ test("enrols two-factor sign-in, then signs in with a code and with a recovery c
   await section.getByRole("button", { name: "Turn off two-factor sign-in" }).click();
   await expect(section.getByRole("button", { name: "Set up two-factor sign-in" })).toBeVisible();
   twoFactor.secret = null;
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("banner").getByRole("button", { name: "Sign out" }).click();
   await signIn(page, who);
 });
 
