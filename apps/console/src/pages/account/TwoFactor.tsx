@@ -160,7 +160,7 @@ function Confirm({
         </Text>
         <Group align="flex-start" gap="lg">
           <QrCode text={enrolment.otpauthUrl} label="QR code of the authenticator set-up link" />
-          <Stack gap={4}>
+          <Stack gap={4} align="flex-start">
             <Text size="sm" fw={600}>
               Key
             </Text>
@@ -181,6 +181,7 @@ function Confirm({
           inputMode="numeric"
           autoComplete="one-time-code"
           maxLength={7}
+          maw={240}
           required
           value={code}
           onChange={(e) => setCode(e.currentTarget.value)}
@@ -217,7 +218,16 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
       <Alert color={tone.warn} variant="outline" title="Save your recovery codes now">
         They are shown only once. Each signs in once without the authenticator app, if you lose it.
       </Alert>
-      <SimpleGrid cols={2} spacing="xs" component="ul" aria-label="Recovery codes" data-testid="recovery-codes" p={0} m={0}>
+      <SimpleGrid
+        cols={{ base: 1, xs: 2 }}
+        spacing="xs"
+        maw={480}
+        component="ul"
+        aria-label="Recovery codes"
+        data-testid="recovery-codes"
+        p={0}
+        m={0}
+      >
         {codes.map((c) => (
           <Text component="li" key={c} ff="monospace" style={{ listStyle: "none" }}>
             {c}
