@@ -21,6 +21,9 @@ import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { PeerForm } from "./PeerForm.tsx";
 
+/** How often the peers' tunnel statuses are read again while the page is shown. */
+const STATUS_POLL_MS = 10_000;
+
 export default function PeersPage() {
   const org = useOrg();
   const queryClient = useQueryClient();
@@ -31,8 +34,10 @@ export default function PeersPage() {
   const canEdit = useCan("peers", "put");
   const canDelete = useCan("peers", "del");
   const [editing, setEditing] = useState<{ peer: Peer | null } | null>(null);
-  // The tunnels that end on each peer, for their status (kept fresh by the tunnel live events).
-  const tunnels = useQuery(tunnelsQuery(org.id));
+  // The tunnels that end on each peer, for their status: refetched on the tunnel live events, and also
+  // polled, because a status event can reach the console before the server has stored the report behind
+  // it (the refetch then reads the old status and no later event corrects it; seen in the browser tests).
+  const tunnels = useQuery({ ...tunnelsQuery(org.id), refetchInterval: STATUS_POLL_MS });
   // Peers are not a live-event kind; a tunnel change can change their tunnel counts, hence the tunnel key.
   const peers = useQuery({
     queryKey: queryKey("tunnel", org.id, "peers"),
