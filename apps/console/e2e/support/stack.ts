@@ -54,6 +54,8 @@ const server = await startServer(
     TERN_STATUS_INTERVAL_MS: "2000",
     TERN_API_RATE_TOKEN: "1000000",
     TERN_API_RATE_ADDRESS: "1000000",
+    // Every spec file signs in through the page from 127.0.0.1, many times: more than the 30 per 5 minutes allowed by default.
+    TERN_LOGIN_RATE_IP: "1000000",
   }),
   pino({ level: process.env.TERN_E2E_LOG_LEVEL ?? "silent" }),
 );

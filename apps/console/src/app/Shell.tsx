@@ -23,12 +23,13 @@ import {
   useMantineColorScheme,
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { Navigate, Outlet, NavLink as RouterNavLink, useLocation } from "react-router";
+import { Navigate, Outlet, NavLink as RouterNavLink, useLocation, useNavigate } from "react-router";
 import { tone } from "../components/tones.ts";
 import { useLiveEvents } from "../live/useLiveEvents.ts";
 import { pages } from "../pages/registry.ts";
 import { useSession } from "../session/session-context.ts";
 import { useBranding } from "./branding.ts";
+import { listOf } from "./list-of.ts";
 
 export function Shell() {
   const { session, org } = useSession();
@@ -94,6 +95,8 @@ export function ProductMark() {
 
 function OrgSwitcher() {
   const { session, org, setOrg } = useSession();
+  const location = useLocation();
+  const navigate = useNavigate();
   const organizations = session?.organizations ?? [];
   if (organizations.length === 0) return null;
   return (
@@ -104,7 +107,13 @@ function OrgSwitcher() {
       allowDeselect={false}
       data={organizations.map((o) => ({ value: o.id, label: `${o.name} (${o.role})` }))}
       value={org?.id ?? null}
-      onChange={(id) => id && setOrg(id)}
+      onChange={(id) => {
+        if (!id || id === org?.id) return;
+        setOrg(id);
+        // A device's or a tunnel's page belongs to the organization left: show the list of the new one instead.
+        const list = listOf(location.pathname);
+        if (list) navigate(list);
+      }}
     />
   );
 }

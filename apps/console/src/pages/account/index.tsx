@@ -1,6 +1,6 @@
 /**
- * Account: who is signed in (profile, organizations and roles, two-factor
- * state), the password change (it ends every session, this one included, so
+ * Account: who is signed in (profile, organizations and roles), two-factor
+ * sign-in (TwoFactor.tsx), the password change (it ends every session, this one included, so
  * the console signs in again), and the user's sessions, each revocable.
  */
 import { Badge, Button, Card, Group, PasswordInput, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
@@ -14,6 +14,7 @@ import { tone } from "../../components/tones.ts";
 import { useAction } from "../../components/useAction.ts";
 import { useSession } from "../../session/session-context.ts";
 import { describeAgent, passwordProblem } from "./password.ts";
+import { TwoFactor } from "./TwoFactor.tsx";
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "–");
 
@@ -38,6 +39,7 @@ export default function AccountPage() {
         <Profile />
         <PasswordChange />
       </SimpleGrid>
+      <TwoFactor />
       <Sessions />
     </Stack>
   );
@@ -45,7 +47,6 @@ export default function AccountPage() {
 
 function Profile() {
   const { session } = useSession();
-  const mfa = useQuery({ queryKey: ["account", "mfa"], queryFn: () => ok(tern.api.GET("/api/users/me/mfa")) });
   if (!session) return null;
   return (
     <Section title="Profile" id="account-profile">
@@ -70,19 +71,6 @@ function Profile() {
             </Badge>
           ))}
         </Group>
-        <QueryState query={mfa} label="the two-factor state">
-          {(m) => (
-            <Text size="sm">
-              Two-factor sign-in:{" "}
-              {m.enabled
-                ? `on since ${when(m.enabledAt)}, ${m.recoveryCodesLeft} recovery codes left`
-                : m.pending
-                  ? "being set up"
-                  : "off"}{" "}
-              (set up with <code>tern mfa enrol</code> or <code>POST /api/users/me/mfa/enrol</code>).
-            </Text>
-          )}
-        </QueryState>
       </Stack>
     </Section>
   );

@@ -1,12 +1,14 @@
 /**
- * Sign-in (POST /api/console/session): e-mail and password, then the
- * two-factor code when the account asks for one. The branding's logo and
- * product name are shown, as in the header.
+ * Sign-in (POST /api/console/session): e-mail and password, then, when the
+ * answer is the second-factor challenge, a second step asking for the code of
+ * the authenticator app or one recovery code. A challenge that died (expired,
+ * used, too many wrong codes: 401) starts over at the password. The
+ * branding's logo and product name are shown, as in the header.
  */
-import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from "@mantine/core";
+import { Alert, Anchor, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { type FormEvent, useState } from "react";
 import { Navigate, useSearchParams } from "react-router";
-import { errorText } from "../../api/errors.ts";
+import { errorCode, errorText } from "../../api/errors.ts";
 import { useBranding } from "../../app/branding.ts";
 import { ProductMark } from "../../app/Shell.tsx";
 import { useSession } from "../../session/session-context.ts";
@@ -19,11 +21,19 @@ export default function SignInPage() {
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
   const [challenge, setChallenge] = useState<string | null>(null);
+  const [recoveryMode, setRecoveryMode] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
   const next = params.get("next");
   if (session) return <Navigate to={next?.startsWith("/") && !next.startsWith("//") ? next : "/"} replace />;
+
+  const restart = () => {
+    setChallenge(null);
+    setRecoveryMode(false);
+    setCode("");
+    setPassword("");
+  };
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -31,14 +41,18 @@ export default function SignInPage() {
     setError(null);
     try {
       if (challenge) {
-        // Six digits are a TOTP code; anything else is one of the recovery codes.
-        const proof = /^\d{6}$/.test(code.trim()) ? { code: code.trim() } : { recoveryCode: code.trim() };
+        const proof = recoveryMode ? { recoveryCode: code.trim() } : { code: code.replace(/\s/g, "") };
         await signIn({ challenge, ...proof });
       } else {
         const answer = await signIn({ username: email.trim(), password });
-        if (answer) setChallenge(answer.challenge);
+        if (answer) {
+          setChallenge(answer.challenge);
+          setCode("");
+        }
       }
     } catch (err) {
+      // The challenge is no longer valid: sign in with the password again.
+      if (challenge && errorCode(err) === "UNAUTHENTICATED") restart();
       setError(err);
     } finally {
       setBusy(false);
@@ -59,36 +73,62 @@ export default function SignInPage() {
                 {errorText(error)}
               </Alert>
             )}
-            <TextInput
-              label="E-mail"
-              type="email"
-              autoComplete="username"
-              required
-              value={email}
-              onChange={(e) => setEmail(e.currentTarget.value)}
-              autoFocus
-            />
-            <PasswordInput
-              label="Password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
-            />
-            {challenge !== null && (
-              <TextInput
-                label="Two-factor code"
-                description="The 6-digit code of your authenticator app, or a recovery code"
-                autoComplete="one-time-code"
-                required
-                value={code}
-                onChange={(e) => setCode(e.currentTarget.value)}
-                autoFocus
-              />
+            {challenge === null ? (
+              <>
+                <TextInput
+                  label="E-mail"
+                  type="email"
+                  autoComplete="username"
+                  required
+                  value={email}
+                  onChange={(e) => setEmail(e.currentTarget.value)}
+                  autoFocus
+                />
+                <PasswordInput
+                  label="Password"
+                  autoComplete="current-password"
+                  required
+                  value={password}
+                  onChange={(e) => setPassword(e.currentTarget.value)}
+                />
+              </>
+            ) : (
+              <>
+                <Text size="sm">
+                  Two-factor sign-in for {email.trim()}:{" "}
+                  {recoveryMode ? "enter one of your recovery codes." : "enter the 6-digit code of your authenticator app."}
+                </Text>
+                <TextInput
+                  key={recoveryMode ? "recovery" : "code"}
+                  label={recoveryMode ? "Recovery code" : "Authentication code"}
+                  autoComplete="one-time-code"
+                  inputMode={recoveryMode ? "text" : "numeric"}
+                  required
+                  value={code}
+                  onChange={(e) => setCode(e.currentTarget.value)}
+                  autoFocus
+                />
+                <Anchor
+                  component="button"
+                  type="button"
+                  size="sm"
+                  onClick={() => {
+                    setRecoveryMode(!recoveryMode);
+                    setCode("");
+                  }}
+                >
+                  {recoveryMode ? "Use the authenticator app instead" : "Use a recovery code instead"}
+                </Anchor>
+              </>
             )}
             <Button type="submit" loading={busy}>
-              Sign in
+              {challenge === null ? "Sign in" : "Verify"}
             </Button>
+            {challenge !== null && (
+              <Button variant="subtle" onClick={restart}>
+                Start over
+              </Button>
+            )}
           </Stack>
         </form>
       </Paper>
