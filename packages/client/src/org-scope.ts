@@ -11,6 +11,10 @@ const NO_ORG_PATHS = new Set([
   "/api/accounts/{id}",
   "/api/organizations/{id}",
   "/api/organizations/{id}/security",
+  "/api/organizations/{id}/healing",
+  // Self-service sign-up: no organization exists yet.
+  "/api/accounts/signup",
+  "/api/accounts/signup/verify",
   "/api/invitations/accept",
   "/api/sso/callback",
   "/api/sso/providers/{id}/start",
