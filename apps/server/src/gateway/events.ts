@@ -19,8 +19,22 @@ export interface GatewayEventMap {
   "device-connected": DeviceRef & { instanceId: string; agentVersion: string; appliedHash: string | null };
   /** A device's link ended (on this instance, or found dead by the stale-link duty on any). */
   "device-disconnected": DeviceRef & { reason: string };
-  /** A status was taken in; `tunnels` holds only the device's own tunnels, with the side it is on. */
+  /**
+   * A status was taken in; `tunnels` holds only the device's own tunnels, with the side it is on. Emitted
+   * as the status arrives, BEFORE the batched writer stores it: a listener that reads the device's live
+   * state or tunnel figures from the database (or makes others do so, e.g. a live event) listens to
+   * "live-state-written" instead.
+   */
   status: DeviceRef & { status: Status; tunnels: (TunnelReport & { side: "a" | "b" })[]; receivedAt: Date };
+  /**
+   * A flush of the batched live-state writer committed: these devices' state (device_state) and these
+   * tunnel ends' latest figures (tunnel_latest) are now readable. Several statuses of a device within a
+   * flush interval come as their newest only.
+   */
+  "live-state-written": {
+    devices: DeviceRef[];
+    tunnelEnds: { tunnelId: string; deviceId: string; side: "a" | "b"; up: boolean; at: Date }[];
+  };
   /** Jobs reached complete or failed (including corrections of timed-out jobs). */
   "jobs-finished": DeviceRef & {
     jobs: {

@@ -81,11 +81,22 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     logger.warn({ stalledMs: Math.round(ms) }, "event loop stalled: heartbeat now, no instance judged dead for a stale period");
     if (!closing) void beat();
   });
-  const ingest = new IngestBuffer(writerDb, deps.metrics, logger, {
-    batchRows: options.ingestBatchRows,
-    flushMs: options.ingestFlushMs,
-    maxBuffered: options.ingestMaxBuffered,
-  });
+  const ingest = new IngestBuffer(
+    writerDb,
+    deps.metrics,
+    logger,
+    {
+      batchRows: options.ingestBatchRows,
+      flushMs: options.ingestFlushMs,
+      maxBuffered: options.ingestMaxBuffered,
+    },
+    ({ states, latest }) =>
+      // Committed: listeners that re-read the database (live events) see what they announce.
+      events.emit("live-state-written", {
+        devices: states.map((s) => ({ deviceId: s.deviceId, orgId: s.orgId })),
+        tunnelEnds: latest.map((t) => ({ tunnelId: t.tunnelId, deviceId: t.deviceId, side: t.side, up: t.up, at: t.at })),
+      }),
+  );
   const publicAddresses = new PublicAddressTracker(deps, events, {
     maxChanges: options.publicAddressMaxChanges,
     windowMs: options.publicAddressWindowMs,
@@ -164,16 +175,20 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       },
       {
         name: "stale-links",
-        async run(trx) {
+        async run(trx, afterCommit) {
           // Right after a stall of this loop, a stale heartbeat may be this instance's view, not the other's state.
           if (!loop.healthyFor(staleMs)) return;
-          for (const d of await reapStaleLinks(trx, staleMs, instanceId)) {
-            events.emit("device-disconnected", {
-              deviceId: d.id,
-              orgId: d.organization_id,
-              reason: "server instance stopped answering",
-            });
-          }
+          const reaped = await reapStaleLinks(trx, staleMs, instanceId);
+          // Told once the devices' new connection state is committed (listeners may read it).
+          afterCommit(() => {
+            for (const d of reaped) {
+              events.emit("device-disconnected", {
+                deviceId: d.id,
+                orgId: d.organization_id,
+                reason: "server instance stopped answering",
+              });
+            }
+          });
         },
       },
       {

@@ -35,8 +35,9 @@ export default function PeersPage() {
   const canDelete = useCan("peers", "del");
   const [editing, setEditing] = useState<{ peer: Peer | null } | null>(null);
   // The tunnels that end on each peer, for their status: refetched on the tunnel live events, and also
-  // polled, because a status event can reach the console before the server has stored the report behind
-  // it (the refetch then reads the old status and no later event corrects it; seen in the browser tests).
+  // polled, because a tunnel's status also changes without a tunnel event (Pending ends with its job, N/A
+  // follows the device's connection: job and device events). The server now sends a tunnel status event
+  // only once the report behind it is stored (it used to send it before, which this poll also covered).
   const tunnels = useQuery({ ...tunnelsQuery(org.id), refetchInterval: STATUS_POLL_MS });
   // Peers are not a live-event kind; a tunnel change can change their tunnel counts, hence the tunnel key.
   const peers = useQuery({

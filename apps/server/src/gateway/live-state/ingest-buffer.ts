@@ -10,7 +10,8 @@
  * failed write keeps its rows for the next flush; the buffer holds at most
  * `maxBuffered` samples and drops (and counts) the oldest beyond that, so a
  * slow or absent database never blocks or grows the websocket side without
- * bound.
+ * bound. What a flush wrote is handed to `onWritten` once it is committed
+ * (and only then: what is announced from there is already readable).
  */
 import type { BgpState, Health, InterfaceState } from "@tern/protocol";
 import { sql } from "kysely";
@@ -53,6 +54,12 @@ export interface IngestOptions {
   maxBuffered: number;
 }
 
+/** What one flush committed: the newest state of each device and the newest figures of each tunnel end. */
+export interface WrittenBatch {
+  states: readonly StateRow[];
+  latest: readonly SampleRow[];
+}
+
 export interface FlushRecord {
   samples: number;
   states: number;
@@ -83,6 +90,8 @@ export class IngestBuffer {
     private readonly metrics: ServerMetrics,
     private readonly logger: Logger,
     private readonly options: IngestOptions,
+    /** Called after each committed write, outside it (a throw is logged, never taken for a failed write). */
+    private readonly onWritten: (batch: WrittenBatch) => void = () => {},
   ) {}
 
   start(): void {
@@ -159,7 +168,6 @@ export class IngestBuffer {
       this.recent.push({ samples: samples.length, states: states.length, ms });
       if (this.recent.length > 100) this.recent.shift();
       this.failures = 0;
-      return true;
     } catch (err) {
       this.metrics.ingestWriteFailures.inc();
       this.failures++;
@@ -177,6 +185,14 @@ export class IngestBuffer {
     } finally {
       this.metrics.ingestBuffered.set(this.samples.length);
     }
+    if (states.length || latest.length) {
+      try {
+        this.onWritten({ states, latest });
+      } catch (err) {
+        this.logger.error({ err }, "a listener of written live state failed");
+      }
+    }
+    return true;
   }
 
   /** Puts a failed batch back in front, newer reports winning, within the buffer's bound. */

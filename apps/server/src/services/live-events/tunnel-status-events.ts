@@ -3,6 +3,12 @@
  * trigger sees it change: the instance that takes in a device's status
  * journals a tunnel event when an end's reported up/down flips. `data.status`
  * is the reporting end's view, a hint: the console refetches the tunnel.
+ *
+ * The flips are taken from what the batched writer has committed
+ * ("live-state-written"), not from the status as it arrives: a console that
+ * refetches on the event must read the new figures, and the writer stores
+ * them up to a flush interval later. One statement per flush that flipped
+ * anything, off the ingest path, in flush order.
  */
 import { sql } from "kysely";
 import type { Logger } from "pino";
@@ -10,21 +16,32 @@ import type { Db } from "../../db/schema.ts";
 import type { GatewayEvents } from "../../gateway/events.ts";
 
 export function publishTunnelStatusEvents(db: Db, events: GatewayEvents, logger: Logger): () => void {
-  /** `<tunnel id>:<side>` → the end's last reported up. */
+  /** `<tunnel id>:<side>` → the end's last written up. */
   const lastUp = new Map<string, boolean>();
-  const offStatus = events.on("status", (e) => {
-    for (const t of e.tunnels) {
-      const key = `${t.id}:${t.side}`;
+  /** Journals one flush's events after the previous flush's: a later event never overtakes an earlier one. */
+  let chain: Promise<void> = Promise.resolve();
+  const offWritten = events.on("live-state-written", (e) => {
+    const flips: { id: string; up: boolean }[] = [];
+    for (const t of e.tunnelEnds) {
+      const key = `${t.tunnelId}:${t.side}`;
       const before = lastUp.get(key);
       lastUp.set(key, t.up);
       // The first report of an end counts: a new tunnel's first "up" is the change the console waits for.
-      if (before === t.up) continue;
-      sql`select tern_live_event(${e.orgId}::uuid, 'tunnel', 'updated', ${t.id}, ${JSON.stringify({
-        status: t.up ? "Connected" : "Not Connected",
-      })}::jsonb)`
-        .execute(db)
-        .catch((err) => logger.warn({ err }, "could not publish a tunnel status event"));
+      if (before !== t.up) flips.push({ id: t.tunnelId, up: t.up });
     }
+    if (flips.length === 0) return;
+    // The tunnel's organization from the tunnel itself (a tunnel deleted meanwhile announces nothing).
+    const publish = sql`select tern_live_event(t.organization_id, 'tunnel', 'updated', t.id::text,
+        jsonb_build_object('status', case when f.up then 'Connected' else 'Not Connected' end))
+      from unnest(${flips.map((f) => f.id)}::uuid[], ${flips.map((f) => f.up)}::boolean[]) with ordinality as f(id, up, n)
+      join tunnels t on t.id = f.id
+      order by f.n`;
+    chain = chain
+      .then(() => publish.execute(db))
+      .then(
+        () => undefined,
+        (err) => logger.warn({ err }, "could not publish tunnel status events"),
+      );
   });
-  return offStatus;
+  return offWritten;
 }
