@@ -72,6 +72,7 @@ describe("a DHCP WAN's new address", () => {
     sim.setWanAddress({ IPv4: "192.0.2.50", IPv4Mask: 24 });
     expect(sim.sendStatus()).toBe(true);
     sim.setWanAddress({ IPv4: "192.0.2.51", IPv4Mask: 24 });
+    const reportedAt = performance.now();
     expect(sim.sendStatus()).toBe(true);
     await waitUntil(
       () => wan(hub),
@@ -86,6 +87,8 @@ describe("a DHCP WAN's new address", () => {
       jobs.map((j) => j.id),
       "complete",
     );
+    const appliedMs = performance.now() - reportedAt;
+    console.log(`wan address: report → both far ends applied in ${appliedMs.toFixed(0)} ms (debounce ${DEBOUNCE_MS} ms)`);
     expect(await remoteAddresses([far1.id, far2.id])).toEqual(["192.0.2.51", "192.0.2.51"]);
     // The far devices applied exactly that config.
     for (const [i, far] of [far1, far2].entries()) {
