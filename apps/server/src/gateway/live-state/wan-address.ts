@@ -12,7 +12,8 @@
  * all), so a lease moving twice in a row, or several WANs changing together,
  * cost one transaction and at most one job per affected device. An empty
  * reported address (lease lost) never erases the known one. Decisions are made
- * in memory as reports arrive; only a change costs database work.
+ * in memory as reports arrive; only a change costs database work (once per
+ * new address, also for interfaces that turn out not to be DHCP WANs).
  */
 import { type DeviceInterface, type InterfaceState, parseIPv4 } from "@tern/protocol";
 import { toJson } from "../../db/json.ts";
@@ -30,10 +31,14 @@ export interface WanAddress {
 
 const key = (a: WanAddress) => `${a.IPv4}/${a.IPv4Mask ?? ""}`;
 
-/** The tracked interfaces of a device (assigned DHCP WANs) by devId, with the address stored for each. */
+/**
+ * The address stored for each of the device's interfaces, by devId. Every
+ * interface is followed, not only today's DHCP WANs: an admin may put a WAN
+ * on DHCP while the link is open; the database decides whether a change counts.
+ */
 export function initialWanAddresses(interfaces: readonly DeviceInterface[]): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const itf of interfaces) if (isDhcpWan(itf)) result[itf.devId] = key(itf);
+  for (const itf of interfaces) result[itf.devId] = key(itf);
   return result;
 }
 
@@ -62,7 +67,7 @@ export class WanAddressTracker {
   observe(conn: DeviceConnection, interfaces: readonly InterfaceState[], now = Date.now()): void {
     for (const itf of interfaces) {
       const known = conn.wanAddresses[itf.devId];
-      if (known === undefined || !itf.IPv4 || parseIPv4(itf.IPv4) === null) continue;
+      if (!itf.IPv4 || parseIPv4(itf.IPv4) === null) continue;
       const reported = { IPv4: itf.IPv4, IPv4Mask: itf.IPv4Mask };
       if (key(reported) === known) continue;
       conn.wanAddresses[itf.devId] = key(reported);
