@@ -184,6 +184,8 @@ export const ServerConfig = z.object({
   /** More than this many public IP/port changes of one interface within the window rate-limits it. */
   TERN_PUBLIC_ADDRESS_MAX_CHANGES: PositiveInt.default(5),
   TERN_PUBLIC_ADDRESS_WINDOW_MS: PositiveInt.default(600_000),
+  /** Quiet time before a DHCP WAN's new address re-configures the far ends of its tunnels (one job each). */
+  TERN_WAN_ADDRESS_DEBOUNCE_MS: PositiveInt.max(10_000).default(200),
   /** How long a live status read (`?live=true`) waits for the device's answer. */
   TERN_DEVICE_READ_TIMEOUT_MS: PositiveInt.max(120_000).default(10_000),
   /** Bearer token GET /metrics requires; unset = answered only to direct loopback clients (no proxy headers). */

@@ -25,7 +25,7 @@ import {
 import WebSocket from "ws";
 import { SIM_DRIVERS, simulateApply } from "./apply.ts";
 import { type SimKey, signText, simDeviceKey } from "./device-key.ts";
-import { hostname, interfaceStates, machineId } from "./identity.ts";
+import { hostname, interfaceStates, machineId, type WanAddress } from "./identity.ts";
 import { validateMetrics } from "./metrics.ts";
 import { register, registerRequest } from "./register.ts";
 import { answerRequest, bgpState } from "./requests.ts";
@@ -93,6 +93,7 @@ export class SimDevice {
   private metricsSince = 0;
   private perTunnel: Map<string, { input: TunnelMetricsInput; since: number }> | undefined;
   private publicAddress: PublicAddress | undefined;
+  private wanAddress: WanAddress | undefined;
   private applyOverride: ApplyBehaviour | undefined;
   private frozen = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -235,7 +236,7 @@ export class SimDevice {
       appliedHash: this.appliedHash,
       applying: this.applying > 0,
       tunnels: this.tunnelReports(),
-      interfaces: interfaceStates(this.index, uptime, this.publicAddress),
+      interfaces: interfaceStates(this.index, uptime, this.publicAddress, this.wanAddress),
       bgp: this.bgp === null ? null : bgpState(this.bgp, Math.floor(uptime / 1000)),
       vrrp: this.vrrp ?? [],
       uptimeSeconds: Math.floor(uptime / 1000),
@@ -274,6 +275,11 @@ export class SimDevice {
   /** The WAN interface's public address; null goes back to the default. */
   setPublicAddress(address: PublicAddress | null): void {
     this.publicAddress = address ?? undefined;
+  }
+
+  /** The WAN interface's own address in later reports (a new lease); null goes back to the registered one. */
+  setWanAddress(address: WanAddress | null): void {
+    this.wanAddress = address ?? undefined;
   }
 
   setApplyBehaviour(behaviour: Partial<ApplyBehaviour> | null): void {
@@ -469,7 +475,7 @@ export class SimDevice {
     const res = answerRequest(
       req,
       {
-        interfaces: () => interfaceStates(this.index, uptime, this.publicAddress),
+        interfaces: () => interfaceStates(this.index, uptime, this.publicAddress, this.wanAddress),
         tunnels: () => this.tunnelReports(),
         bgp: () => this.bgp,
       },

@@ -55,6 +55,12 @@ export function registerInterfaces(index: number): RegisterInterface[] {
   ];
 }
 
+/** The WAN interface's own address when it differs from the registered one (a new DHCP lease). */
+export interface WanAddress {
+  IPv4: string;
+  IPv4Mask: number | null;
+}
+
 /** Public address the WAN interface is seen from, before any override. */
 export function defaultPublicAddress(index: number): PublicAddress {
   const [hi, lo] = octets(index);
@@ -65,7 +71,12 @@ export function defaultPublicAddress(index: number): PublicAddress {
  * Live interface state as a status message reports it. Byte counters grow
  * with time so consecutive reports differ like a real device's.
  */
-export function interfaceStates(index: number, uptimeMs: number, publicOverride: PublicAddress | undefined): InterfaceState[] {
+export function interfaceStates(
+  index: number,
+  uptimeMs: number,
+  publicOverride: PublicAddress | undefined,
+  wanOverride?: WanAddress,
+): InterfaceState[] {
   const bytes = Math.floor(uptimeMs / 10);
   return registerInterfaces(index).map((itf, port) => {
     const pub = port === 0 ? (publicOverride ?? defaultPublicAddress(index)) : { publicIp: "", publicPort: null };
@@ -73,8 +84,8 @@ export function interfaceStates(index: number, uptimeMs: number, publicOverride:
       devId: itf.devId,
       name: itf.name,
       operState: "up",
-      IPv4: itf.IPv4,
-      IPv4Mask: itf.IPv4Mask,
+      IPv4: port === 0 && wanOverride ? wanOverride.IPv4 : itf.IPv4,
+      IPv4Mask: port === 0 && wanOverride ? wanOverride.IPv4Mask : itf.IPv4Mask,
       gateway: itf.gateway,
       mac: itf.mac,
       mtu: 1500,

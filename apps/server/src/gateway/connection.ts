@@ -76,6 +76,8 @@ export class DeviceConnection {
   tunnelSidesLoadedAt = 0;
   /** The device's configured interfaces by devId, and what their public addresses did lately. */
   publicAddresses: Record<string, PublicAddressHistory> = {};
+  /** The device's interfaces by devId → the address last stored or reported ("IPv4/mask"), see wan-address.ts. */
+  wanAddresses: Record<string, string> = {};
   /** The VRRP list of the last status whose states were recorded (unchanged lists are not written again). */
   lastVrrpJson: string | undefined = undefined;
   /** The hello this link was welcomed with. */

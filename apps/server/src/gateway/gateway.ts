@@ -26,6 +26,7 @@ import { HealingMonitor } from "./live-state/healing-monitor.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
 import { PublicAddressTracker } from "./live-state/public-address.ts";
 import { deleteExpiredSamples } from "./live-state/retention.ts";
+import { WanAddressTracker } from "./live-state/wan-address.ts";
 import { LoopHealth } from "./loop-health.ts";
 import { type GatewayOptions, gatewayOptions } from "./options.ts";
 import { RequestRouter, type RpcMessage } from "./requests.ts";
@@ -101,6 +102,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     maxChanges: options.publicAddressMaxChanges,
     windowMs: options.publicAddressWindowMs,
   });
+  // A change not yet written when the gateway stops is seen again at the device's next link (stored vs reported).
+  const wanAddresses = new WanAddressTracker(deps, options.wanAddressDebounceMs, (work) => track(work));
   const router = new RequestRouter(instanceId, db, bus, (id) => links.get(id), staleMs, deps.metrics, logger);
   const wss = new WebSocketServer({
     noServer: true,
@@ -141,6 +144,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       buffer: ingest,
       engine,
       publicAddresses,
+      wanAddresses,
       healing: new HealingMonitor(deps),
       events,
       metrics: deps.metrics,
@@ -381,6 +385,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       for (const t of timers) clearInterval(t);
       loop.stop();
       await duties.stop();
+      wanAddresses.close();
       router.close();
       for (const conn of sockets) conn.close(1012, "server restarting: connect again");
       // Links whose peer does not answer the close frame are cut; their bookkeeping still runs.

@@ -28,6 +28,7 @@ import type { ConnectionHooks, DeviceConnection } from "./connection.ts";
 import type { GatewayEvents } from "./events.ts";
 import { ingestStatus, type StatusIngestDeps } from "./live-state/ingest-status.ts";
 import { initialHistory } from "./live-state/public-address.ts";
+import { initialWanAddresses } from "./live-state/wan-address.ts";
 import type { GatewayOptions } from "./options.ts";
 import { closeSession, openSession } from "./sessions.ts";
 import { loadTunnelSides } from "./tunnel-sides.ts";
@@ -172,6 +173,7 @@ export class LinkHandler implements ConnectionHooks {
     conn.tunnelSides = found.tunnels;
     conn.tunnelSidesLoadedAt = Date.now();
     conn.publicAddresses = initialHistory(found.dev.interfaces, found.stored);
+    conn.wanAddresses = initialWanAddresses(found.dev.interfaces);
 
     const previous = this.ctx.links.get(conn.deviceId);
     if (previous && previous !== conn) previous.close(CLOSE_CODES.replaced, "replaced by a newer connection of this device");

@@ -18,6 +18,7 @@ export interface GatewayOptions {
   ingestMaxBuffered: number;
   publicAddressMaxChanges: number;
   publicAddressWindowMs: number;
+  wanAddressDebounceMs: number;
   trustProxy: boolean;
   /** Hosts a hello may be signed for besides the request's own Host (TERN_DEVICE_HOSTS). */
   deviceHosts: string[];
@@ -41,6 +42,7 @@ export function gatewayOptions(config: ServerConfig): GatewayOptions {
     ingestMaxBuffered: config.TERN_INGEST_MAX_BUFFERED,
     publicAddressMaxChanges: config.TERN_PUBLIC_ADDRESS_MAX_CHANGES,
     publicAddressWindowMs: config.TERN_PUBLIC_ADDRESS_WINDOW_MS,
+    wanAddressDebounceMs: config.TERN_WAN_ADDRESS_DEBOUNCE_MS,
     trustProxy: config.TERN_TRUST_PROXY,
     deviceHosts: config.TERN_DEVICE_HOSTS,
   };

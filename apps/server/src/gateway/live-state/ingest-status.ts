@@ -16,12 +16,15 @@ import type { HealingMonitor } from "./healing-monitor.ts";
 import type { IngestBuffer, SampleRow } from "./ingest-buffer.ts";
 import type { PublicAddressTracker } from "./public-address.ts";
 import { observeVrrp } from "./vrrp-states.ts";
+import type { WanAddressTracker } from "./wan-address.ts";
 
 export interface StatusIngestDeps {
   db: Db;
   buffer: IngestBuffer;
   engine: JobEngine;
   publicAddresses: PublicAddressTracker;
+  /** New addresses of DHCP WANs: re-configure the far ends of the device's tunnels. */
+  wanAddresses: WanAddressTracker;
   events: GatewayEvents;
   metrics: ServerMetrics;
   /** Baselines, anomalies and the agent's healing reports (docs/healing.md); absent in tests that do not need it. */
@@ -93,6 +96,7 @@ export function ingestStatus(conn: DeviceConnection, status: Status, deps: Statu
     });
   }
   deps.publicAddresses.observe(conn, status.interfaces);
+  deps.wanAddresses.observe(conn, status.interfaces);
   deps.healing?.observe(conn, status, tunnels, receivedAt);
   observeVrrp(conn, status.vrrp, deps.db, deps.events);
 }
