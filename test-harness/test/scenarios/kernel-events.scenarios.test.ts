@@ -22,10 +22,11 @@
  */
 
 import { privilegedTestsEnabled } from "@tern/netlab";
-import { InterfaceStatusResponse, MlPolicy, PathLabel } from "@tern/protocol";
+import { InterfaceStatusResponse } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addressDeleted, carrierLost, KernelMonitor, tableRouteVia } from "../../src/bench/agent/kernel-monitor.ts";
-import { JobsQueued, jobsComplete, SCENARIO_COMMANDS, type ScenarioLab, upScenarioLab, waitFor } from "./support/scenario-lab.ts";
+import { installIcmpQualityPolicy } from "./support/dual-wan-policy.ts";
+import { SCENARIO_COMMANDS, type ScenarioLab, upScenarioLab, waitFor } from "./support/scenario-lab.ts";
 
 const enabled = privilegedTestsEnabled("scenarios: kernel events (netlink-driven failover)", SCENARIO_COMMANDS);
 const MOVE_BUDGET_MS = 100;
@@ -58,45 +59,12 @@ describe.runIf(enabled)("a WAN that breaks in the kernel is left within 100 ms (
   }
 
   it("moves traffic off a WAN whose carrier or address went, tells the server at once, and comes back after probes", async () => {
-    const label = (name: string) => s.api.post("/api/pathlabels", PathLabel, { name, type: "DIA" });
-    const [isp1, isp2] = [await label("isp1"), await label("isp2")];
-    const put = (body: unknown) => s.api.call("PUT", `/api/devices/${s.deviceId("site-a")}`, JobsQueued.partial(), { body });
-    const [wan0, wan1] = [await s.iface("site-a", "wan0"), await s.iface("site-a", "wan1")];
-    await jobsComplete(
-      s.api,
-      (
-        await put({
-          interfaces: [
-            { ...wan0, pathlabels: [isp1.id] },
-            { ...wan1, pathlabels: [isp2.id] },
-          ],
-        })
-      ).data.jobIds ?? [],
-    );
-    const policy = await s.api.post("/api/mlpolicies", MlPolicy, {
-      name: "kernel-events",
-      rules: [
-        {
-          name: "icmp-to-b",
-          priority: 10,
-          match: { destination: `${s.lab.wanAddress("site-b", "isp1")}/32`, protocol: "icmp" },
-          action: {
-            order: "link-quality",
-            pathlabels: [isp1.id, isp2.id],
-            fallback: "by-destination",
-            linkQuality: { maxLossPercent: 20, maxLatencyMs: 100, maxJitterMs: 50, holdDownSeconds: 5 },
-          },
-        },
-      ],
+    await installIcmpQualityPolicy(s, "kernel-events", {
+      maxLossPercent: 20,
+      maxLatencyMs: 100,
+      maxJitterMs: 50,
+      holdDownSeconds: 5,
     });
-    await jobsComplete(
-      s.api,
-      (
-        await s.api.call("POST", `/api/mlpolicies/${policy.id}/install`, JobsQueued, {
-          body: { deviceIds: [s.deviceId("site-a")] },
-        })
-      ).data.jobIds,
-    );
     await on("wan0", 30_000, 100);
     // Probes have answered on both WANs before anything breaks.
     await new Promise((r) => setTimeout(r, 3000));

@@ -16,10 +16,10 @@
  */
 
 import { privilegedTestsEnabled } from "@tern/netlab";
-import { MlPolicy, PathLabel } from "@tern/protocol";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { installIcmpQualityPolicy } from "./support/dual-wan-policy.ts";
 import { JobsQueued, jobsComplete, SCENARIO_COMMANDS, type ScenarioLab, upScenarioLab, waitFor } from "./support/scenario-lab.ts";
 
 const enabled = privilegedTestsEnabled("scenarios: quality based routing", SCENARIO_COMMANDS);
@@ -65,41 +65,14 @@ describe.runIf(enabled)("quality based routing over two WANs (scenario 9)", () =
   }
 
   it("9. quality based routing: degrading isp1 moves matching traffic to isp2 within 20 s, and back within 60 s after recovery", async () => {
-    const label = (name: string) => s.api.post("/api/pathlabels", PathLabel, { name, type: "DIA" });
-    const [isp1, isp2] = [await label("isp1"), await label("isp2")];
+    const { policy, labels } = await installIcmpQualityPolicy(s, "to-site-b", {
+      maxLossPercent: 5,
+      maxLatencyMs: 100,
+      maxJitterMs: 50,
+      holdDownSeconds: 5,
+    });
     const put = (body: unknown) => s.api.call("PUT", `/api/devices/${s.deviceId("site-a")}`, JobsQueued.partial(), { body });
     const [wan0, wan1] = [await s.iface("site-a", "wan0"), await s.iface("site-a", "wan1")];
-    await jobsComplete(
-      s.api,
-      (
-        await put({
-          interfaces: [
-            { ...wan0, pathlabels: [isp1.id] },
-            { ...wan1, pathlabels: [isp2.id] },
-          ],
-        })
-      ).data.jobIds ?? [],
-    );
-    const policy = await s.api.post("/api/mlpolicies", MlPolicy, {
-      name: "to-site-b",
-      rules: [
-        {
-          name: "icmp-to-b",
-          priority: 10,
-          match: { destination: `${s.lab.wanAddress("site-b", "isp1")}/32`, protocol: "icmp" },
-          action: {
-            order: "link-quality",
-            pathlabels: [isp1.id, isp2.id],
-            fallback: "by-destination",
-            linkQuality: { maxLossPercent: 5, maxLatencyMs: 100, maxJitterMs: 50, holdDownSeconds: 5 },
-          },
-        },
-      ],
-    });
-    const installed = await s.api.call("POST", `/api/mlpolicies/${policy.id}/install`, JobsQueued, {
-      body: { deviceIds: [s.deviceId("site-a")] },
-    });
-    await jobsComplete(s.api, installed.data.jobIds);
 
     // 20 pings a second from the LAN toward site-b's isp1 address: the matching traffic.
     let stream: ResultPromise | null = execa(
@@ -145,7 +118,7 @@ describe.runIf(enabled)("quality based routing over two WANs (scenario 9)", () =
           })
         ).data.jobIds ?? [],
       );
-      for (const l of [isp1, isp2]) await s.api.delete(`/api/pathlabels/${l.id}`, z.unknown());
+      for (const l of labels) await s.api.delete(`/api/pathlabels/${l.id}`, z.unknown());
     }
     // Without the policy the matching traffic follows the main table again: isp1, the primary default route.
     const plain = (await s.sh("site-a", ["ip", "rule", "show"])).stdout;
