@@ -80,6 +80,8 @@ describe("the mesh graph's model", () => {
       tunnels: 2000,
     });
     expect(mesh.edges.map((e) => `${e.source}-${e.target}`)).toEqual(["900-901"]);
+    // Device 0's tunnel to 42 (not drawn) still counts in its degree.
+    expect(mesh.nodes.find((n) => n.id === "0")?.degree).toBe(1);
     expect(mesh.totalNodes).toBe(1000);
     expect(mesh.hidden).toBe(995);
     expect(mesh.hiddenEdges).toBe(1999);

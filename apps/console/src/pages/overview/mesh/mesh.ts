@@ -3,7 +3,8 @@
  * edges. A fleet of thousands cannot be drawn legibly (nor laid out without
  * stalling the page), so at most `maxNodes` devices are kept: those with a
  * tunnel that is not Connected first (what an admin must look at), then
- * offline devices, then the most connected ones; the rest is counted in
+ * offline devices, then the most connected ones (given every tunnel; given
+ * the chosen devices, in their list's order); the rest is counted in
  * `hidden`. Nor is every tunnel read for it: `chooseDevices` picks the
  * devices from the fleet's troubled tunnels alone, and only the tunnels of
  * those devices are read (see ../mesh-data.ts).
@@ -17,7 +18,7 @@ export interface MeshNode {
   id: string;
   name: string;
   state: NodeState;
-  /** Number of tunnels of the node (in the whole fleet, not only those drawn). */
+  /** Number of tunnels of the node among those given (all of a chosen device's: not only those drawn). */
   degree: number;
 }
 
@@ -95,11 +96,14 @@ export function buildMesh(devices: DeviceSummary[], tunnels: TunnelSummary[], ma
   const troubled = new Set<string>();
   for (const t of tunnels) {
     const target = t.deviceB ? t.deviceB.id : t.peer ? peerId(t.peer.id) : null;
-    if (!target || !nodes.has(t.deviceA.id)) continue;
-    if (t.peer && !nodes.has(target)) nodes.set(target, { id: target, name: t.peer.name, state: "peer", degree: 0 });
-    if (!nodes.has(target)) continue;
-    nodes.get(t.deviceA.id)!.degree++;
-    nodes.get(target)!.degree++;
+    const a = nodes.get(t.deviceA.id);
+    if (a && t.peer && target && !nodes.has(target))
+      nodes.set(target, { id: target, name: t.peer.name, state: "peer", degree: 0 });
+    const b = target ? nodes.get(target) : undefined;
+    // Every tunnel read counts for its ends, also one to a device not given (the chosen devices' degrees stay whole).
+    if (a) a.degree++;
+    if (b) b.degree++;
+    if (!a || !b || !target) continue;
     if (t.status !== "Connected" && t.status !== "N/A") {
       troubled.add(t.deviceA.id);
       troubled.add(target);
