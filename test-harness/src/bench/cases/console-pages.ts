@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "@playwright/test";
-import { firstSeen, type LongTask, longTasks, probeScript, scrollToEnd } from "../console/page-probe.ts";
+import { firstSeen, type LongTask, longTasks, probeScript, scrollToEnd, withPageProfile } from "../console/page-probe.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../server/seed.ts";
 import { scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
 import { percentile } from "../stats.ts";
@@ -95,11 +95,16 @@ export const consolePages: BenchCase<ConsolePagesParams> = {
       const usable = devicesSeen[ROW]!;
       const loadTasks = await longTasks(page, 0, usable);
       const counted = await page.getByText(`${params.devices} of ${params.devices} devices`).count();
-      const scroll = await scrollToEnd(page, ROW, SCROLL_STEP);
+      const profileDir = ctx.env.profileDir;
+      const scroll = await withPageProfile(page, profileDir, `console-scroll-${params.devices}`, () =>
+        scrollToEnd(page, ROW, SCROLL_STEP),
+      );
       const scrollTasks = await longTasks(page, scroll.start, scroll.end);
 
       // Fleet overview: the figures, then the mesh graph laid out.
-      const overviewSeen = await open("/", [FIGURE, MESH]);
+      const overviewSeen = await withPageProfile(page, profileDir, `console-overview-${params.devices}`, () =>
+        open("/", [FIGURE, MESH]),
+      );
       const overviewTasks = await longTasks(page, 0, overviewSeen[MESH]!);
       const meshNodes = await page.locator('[data-testid="mesh-node"]').count();
 

@@ -5,6 +5,8 @@
  * and the frames while the devices table is scrolled to its end. Times are
  * performance.now() of the page: milliseconds since the navigation started.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Page } from "@playwright/test";
 
 export interface LongTask {
@@ -113,4 +115,25 @@ export function scrollToEnd(page: Page, rowSelector: string, stepViewports: numb
     };
     requestAnimationFrame(frame);
   })`) as Promise<ScrollRun>;
+}
+
+/**
+ * With `--profile DIR`: the page's own V8 CPU profile (Chromium's Profiler
+ * domain, through CDP) over `work`, written as DIR/`name`.cpuprofile for
+ * test-harness/src/bench/profile.ts. Without a directory, just runs `work`.
+ */
+export async function withPageProfile<T>(page: Page, dir: string | undefined, name: string, work: () => Promise<T>): Promise<T> {
+  if (!dir) return work();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  await cdp.send("Profiler.start");
+  try {
+    return await work();
+  } finally {
+    const { profile } = await cdp.send("Profiler.stop");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    await cdp.detach();
+  }
 }

@@ -3,25 +3,27 @@
  * notifications by severity, the tunnel mesh as a graph (its own chunk,
  * loaded lazily: d3-force is not part of the initial bundle) and the worst
  * tunnels by loss/RTT/jitter over the last 15 minutes. Live events refresh
- * every figure.
+ * every figure. The figures are counted by the server and only the tunnels
+ * the capped graph draws are read (overview-queries.ts), not the whole fleet.
  */
 import { Card, Center, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQueries, useQuery } from "@tanstack/react-query";
-import { lazy, Suspense } from "react";
-import { devicesQuery, notificationsQuery, tunnelStatsQuery, tunnelsQuery } from "../../api/queries.ts";
+import type { DeviceSummary } from "@tern/client";
+import { lazy, Suspense, useMemo } from "react";
+import { devicesQuery, notificationsQuery, tunnelStatsQuery } from "../../api/queries.ts";
 import { EmptyHint, EnrolHint } from "../../components/EmptyHint.tsx";
-import { QueryState } from "../../components/QueryState.tsx";
+import { ErrorAlert, QueryState } from "../../components/QueryState.tsx";
 import { tone } from "../../components/tones.ts";
 import { useOrg } from "../../session/session-context.ts";
+import { chooseDevices, type FleetTotals } from "./mesh/mesh.ts";
 import {
-  averageFigures,
-  deviceCounts,
-  openNotificationCounts,
-  SEVERITIES,
-  TUNNEL_STATUSES,
-  tunnelCounts,
-  worstFirst,
-} from "./summary.ts";
+  deviceCountsQuery,
+  rankedTunnelsQuery,
+  troubledTunnelsQuery,
+  tunnelCountsQuery,
+  tunnelsOfDevicesQuery,
+} from "./overview-queries.ts";
+import { averageFigures, openNotificationCounts, SEVERITIES, TUNNEL_STATUSES, worstFirst } from "./summary.ts";
 
 const MeshGraph = lazy(() => import("./mesh/MeshGraph.tsx"));
 
@@ -54,8 +56,9 @@ function Panel({ title, children }: { title: string; children: React.ReactNode }
 
 export default function OverviewPage() {
   const org = useOrg();
-  const devices = useQuery(devicesQuery(org.id));
-  const tunnels = useQuery(tunnelsQuery(org.id));
+  const devices = useQuery(deviceCountsQuery(org.id));
+  const tunnels = useQuery(tunnelCountsQuery(org.id));
+  const ranked = useQuery(rankedTunnelsQuery(org.id, RANKED_TUNNELS));
   const notifications = useQuery(notificationsQuery(org.id));
 
   return (
@@ -66,8 +69,7 @@ export default function OverviewPage() {
       <SimpleGrid cols={{ base: 1, md: 3 }}>
         <Panel title="Devices">
           <QueryState query={devices} label="devices">
-            {(list) => {
-              const c = deviceCounts(list);
+            {(c) => {
               return (
                 <Group gap="xl">
                   <Figure label="online" value={c.online} color={tone.ok} />
@@ -80,8 +82,7 @@ export default function OverviewPage() {
         </Panel>
         <Panel title="Tunnels">
           <QueryState query={tunnels} label="tunnels">
-            {(list) => {
-              const c = tunnelCounts(list);
+            {(c) => {
               return (
                 <Group gap="lg">
                   {TUNNEL_STATUSES.map((s) => (
@@ -107,30 +108,59 @@ export default function OverviewPage() {
           </QueryState>
         </Panel>
       </SimpleGrid>
-      {devices.data?.length === 0 && <EnrolHint />}
-      {devices.data && devices.data.length > 0 && (
+      {devices.data?.total === 0 && <EnrolHint />}
+      {devices.data && devices.data.total > 0 && (
         <Panel title="Tunnel mesh">
-          <QueryState query={tunnels} label="tunnels">
-            {(list) => (
-              <Suspense
-                fallback={
-                  <Center p="xl">
-                    <Loader aria-label="Loading the mesh graph" />
-                  </Center>
-                }
-              >
-                <MeshGraph devices={devices.data} tunnels={list} />
-              </Suspense>
-            )}
-          </QueryState>
+          <Mesh tunnelTotal={tunnels.data ? Object.values(tunnels.data).reduce((a, b) => a + b, 0) : undefined} />
         </Panel>
       )}
       <Panel title="Worst tunnels (last 15 minutes)">
-        <QueryState query={tunnels} label="tunnels">
-          {(list) => <WorstTunnels ids={list.filter((t) => t.status !== "N/A").slice(0, RANKED_TUNNELS)} />}
+        <QueryState query={ranked} label="tunnels">
+          {(list) => <WorstTunnels ids={list} />}
         </QueryState>
       </Panel>
     </Stack>
+  );
+}
+
+/**
+ * The mesh graph's data: the devices (the devices page's list, shared in the
+ * cache), the troubled tunnels to choose at most MAX_NODES of them, then the
+ * tunnels of the chosen ones only.
+ */
+function Mesh({ tunnelTotal }: { tunnelTotal: number | undefined }) {
+  const org = useOrg();
+  const devices = useQuery(devicesQuery(org.id));
+  const troubled = useQuery(troubledTunnelsQuery(org.id));
+  const chosen = useMemo(
+    () => (devices.data && troubled.data ? chooseDevices(devices.data, troubled.data) : null),
+    [devices.data, troubled.data],
+  );
+  const ids = useMemo(() => chosen?.map((d) => d.id) ?? [], [chosen]);
+  const tunnels = useQuery({ ...tunnelsOfDevicesQuery(org.id, ids), enabled: chosen !== null });
+  const deviceTotal = devices.data?.length;
+  const totals = useMemo<FleetTotals | undefined>(
+    () => (deviceTotal !== undefined && tunnelTotal !== undefined ? { devices: deviceTotal, tunnels: tunnelTotal } : undefined),
+    [deviceTotal, tunnelTotal],
+  );
+  if (devices.isError)
+    return <ErrorAlert title="Cannot load devices" error={devices.error} retry={() => void devices.refetch()} />;
+  if (troubled.isError)
+    return <ErrorAlert title="Cannot load tunnels" error={troubled.error} retry={() => void troubled.refetch()} />;
+  return (
+    <QueryState query={tunnels} label="tunnels">
+      {(list) => (
+        <Suspense
+          fallback={
+            <Center p="xl">
+              <Loader aria-label="Loading the mesh graph" />
+            </Center>
+          }
+        >
+          <MeshGraph devices={chosen as DeviceSummary[]} tunnels={list} totals={totals} />
+        </Suspense>
+      )}
+    </QueryState>
   );
 }
 

@@ -1,23 +1,9 @@
-import type { DeviceSummary, Notification, TunnelSummary } from "@tern/client";
+import type { Notification } from "@tern/client";
 import { describe, expect, it } from "vitest";
-import { averageFigures, deviceCounts, openNotificationCounts, tunnelCounts, worstFirst } from "./summary.ts";
-
-const device = (isApproved: boolean, isConnected: boolean) => ({ isApproved, isConnected }) as DeviceSummary;
+import { averageFigures, openNotificationCounts, worstFirst } from "./summary.ts";
 
 describe("overview figures", () => {
-  it("counts devices online, offline and pending (an unapproved device is pending, connected or not)", () => {
-    expect(
-      deviceCounts([device(true, true), device(true, false), device(false, true), device(false, false), device(true, true)]),
-    ).toEqual({
-      online: 2,
-      offline: 1,
-      pending: 2,
-      total: 5,
-    });
-  });
-  it("counts tunnels by status and open notifications by severity", () => {
-    const tunnels = ["Connected", "Connected", "Pending", "N/A"].map((status) => ({ status }) as TunnelSummary);
-    expect(tunnelCounts(tunnels)).toEqual({ Connected: 2, "Not Connected": 0, Pending: 1, "N/A": 1 });
+  it("counts open notifications by severity", () => {
     const n = (severity: string, resolved: boolean) => ({ severity, resolved }) as Notification;
     expect(openNotificationCounts([n("critical", false), n("critical", true), n("info", false)])).toEqual({
       critical: 1,

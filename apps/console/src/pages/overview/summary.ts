@@ -1,25 +1,7 @@
-/** The figures of the fleet overview, computed from the API's lists. */
-import type { DeviceSummary, Notification, TunnelSummary } from "@tern/client";
-
-export function deviceCounts(devices: DeviceSummary[]) {
-  let online = 0;
-  let offline = 0;
-  let pending = 0;
-  for (const d of devices) {
-    if (!d.isApproved) pending++;
-    else if (d.isConnected) online++;
-    else offline++;
-  }
-  return { online, offline, pending, total: devices.length };
-}
+/** The figures of the fleet overview computed in the browser (the device and tunnel counts come from the server). */
+import type { Notification } from "@tern/client";
 
 export const TUNNEL_STATUSES = ["Connected", "Not Connected", "Pending", "N/A"] as const;
-
-export function tunnelCounts(tunnels: TunnelSummary[]) {
-  const counts = Object.fromEntries(TUNNEL_STATUSES.map((s) => [s, 0])) as Record<(typeof TUNNEL_STATUSES)[number], number>;
-  for (const t of tunnels) counts[t.status] = (counts[t.status] ?? 0) + 1;
-  return counts;
-}
 
 export const SEVERITIES = ["critical", "warning", "info"] as const;
 

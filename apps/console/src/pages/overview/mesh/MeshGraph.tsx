@@ -20,7 +20,15 @@ import { useOrg } from "../../../session/session-context.ts";
 import { fixed } from "../../tunnels/figures.ts";
 import { layoutMesh, type Positions } from "./layout.ts";
 import classes from "./mesh.module.css";
-import { buildMesh, type EdgeStatus, type MeshEdge, type MeshNode, type NodeState, topologyKey } from "./mesh.ts";
+import {
+  buildMesh,
+  type EdgeStatus,
+  type FleetTotals,
+  type MeshEdge,
+  type MeshNode,
+  type NodeState,
+  topologyKey,
+} from "./mesh.ts";
 
 /** Names are written beside the nodes up to this many nodes (beyond, on hover). */
 const LABELS_UP_TO = 60;
@@ -44,9 +52,18 @@ const NODE_CLASS: Record<NodeState, string> = {
 
 type Focus = { kind: "edge"; edge: MeshEdge } | { kind: "node"; node: MeshNode } | null;
 
-export default function MeshGraph({ devices, tunnels }: { devices: DeviceSummary[]; tunnels: TunnelSummary[] }) {
+export default function MeshGraph({
+  devices,
+  tunnels,
+  totals,
+}: {
+  devices: DeviceSummary[];
+  tunnels: TunnelSummary[];
+  /** The fleet's counts, when `devices` and `tunnels` are the chosen part of it. */
+  totals?: FleetTotals | undefined;
+}) {
   const navigate = useNavigate();
-  const mesh = useMemo(() => buildMesh(devices, tunnels), [devices, tunnels]);
+  const mesh = useMemo(() => buildMesh(devices, tunnels, undefined, totals), [devices, tunnels, totals]);
   const key = useMemo(() => topologyKey(mesh), [mesh]);
   const meshRef = useRef(mesh);
   meshRef.current = mesh;

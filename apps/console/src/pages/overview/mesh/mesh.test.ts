@@ -1,7 +1,7 @@
 import type { DeviceSummary, TunnelSummary } from "@tern/client";
 import { describe, expect, it } from "vitest";
 import { layoutMesh, type Positions } from "./layout.ts";
-import { buildMesh, topologyKey } from "./mesh.ts";
+import { buildMesh, chooseDevices, topologyKey } from "./mesh.ts";
 
 const device = (id: string, isApproved = true, isConnected = true) =>
   ({ id, name: `dev-${id}`, isApproved, isConnected }) as DeviceSummary;
@@ -66,6 +66,25 @@ describe("the mesh graph's model", () => {
     // Only tunnels between drawn nodes are drawn; the others are counted.
     expect(mesh.edges.map((e) => `${e.source}-${e.target}`)).toEqual(["900-901", "10-20"]);
     expect(mesh.hiddenEdges).toBe(4);
+  });
+
+  it("chooses the devices to draw from the troubled tunnels alone, and counts the fleet it was not given", () => {
+    const devices = Array.from({ length: 1000 }, (_, i) => device(String(i), true, i !== 500 && i !== 7));
+    const troubled = [tunnel("900", "901", "Not Connected"), tunnel("902", "903", "N/A")];
+    const chosen = chooseDevices(devices, troubled, 5);
+    // Troubled ends, then offline ones (7, 500), then the others in the list's order; N/A is no trouble.
+    expect(chosen.map((d) => d.id)).toEqual(["900", "901", "7", "500", "0"]);
+    expect(chooseDevices(devices.slice(0, 3), troubled, 5)).toHaveLength(3);
+    const mesh = buildMesh(chosen, [tunnel("900", "901", "Not Connected"), tunnel("0", "42")], 5, {
+      devices: 1000,
+      tunnels: 2000,
+    });
+    expect(mesh.edges.map((e) => `${e.source}-${e.target}`)).toEqual(["900-901"]);
+    // Device 0's tunnel to 42 (not drawn) still counts in its degree.
+    expect(mesh.nodes.find((n) => n.id === "0")?.degree).toBe(1);
+    expect(mesh.totalNodes).toBe(1000);
+    expect(mesh.hidden).toBe(995);
+    expect(mesh.hiddenEdges).toBe(1999);
   });
 
   it("keeps its topology key when only states change, so the layout is not re-run", () => {
