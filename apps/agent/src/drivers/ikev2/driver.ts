@@ -8,17 +8,19 @@
  */
 import type { DeviceConfig } from "@tern/protocol";
 import { differs, listNames, readText, removePath, resolvePath, writeChanged } from "../../daemons/files.ts";
-import { primaryAddresses, waitForDevice } from "../../daemons/interfaces.ts";
+import { waitForDevice } from "../../daemons/interfaces.ts";
 import { type DaemonSpec, daemonPid, launchArgv, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
 import { serviceActive, systemctl } from "../../daemons/systemd.ts";
 import { AgentError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs.ts";
 import { type HealingLog, healingMode, newSaHealState, repaired, type SaHealState, saRepair } from "../../healing/index.ts";
-import { describeWanChange, type WanChange } from "../../kernel-events/types.ts";
+import { describeWanChange, type WanChange, type WanState } from "../../kernel-events/types.ts";
+import { parseWanStates } from "../../kernel-events/wan-state.ts";
 import { type LinkQualityLookup, tunnelKey } from "../../probes/types.ts";
 import type { RunOptions } from "../../runner.ts";
 import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem, RenderedFile } from "../driver.ts";
 import { commandItem, fileItem } from "../dump.ts";
+import { type LocalEnd, localEnds } from "./local-wan.ts";
 import { CONN_PREFIX, connName, LIBIPSEC_DEVICE, xfrmIfName } from "./names.ts";
 import { type Ikev2Paths, ikev2Paths } from "./paths.ts";
 import { desiredPlumbing, observePlumbing, type Plumbing, plumbingCommands } from "./plumbing.ts";
@@ -64,6 +66,9 @@ export class Ikev2Driver implements Driver {
   private stuckRunning = false;
   private applied: { config: DeviceConfig; ctx: DriverContext } | null = null;
   private applyingNow = false;
+  /** The WAN states of the last apply, kept current by wanChanged, and the local end each tunnel got. */
+  private wanStates = new Map<string, WanState>();
+  private ends: Map<string, LocalEnd> | null = null;
 
   constructor(private readonly options: Ikev2DriverOptions = {}) {}
 
@@ -317,13 +322,21 @@ export class Ikev2Driver implements Driver {
     if (!inUse(config)) return { changed: await this.teardown(ctx, paths) };
     validateTunnels(config.tunnels);
     const dataplane = await this.detectDataplane(ctx);
-    const addresses = await primaryAddresses(
-      ctx.runner,
-      config.tunnels.map((t) => t.localInterface),
-    );
-    const r = renderIkev2(config.tunnels, dataplane, paths, addresses);
+    const wans = wanNames(config);
+    const states = parseWanStates((await ctx.runner.run(["ip", "-j", "addr", "show"])).stdout, [
+      ...new Set([...wans, ...config.tunnels.map((t) => t.localInterface)]),
+    ]);
+    const ends = localEnds(config.tunnels, wans, states);
+    this.wanStates = states;
+    this.ends = ends;
+    const r = renderIkev2(config.tunnels, dataplane, paths, new Map(), ends);
     const ra = config.remoteVpn ? renderRemoteAccess(config.remoteVpn, dataplane, paths) : null;
     for (const t of r.waiting) ctx.log.warn(`ikev2: tunnel ${t.id} waits for an IPv4 address on ${t.localInterface}`);
+    for (const t of config.tunnels) {
+      const end = ends.get(t.id);
+      if (end?.failedOver)
+        ctx.log.info(`ikev2: ${t.localInterface} is down, peer connection ${t.id} leaves from ${end.ifname} (${end.address})`);
+    }
     const active = r.conns.map((c) => c.tunnel);
     let changed = false;
     const run = async (argv: string[], options?: RunOptions) => {
@@ -520,10 +533,25 @@ export class Ikev2Driver implements Driver {
    * IKE SA are initiated now rather than at the next heal (up to 10 s).
    */
   async wanChanged(changes: readonly WanChange[], config: DeviceConfig, ctx: DriverContext): Promise<void> {
+    // A peer connection follows its WAN's failover (local-wan.ts): when the kernel's news changes
+    // where one would leave from (off its WAN, onto another, back), the reconcile renders the choice.
+    let requested = false;
+    if (this.ends && config.tunnels.some((t) => t.kind === "peer")) {
+      for (const c of changes) this.wanStates.set(c.ifname, c.after);
+      const next = localEnds(config.tunnels, wanNames(config), this.wanStates);
+      const moved = config.tunnels.filter((t) => next.get(t.id)?.address !== this.ends?.get(t.id)?.address);
+      if (moved.length > 0) {
+        const why = changes.map(describeWanChange).join("; ");
+        ctx.log.info("ikev2: peer connections follow the WAN failover", { change: why, tunnels: moved.length });
+        ctx.requestReconcile?.(`${why}: peer connections follow the WAN failover`);
+        requested = true;
+      }
+    }
     for (const c of changes) {
       const bound = config.tunnels.filter((t) => t.localInterface === c.ifname);
       if (bound.length === 0 || !c.before) continue;
       if (c.before.address !== c.after.address) {
+        if (requested) continue;
         ctx.log.info("ikev2: WAN address changed, loading tunnels again", {
           change: describeWanChange(c),
           tunnels: bound.length,
@@ -558,6 +586,11 @@ export class Ikev2Driver implements Driver {
 /** The driver has work: tunnels, or the remote worker VPN. */
 function inUse(config: DeviceConfig): boolean {
   return config.tunnels.length > 0 || config.remoteVpn !== undefined;
+}
+
+/** The config's WAN interfaces in config order: where a peer connection fails over to. */
+function wanNames(config: DeviceConfig): string[] {
+  return config.interfaces.filter((i) => i.type === "WAN").map((i) => i.name);
 }
 
 function loadArgs(paths: Ikev2Paths, clear: boolean): string[] {
