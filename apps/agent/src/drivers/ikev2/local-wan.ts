@@ -25,8 +25,7 @@ export interface LocalEnd {
   failedOver: boolean;
 }
 
-const usable = (s: WanState | undefined): s is WanState & { address: string } =>
-  s !== undefined && s.carrier && s.address !== null;
+const usable = (s: WanState | undefined): s is WanState & { address: string } => s?.carrier === true && s.address !== null;
 
 /**
  * The local end of each tunnel, by tunnel id; a tunnel absent from the map
