@@ -240,6 +240,7 @@ describe("ikev2 config sequence (fake runner)", () => {
     const driver = new Ikev2Driver({ dataplane: "libipsec" });
     const config = configWith({ tunnels: full.tunnels, interfaces: full.interfaces });
     for (const n of ["wan0", "wan1"]) w.kernel.link(n)!.up = true;
+    w.fake.on(/^swanctl --list-sas --pretty/, () => ({ stdout: "" }));
     const reasons: string[] = [];
     const ctx = { ...w.ctx, requestReconcile: (r: string) => void reasons.push(r) };
     const conf = async (name: string) =>
@@ -272,7 +273,18 @@ describe("ikev2 config sequence (fake runner)", () => {
     await driver.apply(config, ctx);
     // The peer connection leaves from wan0's own address; the device tunnel stays on its WAN.
     expect([await conf("tern-device-1"), await conf("tern-peer-2")]).toEqual(["10.100.1.2", "10.100.1.2"]);
-    expect(w.fake.lines().some((l) => l.startsWith("swanctl --load-all"))).toBe(true);
+    // Its old SA is ended before the load, and the new one initiated after it (INITIAL_CONTACT: the peer drops the old one).
+    const swanctl = w.fake
+      .lines()
+      .filter(
+        (l) => l.startsWith("swanctl --terminate") || l.startsWith("swanctl --load-all") || l.startsWith("swanctl --initiate"),
+      )
+      .map((l) => l.split(" ").slice(0, 4).join(" "));
+    expect(swanctl).toEqual([
+      "swanctl --terminate --ike tern-peer-2",
+      "swanctl --load-all --noprompt --file",
+      "swanctl --initiate --child tern-peer-2",
+    ]);
     expect(w.ctx.logs.join("\n")).toMatch(/wan1 is down, peer connection \S+ leaves from wan0 \(10\.100\.1\.2\)/);
 
     w.kernel.link("wan1")!.up = true;

@@ -356,7 +356,17 @@ export class Ikev2Driver implements Driver {
       .map((n) => n.slice(0, -5));
     const wanted = new Set([...r.conns.map((c) => c.name), ...(ra ? [ra.conn.name] : [])]);
     const changedConns: typeof r.conns = [];
-    for (const c of r.conns) if (await differs(paths.dir, c.file)) changedConns.push(c);
+    const previousLocal = new Map<string, string | null>();
+    for (const c of r.conns) {
+      if (!(await differs(paths.dir, c.file))) continue;
+      changedConns.push(c);
+      const before = await readText(resolvePath(paths.connsDir, `${c.name}.conf`));
+      previousLocal.set(c.name, before === null ? null : (/local_addrs = (\S+)/.exec(before)?.[1] ?? null));
+    }
+    const movedAddress = (c: (typeof r.conns)[number]) => {
+      const before = previousLocal.get(c.name);
+      return before != null && before !== /local_addrs = (\S+)/.exec(c.file.content)?.[1];
+    };
     const raChanged = ra !== null && (await remoteAccessDiffers(paths.dir, ra));
     const removed = existing.filter((n) => !wanted.has(n));
     const wasRunning = await this.running(ctx, paths);
@@ -379,6 +389,16 @@ export class Ikev2Driver implements Driver {
     if (started) changed = true;
     if (started && dataplane === "libipsec" && !(await waitForDevice(ctx.runner, LIBIPSEC_DEVICE))) {
       throw new AgentError("DAEMON_FAILED", `charon started but kernel-libipsec created no ${LIBIPSEC_DEVICE}`);
+    }
+
+    // An initiator that moves to another local address (its WAN's new address, or a peer connection
+    // following a WAN failover) ends its SA first: the new IKE_SA then carries INITIAL_CONTACT, so the
+    // far end drops the SA it holds from the old address (swanctl's default is unique = no) instead of
+    // keeping it until its DPD gives up; the DELETE from a dead WAN never arrives.
+    const moving = wasRunning && !daemonChanged ? changedConns.filter((c) => c.tunnel.initiator && movedAddress(c)) : [];
+    for (const c of moving) {
+      const t = this.swanctl(paths, ["--terminate", "--ike", c.name, "--force", "--timeout", "1"]);
+      await run(t.argv, { ...t.options, allowFailure: true });
     }
 
     const loadedNames = new Set([...r.conns.map((c) => c.name), ...(ra?.connNames ?? [])]);
@@ -407,6 +427,16 @@ export class Ikev2Driver implements Driver {
         if (c.tunnel.initiator || !existing.includes(c.name)) continue;
         const t = this.swanctl(paths, ["--terminate", "--ike", c.name, "--force"]);
         await run(t.argv, { ...t.options, allowFailure: true });
+      }
+    }
+
+    if (moving.length > 0) {
+      const ids = new Set(moving.map((c) => c.tunnel.id));
+      for (const t of await this.saStates(config, ctx)) {
+        if (!ids.has(t.id) || t.ikeSas.length > 0) continue;
+        this.initiatedAt.set(t.conn, Date.now());
+        const i = this.swanctl(paths, ["--initiate", "--child", t.conn, "--timeout", "1"]);
+        await run(i.argv, { ...i.options, allowFailure: true });
       }
     }
 
