@@ -16,7 +16,10 @@
  *   router's WAN address and by a host behind LAN 1:1 NAT.
  * - 6: a peer connection over site-a's second WAN (wan1, on isp2, where a
  *   stock strongSwan gateway lives) sends IKE and ESP from wan1's address and
- *   out of wan1, although wan0 holds the preferred default route.
+ *   out of wan1, although wan0 holds the preferred default route. When wan1
+ *   loses carrier the connection follows to wan0, from wan0's own address
+ *   (nothing leaves wan0 with wan1's address), and returns when wan1 is back
+ *   (dc-gw then also reachable through inet, accepting both addresses).
  * - 3: a job whose device answers after the server's time-out is shown
  *   failed, then complete (corrected) once the device reports the config hash.
  * The lab: two-sites.yaml with its control link across the `inet` cloud,
@@ -277,7 +280,7 @@ describe.runIf(enabled)("the spec's known limits are absent (issue 17)", () => {
     }
   });
 
-  it("limit 6: a peer connection over the second WAN sends IKE and ESP from that WAN's address, out of that WAN", async () => {
+  it("limit 6: a peer connection over the second WAN sends IKE and ESP from that WAN's address, out of that WAN, and follows its failover", async () => {
     const gw = s.lab.plan.peers.find((p): p is PlanStrongswanPeer => p.kind === "strongswan")!;
     const [wan0, wan1] = [await s.iface("site-a", "wan0"), await s.iface("site-a", "wan1")];
     const dcHost = "10.250.0.10";
@@ -329,6 +332,81 @@ describe.runIf(enabled)("the spec's known limits are absent (issue 17)", () => {
       );
       expect(fromWan1).toBeGreaterThanOrEqual(10);
       expect(onWan0.packets).toBe(0);
+
+      // Failover: wan1 loses carrier (isp2 sets its end of the veth down). The peer connection
+      // follows to wan0, from wan0's own address. For that, dc-gw is on the internet as a real
+      // gateway is: its address also reachable through inet (a link the test adds), and its admin
+      // accepts site-a from either WAN's address (remote_addrs lists both).
+      await s.sh("inet", ["ip", "link", "add", "kl-dcgw", "type", "veth", "peer", "name", "kl-inet", "netns", s.ns("dc-gw")]);
+      for (const [node, dev, cidr] of [
+        ["inet", "kl-dcgw", "100.127.255.1/30"],
+        ["dc-gw", "kl-inet", "100.127.255.2/30"],
+      ] as const) {
+        await s.sh(node, ["ip", "addr", "add", cidr, "dev", dev]);
+        await s.sh(node, ["ip", "link", "set", dev, "up"]);
+      }
+      await s.sh("inet", ["ip", "route", "add", `${gw.localAddress}/32`, "via", "100.127.255.2"]);
+      await s.sh("dc-gw", ["ip", "route", "add", `${wan0.IPv4}/32`, "via", "100.127.255.1"]);
+      const swanctlConf = join(s.lab.dir, "nodes", "dc-gw", "strongswan", "swanctl.conf");
+      const conf = await readFile(swanctlConf, "utf8");
+      await writeFile(swanctlConf, conf.replace(/remote_addrs = .*/, `remote_addrs = ${wan1.IPv4},${wan0.IPv4}`));
+      expect((await stock(["--load-all", "--noprompt", "--file", swanctlConf])).exitCode).toBe(0);
+      /** dc-gw's IKE SAs with site-a come from `address` only (a replaced SA from the other WAN is gone). */
+      const seenFrom = async (address: string) => {
+        sas = (await stock(["--list-sas"])).stdout;
+        const from = [...sas.matchAll(/remote 'site-a\.lab' @ ([\d.]+)\[/g)].map((m) => m[1]);
+        return /ESTABLISHED/.test(sas) && from.length > 0 && from.every((a) => a === address)
+          ? true
+          : `dc-gw's SAs with site-a are not all from ${address}:\n${sas}`;
+      };
+      /** Packets to/from dc-gw on each WAN of site-a during 10 LAN → data-centre pings (all answered). */
+      const onWans = async () => {
+        const got = { wan0: { packets: 0, lines: [] as string[] }, wan1: { packets: 0, lines: [] as string[] } };
+        got.wan1 = await capture(s, "site-a", "wan1", ike, async () => {
+          got.wan0 = await capture(s, "site-a", "wan0", ike, async () => {
+            expect((await ping(s.ns("lan-a-h1"), dcHost, 10, 0.05)).received).toBe(10);
+          });
+        });
+        const from = (wan: "wan0" | "wan1", address: string) => got[wan].lines.filter((l) => l.includes(`IP ${address}.`)).length;
+        return {
+          wan0: got.wan0.packets,
+          wan1: got.wan1.packets,
+          wan0FromWan0: from("wan0", wan0.IPv4),
+          wan0FromWan1: from("wan0", wan1.IPv4),
+          wan1FromWan1: from("wan1", wan1.IPv4),
+        };
+      };
+      let t0 = performance.now();
+      await s.sh("isp2", ["ip", "link", "set", "site-a", "down"]);
+      try {
+        await waitFor(30_000, () => seenFrom(wan0.IPv4), 100);
+        const movedMs = performance.now() - t0;
+        await waitForPing(s, "lan-a-h1", dcHost);
+        const trafficMs = performance.now() - t0;
+        const failed = await onWans();
+        console.log(
+          `limit 6 failover: wan1 carrier lost → dc-gw sees ${/remote '[^']+' @ \S+/.exec(sas)?.[0]} after ${fmt(movedMs / 1000)} s, ` +
+            `LAN → data centre answered after ${fmt(trafficMs / 1000)} s; 10 pings: ${failed.wan0} packets on wan0 ` +
+            `(${failed.wan0FromWan0} from wan0's ${wan0.IPv4}, ${failed.wan0FromWan1} from wan1's ${wan1.IPv4})`,
+        );
+        expect(failed.wan0FromWan0).toBeGreaterThanOrEqual(10);
+        // Never the dead WAN's address out of the live WAN.
+        expect(failed.wan0FromWan1).toBe(0);
+      } finally {
+        t0 = performance.now();
+        await s.sh("isp2", ["ip", "link", "set", "site-a", "up"]);
+      }
+      // wan1 back: the peer connection returns to it (the WAN it names).
+      await waitFor(30_000, () => seenFrom(wan1.IPv4), 100);
+      const backMs = performance.now() - t0;
+      await waitForPing(s, "lan-a-h1", dcHost);
+      const back = await onWans();
+      console.log(
+        `limit 6 failover: wan1 carrier back → dc-gw sees site-a @ ${wan1.IPv4} again after ${fmt(backMs / 1000)} s; ` +
+          `10 pings: ${back.wan1} packets on wan1 (${back.wan1FromWan1} from wan1's address), ${back.wan0} on wan0`,
+      );
+      expect(back.wan1FromWan1).toBeGreaterThanOrEqual(10);
+      expect(back.wan0).toBe(0);
     } finally {
       const del = await s.api.call("DELETE", `/api/tunnels/${created.data.tunnels[0]!.id}`, JobsQueued);
       await jobsComplete(s.api, del.data.jobIds);

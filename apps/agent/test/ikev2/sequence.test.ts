@@ -3,7 +3,7 @@
  * with a fake kernel, process table and swanctl: the recorded commands are
  * compared with golden text, and repeats must record no mutating command.
  */
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ConfigTunnel, DeviceConfig } from "@tern/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -234,6 +234,64 @@ describe("ikev2 config sequence (fake runner)", () => {
     w.fake.clear();
     await driver.wanChanged([change(wan, at(wan, false, "10.100.1.2"), at(wan, true, "10.100.1.2"))], config, ctx);
     expect(initiated()).toEqual([expect.stringMatching(/^swanctl --initiate --child tern-device-1 --timeout 1 /)]);
+  });
+
+  it("a peer connection follows its WAN's failover: carrier lost → loaded from the other WAN's address, carrier back → its own again", async () => {
+    const driver = new Ikev2Driver({ dataplane: "libipsec" });
+    const config = configWith({ tunnels: full.tunnels, interfaces: full.interfaces });
+    for (const n of ["wan0", "wan1"]) w.kernel.link(n)!.up = true;
+    w.fake.on(/^swanctl --list-sas --pretty/, () => ({ stdout: "" }));
+    const reasons: string[] = [];
+    const ctx = { ...w.ctx, requestReconcile: (r: string) => void reasons.push(r) };
+    const conf = async (name: string) =>
+      readFile(join(w.ctx.runDir, "ikev2", "conns", `${name}.conf`), "utf8").then((s) => /local_addrs = (\S+)/.exec(s)?.[1]);
+    await driver.apply(config, ctx);
+    expect([await conf("tern-device-1"), await conf("tern-peer-2")]).toEqual(["10.100.1.2", "10.101.1.2"]);
+    const at = (ifname: string, carrier: boolean) => ({
+      ifname,
+      carrier,
+      address: ifname === "wan0" ? "10.100.1.2" : "10.101.1.2",
+    });
+    const change = (ifname: string, carrier: boolean) => ({
+      ifname,
+      before: at(ifname, !carrier),
+      after: at(ifname, carrier),
+      seenAt: 0,
+    });
+
+    // wan0 (no peer connection on it, none would move there while wan1 is up) lost: nothing to do.
+    w.kernel.link("wan0")!.up = false;
+    await driver.wanChanged([change("wan0", false)], config, ctx);
+    expect(reasons).toEqual([]);
+    w.kernel.link("wan0")!.up = true;
+    await driver.wanChanged([change("wan0", true)], config, ctx);
+
+    w.kernel.link("wan1")!.up = false;
+    await driver.wanChanged([change("wan1", false)], config, ctx);
+    expect(reasons).toEqual(["wan1 carrier lost: peer connections follow the WAN failover"]);
+    w.fake.clear();
+    await driver.apply(config, ctx);
+    // The peer connection leaves from wan0's own address; the device tunnel stays on its WAN.
+    expect([await conf("tern-device-1"), await conf("tern-peer-2")]).toEqual(["10.100.1.2", "10.100.1.2"]);
+    // Its old SA is ended before the load, and the new one initiated after it (INITIAL_CONTACT: the peer drops the old one).
+    const swanctl = w.fake
+      .lines()
+      .filter(
+        (l) => l.startsWith("swanctl --terminate") || l.startsWith("swanctl --load-all") || l.startsWith("swanctl --initiate"),
+      )
+      .map((l) => l.split(" ").slice(0, 4).join(" "));
+    expect(swanctl).toEqual([
+      "swanctl --terminate --ike tern-peer-2",
+      "swanctl --load-all --noprompt --file",
+      "swanctl --initiate --child tern-peer-2",
+    ]);
+    expect(w.ctx.logs.join("\n")).toMatch(/wan1 is down, peer connection \S+ leaves from wan0 \(10\.100\.1\.2\)/);
+
+    w.kernel.link("wan1")!.up = true;
+    await driver.wanChanged([change("wan1", true)], config, ctx);
+    expect(reasons[1]).toBe("wan1 carrier up: peer connections follow the WAN failover");
+    await driver.apply(config, ctx);
+    expect(await conf("tern-peer-2")).toBe("10.101.1.2");
   });
 
   it("detects XFRM interfaces when the kernel has them and uses them", async () => {

@@ -62,7 +62,10 @@ describe("links driver: config sequences on a fake system", () => {
         // wan0's own address leaves through wan0 (source routing, ./source-routing.ts).
         "ip -4 rule add priority 29000 from 10.100.1.2 lookup main suppress_prefixlength 0",
         "ip -4 rule add priority 29001 from 10.100.1.2 lookup 29000",
+        "ip -4 route replace blackhole default table 29000 metric 4294967295 proto 57",
         "ip -4 route replace default via 10.100.1.1 dev wan0 table 29000 proto 57",
+        // Routes through wan0 stop attracting traffic while it has no carrier.
+        "sysctl -w net/ipv4/conf/wan0/ignore_routes_with_linkdown=1",
       ],
     });
     // Same config again: nothing mutating at all.
@@ -84,6 +87,8 @@ describe("links driver: config sequences on a fake system", () => {
         "ip -4 rule del priority 29001",
         "ip -4 rule add priority 29000 from 10.100.1.3 lookup main suppress_prefixlength 0",
         "ip -4 rule add priority 29001 from 10.100.1.3 lookup 29000",
+        "ip -4 route flush table 29000",
+        "ip -4 route replace blackhole default table 29000 metric 4294967295 proto 57",
         "ip -4 route replace default via 10.100.1.254 dev wan0 table 29000 proto 57",
       ],
     });
@@ -101,6 +106,8 @@ describe("links driver: config sequences on a fake system", () => {
       "ip -4 rule del priority 29001",
       "ip -4 rule add priority 29000 from 10.100.1.2 lookup main suppress_prefixlength 0",
       "ip -4 rule add priority 29001 from 10.100.1.2 lookup 29000",
+      "ip -4 route flush table 29000",
+      "ip -4 route replace blackhole default table 29000 metric 4294967295 proto 57",
       "ip -4 route replace default via 10.100.1.1 dev wan0 table 29000 proto 57",
     ]);
 
@@ -116,6 +123,8 @@ describe("links driver: config sequences on a fake system", () => {
         // No route del: the kernel dropped the routes with their gateway's subnet.
         "ip -4 rule del priority 29000",
         "ip -4 rule del priority 29001",
+        // Only wan0's blackhole default was left in its table.
+        "ip -4 route flush table 29000",
       ],
     });
     expect(await apply(EMPTY)).toEqual({ changed: false, commands: [] });
@@ -195,7 +204,9 @@ describe("links driver: config sequences on a fake system", () => {
       "ip route add default via 100.64.3.1 dev wan0 metric 20 proto 57",
       "ip -4 rule add priority 29000 from 100.64.3.7 lookup main suppress_prefixlength 0",
       "ip -4 rule add priority 29001 from 100.64.3.7 lookup 29000",
+      "ip -4 route replace blackhole default table 29000 metric 4294967295 proto 57",
       "ip -4 route replace default via 100.64.3.1 dev wan0 table 29000 proto 57",
+      "sysctl -w net/ipv4/conf/wan0/ignore_routes_with_linkdown=1",
     ]);
     await writeFile(lease, "reason=BOUND\nip=100.64.4.8\nmask=255.255.255.0\nrouters=100.64.4.1\nlease=600\n");
     expect((await apply(dhcpWan)).commands).toEqual([
@@ -206,6 +217,8 @@ describe("links driver: config sequences on a fake system", () => {
       "ip -4 rule del priority 29001",
       "ip -4 rule add priority 29000 from 100.64.4.8 lookup main suppress_prefixlength 0",
       "ip -4 rule add priority 29001 from 100.64.4.8 lookup 29000",
+      "ip -4 route flush table 29000",
+      "ip -4 route replace blackhole default table 29000 metric 4294967295 proto 57",
       "ip -4 route replace default via 100.64.4.1 dev wan0 table 29000 proto 57",
     ]);
 
@@ -218,6 +231,8 @@ describe("links driver: config sequences on a fake system", () => {
       "ip addr del 100.64.4.8/24 dev wan0",
       "ip -4 rule del priority 29000",
       "ip -4 rule del priority 29001",
+      // The WAN's table held its blackhole default (the gateway route went with the address).
+      "ip -4 route flush table 29000",
     ]);
     await expect(readFile(lease, "utf8")).rejects.toThrow(/ENOENT/);
     expect(await apply(EMPTY)).toEqual({ changed: false, commands: [] });

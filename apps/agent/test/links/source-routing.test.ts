@@ -64,7 +64,9 @@ describe("source routing per WAN", () => {
         "ip -4 rule add priority 29001 from 100.64.1.2 lookup 29000",
         "ip -4 rule add priority 29002 from 100.65.1.2 lookup main suppress_prefixlength 0",
         "ip -4 rule add priority 29003 from 100.65.1.2 lookup 29001",
+        "ip -4 route replace blackhole default table 29000 metric 4294967295 proto 57",
         "ip -4 route replace default via 100.64.1.1 dev wan0 table 29000 proto 57",
+        "ip -4 route replace blackhole default table 29001 metric 4294967295 proto 57",
         "ip -4 route replace default via 100.65.1.1 dev wan1 table 29001 proto 57",
       ]);
       expect(sys.kernel.defaultRoute(29001)).toBe("via 100.65.1.1 dev wan1");
@@ -83,7 +85,9 @@ describe("source routing per WAN", () => {
       expect(after.commands.filter((c) => c.includes("rule") || c.includes("table"))).toEqual([
         "ip -4 rule del priority 29002",
         "ip -4 rule del priority 29003",
+        "ip -4 route flush table 29001",
       ]);
+      expect(sys.kernel.defaultRoute(29001)).toBeNull();
       expect(owned()).toEqual(["29000 from 100.64.1.2 lookup main suppress 0", "29001 from 100.64.1.2 lookup 29000"]);
       expect(sys.kernel.rules.some((r) => r.priority === 100)).toBe(true);
     });

@@ -171,10 +171,11 @@ describe("reconciler", () => {
       /^links failed: ip route add 172.16.0.0\/16 via 10.9.9.1 metric 0 proto 57: exit 2: Error: Nexthop has invalid gateway/,
     );
     expect(sys.kernel.link("wan0")?.addresses).toEqual(["10.0.0.2/24"]);
-    // The default route is back in main, and in wan0's own table (source routing).
-    expect(sys.routes.map((x) => `${x.table} ${x.dst} via ${x.gateway}`)).toEqual([
-      "main 0.0.0.0/0 via 10.0.0.1",
+    // The default route is back in main, and in wan0's own table (source routing), above its blackhole.
+    expect(sys.routes.map((x) => `${x.table} ${x.dst} ${x.type ?? `via ${x.gateway}`}`).sort()).toEqual([
+      "29000 0.0.0.0/0 blackhole",
       "29000 0.0.0.0/0 via 10.0.0.1",
+      "main 0.0.0.0/0 via 10.0.0.1",
     ]);
   });
 });

@@ -162,7 +162,10 @@ export class FakeKernel {
 
   /** The default route of numbered `table` as "via GW dev DEV", "blackhole", or null when the table is empty. */
   defaultRoute(table: number): string | null {
-    const r = this.routes.find((x) => x.table === String(table) && x.dst === "0.0.0.0/0");
+    // The lowest metric wins, as in the kernel (a table may end in a blackhole default).
+    const r = this.routes
+      .filter((x) => x.table === String(table) && x.dst === "0.0.0.0/0")
+      .sort((a, b) => a.metric - b.metric)[0];
     if (!r) return null;
     return r.type === "blackhole" ? "blackhole" : `via ${r.gateway} dev ${r.dev}`;
   }

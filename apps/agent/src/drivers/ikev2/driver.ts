@@ -8,17 +8,19 @@
  */
 import type { DeviceConfig } from "@tern/protocol";
 import { differs, listNames, readText, removePath, resolvePath, writeChanged } from "../../daemons/files.ts";
-import { primaryAddresses, waitForDevice } from "../../daemons/interfaces.ts";
+import { waitForDevice } from "../../daemons/interfaces.ts";
 import { type DaemonSpec, daemonPid, launchArgv, startDaemon, stopDaemon } from "../../daemons/supervisor.ts";
 import { serviceActive, systemctl } from "../../daemons/systemd.ts";
 import { AgentError } from "../../errors.ts";
 import { writeFileAtomic } from "../../fs.ts";
 import { type HealingLog, healingMode, newSaHealState, repaired, type SaHealState, saRepair } from "../../healing/index.ts";
-import { describeWanChange, type WanChange } from "../../kernel-events/types.ts";
+import { describeWanChange, type WanChange, type WanState } from "../../kernel-events/types.ts";
+import { parseWanStates } from "../../kernel-events/wan-state.ts";
 import { type LinkQualityLookup, tunnelKey } from "../../probes/types.ts";
 import type { RunOptions } from "../../runner.ts";
 import type { ApplyOutcome, Driver, DriverContext, DriverDetails, DumpItem, RenderedFile } from "../driver.ts";
 import { commandItem, fileItem } from "../dump.ts";
+import { type LocalEnd, localEnds } from "./local-wan.ts";
 import { CONN_PREFIX, connName, LIBIPSEC_DEVICE, xfrmIfName } from "./names.ts";
 import { type Ikev2Paths, ikev2Paths } from "./paths.ts";
 import { desiredPlumbing, observePlumbing, type Plumbing, plumbingCommands } from "./plumbing.ts";
@@ -64,6 +66,9 @@ export class Ikev2Driver implements Driver {
   private stuckRunning = false;
   private applied: { config: DeviceConfig; ctx: DriverContext } | null = null;
   private applyingNow = false;
+  /** The WAN states of the last apply, kept current by wanChanged, and the local end each tunnel got. */
+  private wanStates = new Map<string, WanState>();
+  private ends: Map<string, LocalEnd> | null = null;
 
   constructor(private readonly options: Ikev2DriverOptions = {}) {}
 
@@ -317,13 +322,21 @@ export class Ikev2Driver implements Driver {
     if (!inUse(config)) return { changed: await this.teardown(ctx, paths) };
     validateTunnels(config.tunnels);
     const dataplane = await this.detectDataplane(ctx);
-    const addresses = await primaryAddresses(
-      ctx.runner,
-      config.tunnels.map((t) => t.localInterface),
-    );
-    const r = renderIkev2(config.tunnels, dataplane, paths, addresses);
+    const wans = wanNames(config);
+    const states = parseWanStates((await ctx.runner.run(["ip", "-j", "addr", "show"])).stdout, [
+      ...new Set([...wans, ...config.tunnels.map((t) => t.localInterface)]),
+    ]);
+    const ends = localEnds(config.tunnels, wans, states);
+    this.wanStates = states;
+    this.ends = ends;
+    const r = renderIkev2(config.tunnels, dataplane, paths, new Map(), ends);
     const ra = config.remoteVpn ? renderRemoteAccess(config.remoteVpn, dataplane, paths) : null;
     for (const t of r.waiting) ctx.log.warn(`ikev2: tunnel ${t.id} waits for an IPv4 address on ${t.localInterface}`);
+    for (const t of config.tunnels) {
+      const end = ends.get(t.id);
+      if (end?.failedOver)
+        ctx.log.info(`ikev2: ${t.localInterface} is down, peer connection ${t.id} leaves from ${end.ifname} (${end.address})`);
+    }
     const active = r.conns.map((c) => c.tunnel);
     let changed = false;
     const run = async (argv: string[], options?: RunOptions) => {
@@ -343,7 +356,17 @@ export class Ikev2Driver implements Driver {
       .map((n) => n.slice(0, -5));
     const wanted = new Set([...r.conns.map((c) => c.name), ...(ra ? [ra.conn.name] : [])]);
     const changedConns: typeof r.conns = [];
-    for (const c of r.conns) if (await differs(paths.dir, c.file)) changedConns.push(c);
+    const previousLocal = new Map<string, string | null>();
+    for (const c of r.conns) {
+      if (!(await differs(paths.dir, c.file))) continue;
+      changedConns.push(c);
+      const before = await readText(resolvePath(paths.connsDir, `${c.name}.conf`));
+      previousLocal.set(c.name, before === null ? null : (/local_addrs = (\S+)/.exec(before)?.[1] ?? null));
+    }
+    const movedAddress = (c: (typeof r.conns)[number]) => {
+      const before = previousLocal.get(c.name);
+      return before != null && before !== /local_addrs = (\S+)/.exec(c.file.content)?.[1];
+    };
     const raChanged = ra !== null && (await remoteAccessDiffers(paths.dir, ra));
     const removed = existing.filter((n) => !wanted.has(n));
     const wasRunning = await this.running(ctx, paths);
@@ -366,6 +389,16 @@ export class Ikev2Driver implements Driver {
     if (started) changed = true;
     if (started && dataplane === "libipsec" && !(await waitForDevice(ctx.runner, LIBIPSEC_DEVICE))) {
       throw new AgentError("DAEMON_FAILED", `charon started but kernel-libipsec created no ${LIBIPSEC_DEVICE}`);
+    }
+
+    // An initiator that moves to another local address (its WAN's new address, or a peer connection
+    // following a WAN failover) ends its SA first: the new IKE_SA then carries INITIAL_CONTACT, so the
+    // far end drops the SA it holds from the old address (swanctl's default is unique = no) instead of
+    // keeping it until its DPD gives up; the DELETE from a dead WAN never arrives.
+    const moving = wasRunning && !daemonChanged ? changedConns.filter((c) => c.tunnel.initiator && movedAddress(c)) : [];
+    for (const c of moving) {
+      const t = this.swanctl(paths, ["--terminate", "--ike", c.name, "--force", "--timeout", "1"]);
+      await run(t.argv, { ...t.options, allowFailure: true });
     }
 
     const loadedNames = new Set([...r.conns.map((c) => c.name), ...(ra?.connNames ?? [])]);
@@ -394,6 +427,16 @@ export class Ikev2Driver implements Driver {
         if (c.tunnel.initiator || !existing.includes(c.name)) continue;
         const t = this.swanctl(paths, ["--terminate", "--ike", c.name, "--force"]);
         await run(t.argv, { ...t.options, allowFailure: true });
+      }
+    }
+
+    if (moving.length > 0) {
+      const ids = new Set(moving.map((c) => c.tunnel.id));
+      for (const t of await this.saStates(config, ctx)) {
+        if (!ids.has(t.id) || t.ikeSas.length > 0) continue;
+        this.initiatedAt.set(t.conn, Date.now());
+        const i = this.swanctl(paths, ["--initiate", "--child", t.conn, "--timeout", "1"]);
+        await run(i.argv, { ...i.options, allowFailure: true });
       }
     }
 
@@ -520,10 +563,25 @@ export class Ikev2Driver implements Driver {
    * IKE SA are initiated now rather than at the next heal (up to 10 s).
    */
   async wanChanged(changes: readonly WanChange[], config: DeviceConfig, ctx: DriverContext): Promise<void> {
+    // A peer connection follows its WAN's failover (local-wan.ts): when the kernel's news changes
+    // where one would leave from (off its WAN, onto another, back), the reconcile renders the choice.
+    let requested = false;
+    if (this.ends && config.tunnels.some((t) => t.kind === "peer")) {
+      for (const c of changes) this.wanStates.set(c.ifname, c.after);
+      const next = localEnds(config.tunnels, wanNames(config), this.wanStates);
+      const moved = config.tunnels.filter((t) => next.get(t.id)?.address !== this.ends?.get(t.id)?.address);
+      if (moved.length > 0) {
+        const why = changes.map(describeWanChange).join("; ");
+        ctx.log.info("ikev2: peer connections follow the WAN failover", { change: why, tunnels: moved.length });
+        ctx.requestReconcile?.(`${why}: peer connections follow the WAN failover`);
+        requested = true;
+      }
+    }
     for (const c of changes) {
       const bound = config.tunnels.filter((t) => t.localInterface === c.ifname);
       if (bound.length === 0 || !c.before) continue;
       if (c.before.address !== c.after.address) {
+        if (requested) continue;
         ctx.log.info("ikev2: WAN address changed, loading tunnels again", {
           change: describeWanChange(c),
           tunnels: bound.length,
@@ -558,6 +616,11 @@ export class Ikev2Driver implements Driver {
 /** The driver has work: tunnels, or the remote worker VPN. */
 function inUse(config: DeviceConfig): boolean {
   return config.tunnels.length > 0 || config.remoteVpn !== undefined;
+}
+
+/** The config's WAN interfaces in config order: where a peer connection fails over to. */
+function wanNames(config: DeviceConfig): string[] {
+  return config.interfaces.filter((i) => i.type === "WAN").map((i) => i.name);
 }
 
 function loadArgs(paths: Ikev2Paths, clear: boolean): string[] {

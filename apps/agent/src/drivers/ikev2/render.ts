@@ -7,6 +7,7 @@
  */
 import type { ConfigTunnel } from "@tern/protocol";
 import type { RenderedFile } from "../driver.ts";
+import type { LocalEnd } from "./local-wan.ts";
 import { CONN_PREFIX, connName, LIBIPSEC_FWMARK, xfrmIfId } from "./names.ts";
 import type { Ikev2Paths } from "./paths.ts";
 import { espProposals, parseProposals } from "./proposals.ts";
@@ -173,17 +174,23 @@ export interface RenderedIkev2 {
   waiting: ConfigTunnel[];
 }
 
-/** Everything strongSwan gets for `tunnels`. `addresses` maps a WAN interface name to its live address. */
+/**
+ * Everything strongSwan gets for `tunnels`. `addresses` maps a WAN interface
+ * name to its live address; `ends`, when given, is the local end chosen per
+ * tunnel id (local-wan.ts: a peer connection whose WAN is down leaves from
+ * another WAN) and takes precedence; a tunnel absent from it waits.
+ */
 export function renderIkev2(
   tunnels: ConfigTunnel[],
   dataplane: Dataplane,
   paths: Ikev2Paths,
   addresses: ReadonlyMap<string, string | null>,
+  ends?: ReadonlyMap<string, LocalEnd>,
 ): RenderedIkev2 {
   const conns: RenderedIkev2["conns"] = [];
   const waiting: ConfigTunnel[] = [];
   tunnels.forEach((t, i) => {
-    const local = addresses.get(t.localInterface) ?? t.localAddress;
+    const local = ends ? (ends.get(t.id)?.address ?? null) : (addresses.get(t.localInterface) ?? t.localAddress);
     if (!local) {
       waiting.push(t);
       return;

@@ -11,6 +11,13 @@
  *   priority 29001+2i: from ADDR lookup 29000+i   (default via this WAN's gateway)
  * i is the WAN's position among the WAN interfaces of the config. The agent
  * owns rule priorities 29000–29127 and tables 29000–29063 (docs/agent-network.md).
+ * When a WAN loses carrier its routes must stop attracting traffic, in both
+ * directions: each WAN gets `ignore_routes_with_linkdown` (the kernel skips
+ * routes through it while it has no carrier, so a route via a dead WAN falls
+ * through to one via a live WAN), and each WAN's table ends in a blackhole
+ * default of the highest metric, so what is sent from the dead WAN's address
+ * (an IKE retransmit, a DELETE) is dropped rather than sent out of another WAN
+ * with a source that WAN's ISP does not route back (the spec's limit 6).
  */
 import type { DeviceConfig } from "@tern/protocol";
 import type { Runner } from "../../runner.ts";
@@ -20,6 +27,9 @@ import { ROUTE_PROTO } from "./iproute.ts";
 export const SOURCE_RULE_BASE = 29000;
 export const SOURCE_TABLE_BASE = 29000;
 export const MAX_SOURCE_WANS = 64;
+/** The metric of each WAN table's blackhole default: below every real route. */
+export const SOURCE_BLACKHOLE_METRIC = 4294967295;
+const LINKDOWN_KEY = (wan: string) => `net/ipv4/conf/${wan}/ignore_routes_with_linkdown`;
 
 export interface SourceRoute {
   wan: string;
@@ -88,20 +98,35 @@ export async function syncSourceRoutes(runner: Runner, routes: SourceRoute[]): P
   // One listing of the agent's routes in every table; the owned tables are the range above.
   const listed = JSON.parse(
     (await runner.run(["ip", "-j", "-4", "route", "show", "table", "all", "proto", String(ROUTE_PROTO)])).stdout.trim() || "[]",
-  ) as { dst: string; gateway?: string; dev?: string; table?: string }[];
+  ) as { type?: string; dst: string; gateway?: string; dev?: string; table?: string }[];
   const tables = new Map<number, string[]>();
   for (const r of listed) {
     const t = Number(r.table);
     if (!(t >= SOURCE_TABLE_BASE && t < SOURCE_TABLE_BASE + MAX_SOURCE_WANS)) continue;
-    tables.set(t, [...(tables.get(t) ?? []), `${r.dst} ${r.gateway ?? ""} ${r.dev ?? ""}`]);
+    const key = r.type === "blackhole" ? `blackhole ${r.dst}` : `${r.dst} ${r.gateway ?? ""} ${r.dev ?? ""}`;
+    tables.set(t, [...(tables.get(t) ?? []), key]);
   }
   for (const table of new Set([...tables.keys(), ...routes.map((r) => r.table)])) {
     const route = routes.find((r) => r.table === table);
-    const have = tables.get(table) ?? [];
-    const wanted = route ? [`default ${route.gateway} ${route.wan}`] : [];
+    const have = (tables.get(table) ?? []).sort();
+    const wanted = route ? ["blackhole default", `default ${route.gateway} ${route.wan}`] : [];
     if (have.join("|") === wanted.join("|")) continue;
     if (have.length > 0) await runner.run(["ip", "-4", "route", "flush", "table", String(table)]);
-    if (route)
+    if (route) {
+      await runner.run([
+        "ip",
+        "-4",
+        "route",
+        "replace",
+        "blackhole",
+        "default",
+        "table",
+        String(table),
+        "metric",
+        String(SOURCE_BLACKHOLE_METRIC),
+        "proto",
+        String(ROUTE_PROTO),
+      ]);
       await runner.run([
         "ip",
         "-4",
@@ -117,6 +142,14 @@ export async function syncSourceRoutes(runner: Runner, routes: SourceRoute[]): P
         "proto",
         String(ROUTE_PROTO),
       ]);
+    }
+    changed = true;
+  }
+  for (const r of routes) {
+    const key = LINKDOWN_KEY(r.wan);
+    const now = await runner.run(["sysctl", "-n", key], { allowFailure: true });
+    if (now.exitCode !== 0 || now.stdout.trim() === "1") continue;
+    await runner.run(["sysctl", "-w", `${key}=1`]);
     changed = true;
   }
   return changed;
