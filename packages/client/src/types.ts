@@ -15,6 +15,7 @@ export type Tunnel = Schemas["Tunnel"];
 export type TunnelSummary = Schemas["TunnelSummary"];
 export type TunnelCreate = Schemas["TunnelCreate"];
 export type Peer = Schemas["Peer"];
+export type PeerPreset = Schemas["PeerPreset"];
 export type Job = Schemas["Job"];
 export type Notification = Schemas["Notification"];
 export type AccessToken = Schemas["AccessToken"];

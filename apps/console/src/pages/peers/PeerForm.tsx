@@ -30,7 +30,9 @@ import { tern } from "../../api/tern.ts";
 import { ErrorAlert } from "../../components/QueryState.tsx";
 import { useOrg } from "../../session/session-context.ts";
 import { deviceDetailQuery, deviceOptions, wanOptions } from "./device-end.ts";
+import { PresetSelect } from "./PresetSelect.tsx";
 import {
+  applyPreset,
   CRYPTO_ALGS,
   DH_GROUPS,
   fieldErrors,
@@ -131,7 +133,14 @@ function PeerFormBody({ peer, onDone }: { peer: Peer | null; onDone: () => void 
       }}
     >
       <Stack gap="sm">
-        {/* A preset select (cloud gateways' proposals) goes here: it patches `state` with its fields. */}
+        <PresetSelect
+          value={state.preset}
+          onChange={(preset) => {
+            setState((s) => applyPreset(s, preset));
+            setErrors((e) => ({ ...e, preset: undefined }));
+          }}
+          error={errors.preset}
+        />
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput
             label="Name"
@@ -312,8 +321,8 @@ function Proposals({ state, set, errors }: Part) {
     <Accordion variant="contained" value={hasError ? "proposals" : open} onChange={setOpen}>
       <Accordion.Item value="proposals">
         <Accordion.Control>
-          Proposals: IKE {summary("ike")} · ESP {summary("esp")}
-          {state.pfs ? " · PFS" : ""}
+          Proposals: IKEv{state.ikeVersion} {summary("ike")} · ESP {summary("esp")}
+          {state.pfs ? " · PFS" : ""} · DPD {state.dpdDelay} s
         </Accordion.Control>
         <Accordion.Panel>
           <Stack gap="sm">

@@ -1,6 +1,81 @@
 import { TernApiError } from "@tern/client";
 import { describe, expect, it } from "vitest";
-import { fieldErrors, fromPeer, PEER_DEFAULTS, peerBody } from "./peer-form.ts";
+import { applyPreset, fieldErrors, fromPeer, PEER_DEFAULTS, peerBody } from "./peer-form.ts";
+
+/** AWS's preset as GET /api/peers/presets answers it (packages/protocol/src/peer-presets.ts). */
+const AWS = {
+  id: "aws-site-to-site",
+  vendor: "AWS Site-to-Site VPN",
+  source: "https://docs.aws.amazon.com/vpn/latest/s2svpn/VPNTunnels.html",
+  note: "Tunnel options …",
+  values: {
+    ikeVersion: 2 as const,
+    ikeCryptoAlg: "aes-cbc" as const,
+    ikeKeySize: 256 as const,
+    ikeIntegAlg: "sha256" as const,
+    ikeDhGroup: "modp2048" as const,
+    espCryptoAlg: "aes-cbc" as const,
+    espKeySize: 256 as const,
+    espIntegAlg: "sha256" as const,
+    espDhGroup: "modp2048" as const,
+    pfs: true,
+    ikeLifeTime: 28800,
+    sessionLifeTime: 3600,
+    dpdDelay: 10,
+  },
+};
+
+describe("applyPreset", () => {
+  const typed = {
+    ...PEER_DEFAULTS,
+    name: "aws",
+    remoteIP: "203.0.113.9",
+    ikeDhGroup: "ecp384" as const,
+    ikeKeySize: "128" as const,
+  };
+  it("fills the proposals, lifetimes, PFS, IKE version and DPD from the preset; keeps the rest", () => {
+    const state = applyPreset(typed, AWS);
+    expect(state).toMatchObject({
+      name: "aws",
+      remoteIP: "203.0.113.9",
+      preset: "aws-site-to-site",
+      ikeDhGroup: "modp2048",
+      ikeKeySize: "256",
+      ikeLifeTime: 28800,
+      sessionLifeTime: 3600,
+      pfs: true,
+      ikeVersion: 2,
+      dpdDelay: 10,
+    });
+    expect(peerBody(state)).toMatchObject({ preset: "aws-site-to-site", ikeLifeTime: 28800, pfs: true, ikeKeySize: 256 });
+  });
+  it("a field changed after the preset is sent as changed, with the preset (the explicit field wins on the API)", () => {
+    const state = {
+      ...applyPreset(typed, { ...AWS, values: { ...AWS.values, ikeKeySize: 128 as const } }),
+      sessionLifeTime: 1800,
+    };
+    expect(state.ikeKeySize).toBe("128");
+    expect(peerBody(state)).toMatchObject({ preset: "aws-site-to-site", sessionLifeTime: 1800, ikeLifeTime: 28800 });
+  });
+  it("None drops the preset and keeps the values shown; a value the preset lacks keeps the form's", () => {
+    const chosen = applyPreset(typed, AWS);
+    expect(applyPreset(chosen, null)).toEqual({ ...chosen, preset: null });
+    const partial = applyPreset(typed, { ...AWS, values: { pfs: true } });
+    expect(partial).toEqual({ ...typed, pfs: true, preset: "aws-site-to-site" });
+  });
+  it("an edited peer shows its preset and its stored IKE version and DPD", () => {
+    const state = fromPeer({
+      name: "p",
+      remoteIP: "198.51.100.4",
+      remoteTrafficSelectors: [],
+      preset: "gcp-ha-vpn",
+      ikeVersion: 1,
+      dpdDelay: 30,
+    } as never);
+    expect(state).toMatchObject({ preset: "gcp-ha-vpn", ikeVersion: 1, dpdDelay: 30 });
+    expect(fromPeer({ name: "p", remoteIP: "198.51.100.4", remoteTrafficSelectors: [] } as never).preset).toBeNull();
+  });
+});
 
 describe("peerBody", () => {
   it("sends the defaults of the protocol, numbers as numbers, and the key only when typed", () => {

@@ -2,10 +2,10 @@
  * The peer form's state and its two translations: to the API's body
  * (POST /api/peers, PUT /api/peers/{id}) and back from an API error to the
  * fields it names. The state is one flat object so that a preset (a cloud
- * gateway's known-good proposals, chosen at the top of the form) can later be
- * applied as one `{ ...state, ...preset.fields }` patch.
+ * gateway's known-good proposals, chosen at the top of the form) is applied as
+ * one patch (applyPreset).
  */
-import type { Peer } from "@tern/client";
+import type { Peer, PeerPreset } from "@tern/client";
 import { TernApiError } from "@tern/client";
 
 export type IdType = NonNullable<Peer["idType"]>;
@@ -41,6 +41,11 @@ export interface PeerFormState {
   espDhGroup: DhGroup;
   sessionLifeTime: number;
   pfs: boolean;
+  /** Not shown as inputs: carried so that a preset's (or the stored peer's) values are sent back unchanged. */
+  ikeVersion: 1 | 2;
+  dpdDelay: number;
+  /** The preset (GET /api/peers/presets) the proposals were filled from, or null. */
+  preset: string | null;
 }
 
 /** The protocol's own defaults (packages/protocol/src/peer.ts), so an untouched form sends what the API would assume. */
@@ -69,6 +74,9 @@ export const PEER_DEFAULTS: PeerFormState = {
   espDhGroup: "modp2048",
   sessionLifeTime: 3600,
   pfs: false,
+  ikeVersion: 2,
+  dpdDelay: 10,
+  preset: null,
 };
 
 export const ID_TYPES: IdType[] = ["ip", "fqdn", "email", "keyid"];
@@ -102,6 +110,39 @@ export function fromPeer(peer: Peer): PeerFormState {
     espDhGroup: peer.espDhGroup ?? d.espDhGroup,
     sessionLifeTime: peer.sessionLifeTime ?? d.sessionLifeTime,
     pfs: peer.pfs ?? d.pfs,
+    ikeVersion: peer.ikeVersion ?? d.ikeVersion,
+    dpdDelay: peer.dpdDelay ?? d.dpdDelay,
+    preset: peer.preset ?? null,
+  };
+}
+
+/**
+ * The form with a preset chosen: its values replace the proposal fields,
+ * lifetimes, PFS, IKE version and DPD; the rest of the form is kept. The
+ * fields stay editable, and what the user changes afterwards is sent
+ * explicitly and wins over the preset, as on the API. `null` (None) drops the
+ * preset name and keeps the values shown (they are sent as explicit fields).
+ */
+export function applyPreset(state: PeerFormState, preset: PeerPreset | null): PeerFormState {
+  if (!preset) return { ...state, preset: null };
+  const v = preset.values;
+  const size = (n: 128 | 256 | undefined, fallback: "128" | "256") => (n === undefined ? fallback : n === 128 ? "128" : "256");
+  return {
+    ...state,
+    preset: preset.id,
+    ikeVersion: v.ikeVersion ?? state.ikeVersion,
+    ikeCryptoAlg: v.ikeCryptoAlg ?? state.ikeCryptoAlg,
+    ikeKeySize: size(v.ikeKeySize, state.ikeKeySize),
+    ikeIntegAlg: v.ikeIntegAlg ?? state.ikeIntegAlg,
+    ikeDhGroup: v.ikeDhGroup ?? state.ikeDhGroup,
+    ikeLifeTime: v.ikeLifeTime ?? state.ikeLifeTime,
+    espCryptoAlg: v.espCryptoAlg ?? state.espCryptoAlg,
+    espKeySize: size(v.espKeySize, state.espKeySize),
+    espIntegAlg: v.espIntegAlg ?? state.espIntegAlg,
+    espDhGroup: v.espDhGroup ?? state.espDhGroup,
+    sessionLifeTime: v.sessionLifeTime ?? state.sessionLifeTime,
+    pfs: v.pfs ?? state.pfs,
+    dpdDelay: v.dpdDelay ?? state.dpdDelay,
   };
 }
 
@@ -129,6 +170,9 @@ export function peerBody(s: PeerFormState) {
     espDhGroup: s.espDhGroup,
     sessionLifeTime: s.sessionLifeTime,
     pfs: s.pfs,
+    ikeVersion: s.ikeVersion,
+    dpdDelay: s.dpdDelay,
+    preset: s.preset,
     ...(s.psk ? { psk: s.psk } : {}),
   };
 }
