@@ -114,6 +114,13 @@ test("creates a peer connection through the form and sees it listed with its sta
   await page.getByRole("link", { name: "Peers" }).click();
   await page.getByRole("button", { name: "New peer connection" }).click();
   const form = page.getByRole("dialog", { name: "New peer connection" });
+  // The AWS preset fills the proposals (shown in their summary) and shows its source note with the vendor's page.
+  await choose(page, /^Preset/, "AWS Site-to-Site VPN");
+  await expect(form.getByTestId("preset-note")).toContainText("IKEv2 chosen");
+  await expect(form.getByRole("link", { name: /AWS Site-to-Site VPN documentation/ })).toHaveAttribute(
+    "href",
+    "https://docs.aws.amazon.com/vpn/latest/s2svpn/VPNTunnels.html",
+  );
   await form.getByLabel("Name").fill(peerName);
   await form.getByLabel("Remote endpoint").fill("203.0.113.20");
   await choose(page, /^Device/, router.name);
@@ -127,6 +134,8 @@ test("creates a peer connection through the form and sees it listed with its sta
   await form.getByLabel("Health-check targets").press("Enter");
   await form.getByRole("button", { name: /^Proposals/ }).click();
   await expect(form.getByRole("combobox", { name: "IKE encryption" })).toHaveValue("aes-cbc");
+  await expect(form.getByLabel("IKE lifetime (s)")).toHaveValue("28800");
+  await expect(form.getByLabel("Perfect forward secrecy on ESP rekeys")).toBeChecked();
   await checkBothThemes(page, "peer-form");
   await form.getByRole("button", { name: "Create peer" }).click();
   await expect(form).toHaveCount(0);
@@ -154,12 +163,30 @@ test("creates a peer connection through the form and sees it listed with its sta
   await row.getByRole("button", { name: `Edit peer ${peerName}` }).click();
   const edit = page.getByRole("dialog", { name: `Edit peer ${peerName}` });
   await expect(edit.getByLabel("Pre-shared key")).toHaveValue("");
+  await expect(edit.getByRole("combobox", { name: "Preset" })).toHaveValue("AWS Site-to-Site VPN");
   expect(await page.content()).not.toContain(psk);
   const [stored] = await ok(
     api.api.GET("/api/peers", { params: { query: { filter: JSON.stringify([{ key: "name", op: "==", val: peerName }]) } } }),
   );
   expect(stored).toMatchObject({ remoteIP: "203.0.113.20", remoteTrafficSelectors: ["10.250.0.0/16"], ips: ["10.250.0.1"] });
-  expect(stored).toMatchObject({ pskSet: true, ikeCryptoAlg: "aes-cbc", ikeKeySize: 256, ikeDhGroup: "modp2048" });
+  // The AWS preset's values (packages/protocol/src/peer-presets.ts), stored with its name.
+  expect(stored).toMatchObject({
+    pskSet: true,
+    preset: "aws-site-to-site",
+    ikeVersion: 2,
+    ikeCryptoAlg: "aes-cbc",
+    ikeKeySize: 256,
+    ikeIntegAlg: "sha256",
+    ikeDhGroup: "modp2048",
+    espCryptoAlg: "aes-cbc",
+    espKeySize: 256,
+    espIntegAlg: "sha256",
+    espDhGroup: "modp2048",
+    pfs: true,
+    ikeLifeTime: 28800,
+    sessionLifeTime: 3600,
+    dpdDelay: 10,
+  });
 });
 
 test("a field the API refuses shows its error and code on that field; nothing is created", async ({ page }) => {
@@ -208,7 +235,12 @@ test("edits a peer: the key is kept when left empty", async ({ page }) => {
   const [stored] = await ok(
     api.api.GET("/api/peers", { params: { query: { filter: JSON.stringify([{ key: "name", op: "==", val: peerName }]) } } }),
   );
-  expect(stored).toMatchObject({ remoteTrafficSelectors: ["10.250.0.0/16", "10.252.0.0/24"], pskSet: true });
+  expect(stored).toMatchObject({
+    remoteTrafficSelectors: ["10.250.0.0/16", "10.252.0.0/24"],
+    pskSet: true,
+    preset: "aws-site-to-site",
+    ikeLifeTime: 28800,
+  });
 });
 
 test("a viewer sees the peers with their status and no write control", async ({ page }) => {
