@@ -50,7 +50,7 @@ export function PresetSelect({
       {chosen && (
         <Text size="xs" c="dimmed" data-testid="preset-note">
           {chosen.note}{" "}
-          <Anchor href={chosen.source} target="_blank" rel="noopener noreferrer" size="xs">
+          <Anchor href={chosen.source} target="_blank" rel="noopener noreferrer" size="xs" underline="always">
             {chosen.vendor} documentation
           </Anchor>
         </Text>
