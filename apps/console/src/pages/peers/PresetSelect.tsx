@@ -3,9 +3,10 @@
  * (GET /api/peers/presets). Choosing one fills the proposals from its values
  * (applyPreset); its source note and vendor page are shown as help text.
  */
-import { Anchor, Select, Stack, Text } from "@mantine/core";
+import { Anchor, Group, Select, Stack, Text, UnstyledButton } from "@mantine/core";
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { ok, type PeerPreset } from "@tern/client";
+import { useState } from "react";
 import { tern } from "../../api/tern.ts";
 
 /** The presets are the server's constants: fetched once per session, the same for every organization. */
@@ -27,6 +28,7 @@ export function PresetSelect({
   error?: string;
 }) {
   const presets = useQuery(peerPresetsQuery);
+  const [wholeNote, setWholeNote] = useState(false);
   const list = presets.data ?? [];
   const chosen = list.find((p) => p.id === value);
   const data = [
@@ -48,12 +50,20 @@ export function PresetSelect({
         error={error ?? (presets.isError ? "The presets could not be loaded" : undefined)}
       />
       {chosen && (
-        <Text size="xs" c="dimmed" data-testid="preset-note">
-          {chosen.note}{" "}
-          <Anchor href={chosen.source} target="_blank" rel="noopener noreferrer" size="xs" underline="always">
-            {chosen.vendor} documentation
-          </Anchor>
-        </Text>
+        <>
+          {/* The notes run to several lines: two are shown, the rest on request, so the form stays in view. */}
+          <Text size="xs" c="dimmed" lineClamp={wholeNote ? undefined : 2} data-testid="preset-note">
+            {chosen.note}
+          </Text>
+          <Group gap="md">
+            <UnstyledButton fz="xs" c="var(--mantine-color-anchor)" td="underline" onClick={() => setWholeNote((w) => !w)}>
+              {wholeNote ? "Show less" : "Show the whole note"}
+            </UnstyledButton>
+            <Anchor href={chosen.source} target="_blank" rel="noopener noreferrer" size="xs" underline="always">
+              {chosen.vendor} documentation
+            </Anchor>
+          </Group>
+        </>
       )}
     </Stack>
   );
