@@ -7,13 +7,14 @@
  * One simulated router of this file's own (indexes from 2000, past the
  * stack's and the pages spec's) carries the peer connection.
  */
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { createTernClient, ok, type TernClient } from "@tern/client";
-import { Simulator } from "@tern/test-harness/src/simulator/index.ts";
+import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
 import { generate } from "otplib";
 import { hasChromium, missingChromium } from "./support/browser.ts";
 import { signIn } from "./support/fixtures.ts";
+import { checkBothThemes } from "./support/page-check.ts";
+import { enrolRouters } from "./support/routers.ts";
 import { stackInfo } from "./support/stack-info.ts";
 
 test.skip(!hasChromium, missingChromium);
@@ -31,38 +32,10 @@ test.beforeAll(async () => {
   const s = stackInfo();
   api = createTernClient({ baseUrl: s.apiUrl, org: s.orgId });
   await api.login(s.admin.email, s.admin.password);
-  const registration = await ok(api.api.POST("/api/tokens", { body: { name: "e2e forms router" } }));
-  fleet = Simulator.create({
-    server: s.apiUrl,
-    token: registration.token,
-    count: 1,
-    // Past the stack's routers (0…) and the pages spec's (1000…): the simulator derives LAN subnets from the index.
-    startIndex: 2000,
-    machinePrefix: "forms",
-    identitySeed: `forms-${Date.now()}`,
-    statusIntervalMs: 500,
-    reconnectMinMs: 100,
-    reconnectMaxMs: 1000,
-    connect: false,
-  });
-  await fleet.registerAll();
-  const id = fleet.devices[0]!.deviceId!;
-  const device = await ok(api.api.GET("/api/devices/{id}", { params: { path: { id } } }));
-  const iface = (name: string) => device.interfaces.find((i) => i.name === name)!;
-  await ok(
-    api.api.PUT("/api/devices/{id}", {
-      params: { path: { id } },
-      body: {
-        isApproved: true,
-        interfaces: [
-          { devId: iface("eth0").devId, name: "eth0", type: "WAN", isAssigned: true },
-          { devId: iface("eth1").devId, name: "eth1", type: "LAN", isAssigned: true },
-        ],
-      },
-    }),
-  );
-  router = { id, name: device.name };
-  await fleet.connectAll();
+  // Past the stack's routers (0…) and the pages spec's (1000…).
+  const enrolled = await enrolRouters(api, { name: "e2e forms router", count: 1, startIndex: 2000, machinePrefix: "forms" });
+  fleet = enrolled.fleet;
+  router = enrolled.routers[0]!;
 });
 
 test.afterAll(async () => {
@@ -82,27 +55,6 @@ test.afterAll(async () => {
 async function choose(page: Page, label: RegExp, option: string | RegExp) {
   await page.getByRole("combobox", { name: label }).click();
   await page.getByRole("option", { name: option }).first().click();
-}
-
-/** axe (no serious or critical violations) and a screenshot of the view, in the light and the dark theme. */
-async function checkBothThemes(page: Page, name: string) {
-  for (const scheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    // A full-page screenshot of a scrolled page draws the fixed header where the scroll left it.
-    await page.evaluate(() => window.scrollTo(0, 0));
-    // The pointer off the controls: the theme's hover shade of a primary button is lighter, below AA for its
-    // white label (a matter of the theme, on every page, not of these views).
-    await page.mouse.move(0, 0);
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: `e2e/screenshots/forms-${name}-${scheme}.png`, fullPage: true });
-    const results = await new AxeBuilder({ page }).analyze();
-    const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(
-      bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3)}`),
-      `${name} (${scheme}): axe`,
-    ).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: "light" });
 }
 
 const peerRow = (page: Page, name: string) => page.getByTestId("peer-row").filter({ hasText: name });
@@ -138,7 +90,7 @@ test("creates a peer connection through the form and sees it listed with its sta
   await expect(form.getByLabel("Perfect forward secrecy on ESP rekeys")).toBeChecked();
   // The modal scrolled down to the proposals: back to its top, so the screenshot shows the preset and its note.
   await form.evaluate((dialog) => dialog.scrollTo(0, 0));
-  await checkBothThemes(page, "peer-form");
+  await checkBothThemes(page, "forms-peer-form");
   await form.getByRole("button", { name: "Create peer" }).click();
   await expect(form).toHaveCount(0);
   const row = peerRow(page, peerName);
@@ -160,7 +112,7 @@ test("creates a peer connection through the form and sees it listed with its sta
       { timeout: 25_000 },
     )
     .toMatch(/^(Connected|Not Connected|Pending|N\/A)$/);
-  await checkBothThemes(page, "peers");
+  await checkBothThemes(page, "forms-peers");
   // The key is write-only: neither the list nor the edit form has it.
   await row.getByRole("button", { name: `Edit peer ${peerName}` }).click();
   const edit = page.getByRole("dialog", { name: `Edit peer ${peerName}` });
@@ -209,7 +161,7 @@ test("a field the API refuses shows its error and code on that field; nothing is
   await expect(form.getByLabel("Remote endpoint")).toHaveAccessibleDescription(/VALIDATION_FAILED/);
   await expect(form.getByLabel("Pre-shared key")).toHaveAccessibleDescription(/8 characters.*VALIDATION_FAILED/);
   await expect(form.getByLabel("Name")).not.toHaveAttribute("aria-invalid", "true");
-  await checkBothThemes(page, "peer-form-refused");
+  await checkBothThemes(page, "forms-peer-form-refused");
   // Corrected, then refused again by name: a conflict goes on the name.
   await form.getByLabel("Remote endpoint").fill("203.0.113.30");
   await form.getByLabel("Pre-shared key").fill("long-enough-key");
@@ -298,7 +250,7 @@ test("enrols two-factor sign-in, then signs in with a code and with a recovery c
   await expect(section.getByRole("img", { name: /QR code/ })).toBeVisible();
   const secret = (await section.getByTestId("mfa-secret").getAttribute("data-secret")) ?? "";
   expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
-  await checkBothThemes(page, "account-2fa-qr");
+  await checkBothThemes(page, "forms-account-2fa-qr");
   await section.getByLabel("Code from the app").fill(await generate({ secret }));
   await section.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
   const list = section.getByRole("list", { name: "Recovery codes" });
@@ -309,7 +261,7 @@ test("enrols two-factor sign-in, then signs in with a code and with a recovery c
   const download = page.waitForEvent("download");
   await section.getByRole("button", { name: "Download" }).click();
   expect((await download).suggestedFilename()).toMatch(/recovery-codes\.txt$/);
-  await checkBothThemes(page, "account-2fa-codes");
+  await checkBothThemes(page, "forms-account-2fa-codes");
   await section.getByRole("button", { name: "I have saved them" }).click();
   await expect(section.getByTestId("mfa-state")).toContainText("10 recovery codes left");
   // The secret and the codes were shown once: not on the page any more.
@@ -324,7 +276,7 @@ test("enrols two-factor sign-in, then signs in with a code and with a recovery c
   const code = page.getByLabel("Authentication code");
   await expect(code).toBeVisible();
   await expect(page.getByRole("textbox", { name: "Password", exact: true })).toHaveCount(0);
-  await checkBothThemes(page, "signin-2fa");
+  await checkBothThemes(page, "forms-signin-2fa");
   await code.fill("000000");
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page.getByRole("alert")).toContainText("MFA_PROOF_INVALID");
@@ -347,7 +299,7 @@ test("enrols two-factor sign-in, then signs in with a code and with a recovery c
   // Turned off on the account page with the password and a recovery code: the password alone signs in again.
   await page.goto(`${s.consoleUrl}/account`);
   await expect(section.getByTestId("mfa-state")).toContainText("9 recovery codes left");
-  await checkBothThemes(page, "account-2fa-on");
+  await checkBothThemes(page, "forms-account-2fa-on");
   await section.getByLabel("Your password").fill(who.password);
   await section.locator(`label[for$="-recoveryCode"]`).click();
   await section.getByRole("textbox", { name: "Recovery code" }).fill(twoFactor.unused.shift()!);

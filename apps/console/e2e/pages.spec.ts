@@ -8,10 +8,11 @@
  */
 import { expect, type Page, test } from "@playwright/test";
 import { createTernClient, ok, type TernClient } from "@tern/client";
-import { Simulator } from "@tern/test-harness/src/simulator/index.ts";
+import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
 import { hasChromium, missingChromium } from "./support/browser.ts";
 import { signIn } from "./support/fixtures.ts";
 import { checkPage } from "./support/page-check.ts";
+import { enrolRouters } from "./support/routers.ts";
 import { stackInfo } from "./support/stack-info.ts";
 
 test.skip(!hasChromium, missingChromium);
@@ -26,42 +27,13 @@ test.beforeAll(async () => {
   const s = stackInfo();
   api = createTernClient({ baseUrl: s.apiUrl, org: s.orgId });
   await api.login(s.admin.email, s.admin.password);
-  const registration = await ok(api.api.POST("/api/tokens", { body: { name: "e2e pages routers" } }));
-  fleet = Simulator.create({
-    server: s.apiUrl,
-    token: registration.token,
+  // Indexes past the stack's routers (0…).
+  ({ fleet, routers } = await enrolRouters(api, {
+    name: "e2e pages routers",
     count: 2,
-    // Indexes past the stack's routers: the simulator derives LAN subnets from the index, and they must not overlap.
     startIndex: 1000,
     machinePrefix: "pages",
-    identitySeed: `pages-${Date.now()}`,
-    statusIntervalMs: 500,
-    reconnectMinMs: 100,
-    reconnectMaxMs: 1000,
-    connect: false,
-  });
-  await fleet.registerAll();
-  // Approved with eth0 assigned as WAN and eth1 as LAN, as an administrator onboards a router.
-  for (const d of fleet.devices) {
-    const id = d.deviceId!;
-    const device = await ok(api.api.GET("/api/devices/{id}", { params: { path: { id } } }));
-    const iface = (name: string) => device.interfaces.find((i) => i.name === name)!;
-    await ok(
-      api.api.PUT("/api/devices/{id}", {
-        params: { path: { id } },
-        body: {
-          isApproved: true,
-          interfaces: [
-            { devId: iface("eth0").devId, name: "eth0", type: "WAN", isAssigned: true },
-            { devId: iface("eth1").devId, name: "eth1", type: "LAN", isAssigned: true },
-          ],
-        },
-      }),
-    );
-    routers.push({ id, name: device.name });
-  }
-  // connectAll (not each device's connect) also starts the status reports, which carry the tunnels' state and figures.
-  await fleet.connectAll();
+  }));
 });
 
 test.afterAll(async () => {
