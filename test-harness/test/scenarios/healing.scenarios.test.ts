@@ -102,7 +102,10 @@ describe.runIf(enabled)("healing: a terminated CHILD_SA is brought back by the a
     });
     if (!action) throw new Error("unreachable");
     console.log(`H1: action ${JSON.stringify(action)}`);
-    expect(action).toMatchObject({ kind: "sa-reinitiate", deviceId: s.deviceId("site-a"), link: `tunnel:${tunnel.id}` });
+    expect(action).toMatchObject({ kind: "sa-reinitiate", link: `tunnel:${tunnel.id}` });
+    // The initiator (site-a, side A) repairs at once, the responder (site-b) 5 s later if its probes are still
+    // silent: on a loaded machine both may act, and either end's action is the agent's own repair.
+    expect([s.deviceId("site-a"), s.deviceId("site-b")]).toContain(action.deviceId);
     expect(action.before).toMatchObject({ ike: "ESTABLISHED", child: "none" });
     expect(Number(action.after?.restoredAfterMs)).toBeLessThan(RESTORE_LIMIT_MS);
   });
