@@ -19,6 +19,7 @@ import { systemCtx } from "../../services/context.ts";
 import { queueConfigJobs } from "../../services/desired-config.ts";
 import type { DeviceConnection } from "../connection.ts";
 import type { GatewayEvents } from "../events.ts";
+import { lockWithNeighbours } from "./tunnel-neighbours.ts";
 
 export interface PublicAddressLimits {
   maxChanges: number;
@@ -91,19 +92,12 @@ export class PublicAddressTracker {
   private async write(conn: DeviceConnection, devId: string, h: PublicAddressHistory, applyAddress: boolean): Promise<void> {
     const org = { id: conn.device.orgId, accountId: conn.device.accountId, name: conn.device.orgName };
     const jobs = await this.deps.db.transaction().execute(async (trx) => {
-      // The device and the far ends of its tunnels are all re-configured: lock them in id order, as queueConfigJobs does.
-      const affected = await tunnelNeighbours(trx, org.id, conn.deviceId);
-      await trx
-        .selectFrom("devices")
-        .select("id")
-        .where("id", "in", [conn.deviceId, ...affected])
-        .orderBy("id")
-        .forNoKeyUpdate()
-        .execute();
-      const row = await trx.selectFrom("devices").select(["interfaces"]).where("id", "=", conn.deviceId).executeTakeFirst();
-      if (!row) return [];
+      // The device and the far ends of its tunnels are all re-configured together.
+      const locked = await lockWithNeighbours(trx, org.id, conn.deviceId);
+      if (!locked) return [];
+      const affected = locked.neighbours;
       let addressChanged = false;
-      const interfaces = row.interfaces.map((itf) => {
+      const interfaces = locked.interfaces.map((itf) => {
         if (itf.devId !== devId) return itf;
         const next = {
           ...itf,
@@ -149,17 +143,4 @@ export async function storeHistory(db: Db, conn: DeviceConnection): Promise<void
     })
     .onConflict((oc) => oc.column("device_id").doUpdateSet({ public_addresses: toJson(conn.publicAddresses) }))
     .execute();
-}
-
-/** Devices at the other end of the device's tunnels (their config names its address). */
-export async function tunnelNeighbours(db: Db, orgId: string, deviceId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom("tunnels")
-    .select(["device_a", "device_b"])
-    .where("organization_id", "=", orgId)
-    .where((eb) => eb.or([eb("device_a", "=", deviceId), eb("device_b", "=", deviceId)]))
-    .execute();
-  const ids = new Set<string>();
-  for (const r of rows) for (const id of [r.device_a, r.device_b]) if (id && id !== deviceId) ids.add(id);
-  return [...ids];
 }

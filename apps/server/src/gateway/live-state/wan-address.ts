@@ -21,7 +21,7 @@ import type { AppDeps } from "../../deps.ts";
 import { systemCtx } from "../../services/context.ts";
 import { queueConfigJobs } from "../../services/desired-config.ts";
 import type { DeviceConnection } from "../connection.ts";
-import { tunnelNeighbours } from "./public-address.ts";
+import { lockWithNeighbours } from "./tunnel-neighbours.ts";
 
 /** A WAN address as reported: address and prefix length. */
 export interface WanAddress {
@@ -100,19 +100,11 @@ export class WanAddressTracker {
   private async write(conn: DeviceConnection, changes: Map<string, WanAddress>): Promise<void> {
     const org = { id: conn.device.orgId, accountId: conn.device.accountId, name: conn.device.orgName };
     const result = await this.deps.db.transaction().execute(async (trx) => {
-      const affected = await tunnelNeighbours(trx, org.id, conn.deviceId);
-      // Lock in id order, as queueConfigJobs does, so no writer of several devices deadlocks with this one.
-      await trx
-        .selectFrom("devices")
-        .select("id")
-        .where("id", "in", [conn.deviceId, ...affected])
-        .orderBy("id")
-        .forNoKeyUpdate()
-        .execute();
-      const row = await trx.selectFrom("devices").select(["interfaces"]).where("id", "=", conn.deviceId).executeTakeFirst();
-      if (!row) return null;
+      const locked = await lockWithNeighbours(trx, org.id, conn.deviceId);
+      if (!locked) return null;
+      const affected = locked.neighbours;
       const applied: string[] = [];
-      const interfaces = row.interfaces.map((itf) => {
+      const interfaces = locked.interfaces.map((itf) => {
         const next = changes.get(itf.devId);
         // The database decides: an admin may have made the WAN static since the link opened.
         if (!next || !isDhcpWan(itf) || key(itf) === key(next)) return itf;
