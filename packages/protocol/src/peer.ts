@@ -55,7 +55,7 @@ const peerFields = {
 };
 
 /** The fields a preset fills; given explicitly, they win over the preset. */
-const PRESET_KEYS = [
+export const PEER_PRESET_KEYS = [
   "ikeVersion",
   "ikeDhGroup",
   "ikeCryptoAlg",
@@ -82,14 +82,14 @@ export type PeerSettings = z.infer<typeof PeerSettings>;
 /** Request fields: the preset-filled ones have no default here, so "not given" is visible to the preset. */
 const requestFields = {
   ...peerFields,
-  ...Object.fromEntries(PRESET_KEYS.map((k) => [k, peerFields[k].unwrap().optional()])),
+  ...Object.fromEntries(PEER_PRESET_KEYS.map((k) => [k, peerFields[k].unwrap().optional()])),
   preset: z
     .string()
     .max(64)
     .nullable()
     .optional()
     .meta({
-      description: `Fills ${PRESET_KEYS.join(", ")} as the vendor documents them: ${PEER_PRESET_IDS.join(", ")}. Fields given explicitly win.`,
+      description: `Fills ${PEER_PRESET_KEYS.join(", ")} as the vendor documents them: ${PEER_PRESET_IDS.join(", ")}. Fields given explicitly win.`,
     }),
 } as unknown as typeof peerFields & { preset: z.ZodOptional<z.ZodNullable<z.ZodString>> };
 
@@ -113,7 +113,7 @@ function applyPreset<T extends Record<string, unknown> & { preset?: string | nul
     return z.NEVER;
   }
   const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
-  const defaults = Object.fromEntries(PRESET_KEYS.map((k) => [k, peerFields[k].parse(undefined)]));
+  const defaults = Object.fromEntries(PEER_PRESET_KEYS.map((k) => [k, peerFields[k].parse(undefined)]));
   return { ...defaults, ...(preset?.values ?? {}), ...given, preset: preset?.id ?? null } as Omit<T, "preset"> & PeerSettings;
 }
 
@@ -138,7 +138,9 @@ export const PeerPresetInfo = z.object({
   vendor: z.string(),
   source: z.string(),
   note: z.string(),
-  values: PeerSettings.pick(Object.fromEntries(PRESET_KEYS.map((k) => [k, true])) as Record<(typeof PRESET_KEYS)[number], true>),
+  values: PeerSettings.pick(
+    Object.fromEntries(PEER_PRESET_KEYS.map((k) => [k, true])) as Record<(typeof PEER_PRESET_KEYS)[number], true>,
+  ),
 });
 export type PeerPresetInfo = z.infer<typeof PeerPresetInfo>;
 

@@ -5,7 +5,7 @@
  * devices that have a tunnel to the peer, which queues their `peers` jobs.
  */
 import { randomUUID } from "node:crypto";
-import type { Peer, PeerCreate, PeerUpdate } from "@tern/protocol";
+import { PEER_PRESET_KEYS, type Peer, type PeerCreate, type PeerUpdate } from "@tern/protocol";
 import { sql } from "kysely";
 import { toJson } from "../db/json.ts";
 import type { PeerRow } from "../db/schema.ts";
@@ -27,19 +27,7 @@ const PEER_CONFIG_KEYS = [
   "remoteIP",
   "urls",
   "ips",
-  "ikeVersion",
-  "ikeDhGroup",
-  "ikeCryptoAlg",
-  "ikeKeySize",
-  "ikeIntegAlg",
-  "espDhGroup",
-  "espCryptoAlg",
-  "espKeySize",
-  "espIntegAlg",
-  "pfs",
-  "sessionLifeTime",
-  "ikeLifeTime",
-  "dpdDelay",
+  ...PEER_PRESET_KEYS,
   "localTrafficSelectors",
   "remoteTrafficSelectors",
   "preset",
