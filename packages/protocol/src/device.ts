@@ -1,6 +1,7 @@
 /** The device resource: interfaces, static routes, DHCP, BGP and firewall with LAN NAT. */
 import * as z from "zod";
 import { Asn, Description, Hostname, Id, IfName, IPv4, Mac, Name, Network, PortRange, Timestamp } from "./common.ts";
+import { DataPlaneState, DeviceTags } from "./device-actions.ts";
 import { parseIPv4 } from "./ip.ts";
 import { LteSettings, WifiSettings } from "./radio.ts";
 
@@ -226,6 +227,10 @@ const deviceFields = {
   /** Device-specific inbound/outbound filter rules take effect (spelling fixed in 5.1.1). */
   deviceSpecificRulesEnabled: z.boolean(),
   policies: z.object({ multilink: Id.nullable() }),
+  /** Free-form tags (filter with `{"key":"tags","op":"contains","val":"x"}`). */
+  tags: z.array(z.string()),
+  /** `stopped` after a `stop` action the device acknowledged, until `start`. */
+  dataPlane: DataPlaneState,
   /** Count of unread, unresolved notifications of this device. */
   pendingNotifications: z.number().int().min(0),
   /** Hash of the config the server wants on the device, and the one it last reported. */
@@ -247,6 +252,7 @@ export const DeviceSummary = Device.pick({
   isApproved: true,
   isConnected: true,
   pendingNotifications: true,
+  tags: true,
 }).extend({
   interfaces: z.array(
     DeviceInterface.pick({ id: true, name: true, type: true, IPv4: true, IPv4Mask: true, isPublicAddressRateLimited: true }),
@@ -282,6 +288,8 @@ export const DeviceUpdate = z.object({
     })
     .optional(),
   policies: z.object({ multilink: Id.nullable() }).optional(),
+  /** The device's whole tag list (replaces it): trimmed, 1–64 characters of [A-Za-z0-9._:/-], at most 32, deduplicated. */
+  tags: DeviceTags.optional(),
 });
 export type DeviceUpdate = z.infer<typeof DeviceUpdate>;
 

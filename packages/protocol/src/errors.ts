@@ -51,6 +51,8 @@ export const ErrorCode = z.enum([
   "DUMP_NOT_READY",
   /** A peer `preset` that is not one of GET /api/peers/presets. */
   "PEER_PRESET_UNKNOWN",
+  /** A destructive act (a device `reset`) was asked without `confirm: true`. */
+  "CONFIRMATION_REQUIRED",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -104,6 +106,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   ACCOUNT_LIMIT: 403,
   DUMP_NOT_READY: 409,
   PEER_PRESET_UNKNOWN: 400,
+  CONFIRMATION_REQUIRED: 400,
   INTERNAL: 500,
 };
 

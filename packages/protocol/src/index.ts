@@ -4,6 +4,7 @@ export * from "./common.ts";
 export * from "./connect.ts";
 export * from "./console.ts";
 export * from "./device.ts";
+export * from "./device-actions.ts";
 export * from "./device-config.ts";
 export * from "./device-dump.ts";
 export * from "./device-status.ts";

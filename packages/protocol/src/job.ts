@@ -15,6 +15,11 @@ export const JobType = z.enum([
   "organization",
   "application",
   "sync",
+  /** Remote actions (device-actions.ts) other than `sync`: carried out by the agent, not by an apply. */
+  "restart-agent",
+  "stop",
+  "start",
+  "reset",
 ]);
 export type JobType = z.infer<typeof JobType>;
 

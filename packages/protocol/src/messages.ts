@@ -24,11 +24,16 @@
  *     their configs and hashes are unchanged. An agent built before it strips
  *     the section and does not set the VPN up: update agents before
  *     installing the application on them.
+ *   2, compatible addition (2026-11-26): request method `device-action`
+ *     (restart-agent, stop, start, reset: device-actions.ts) and `status`'s
+ *     optional `dataPlane`; an older agent refuses the method as unknown and
+ *     the server fails the action's job with that answer.
  */
 
 import * as z from "zod";
 import { IPv4, Timestamp } from "./common.ts";
 import { DevicePublicKey, DeviceSignature } from "./connect.ts";
+import { DataPlaneState, DeviceActionParams, DeviceActionResult } from "./device-actions.ts";
 import { DeviceConfig } from "./device-config.ts";
 import { DumpChunk, DumpCreated, DumpReadParams } from "./device-dump.ts";
 import { BgpState, Health, InterfaceState, VrrpRouterState } from "./device-status.ts";
@@ -154,6 +159,8 @@ export const Status = z.object({
   healing: z.array(AgentHealingReport).max(100).optional(),
   /** Quality of the WAN links that carry a path label, for the server's baselines (agents before healing omit it). */
   links: z.array(LinkReport).max(64).optional(),
+  /** `stopped` after a `stop` action until `start` (agents before remote actions omit it: running). */
+  dataPlane: DataPlaneState.optional(),
 });
 export type Status = z.infer<typeof Status>;
 
@@ -177,6 +184,8 @@ export const REQUESTS = {
   "dump-create": { params: z.object({}), result: DumpCreated },
   /** One chunk of a dump `dump-create` made. */
   "dump-read": { params: DumpReadParams, result: DumpChunk },
+  /** A remote action the agent carries out (restart-agent, stop, start, reset: device-actions.ts). */
+  "device-action": { params: DeviceActionParams, result: DeviceActionResult },
 } as const;
 export type RequestMethod = keyof typeof REQUESTS;
 export const RequestMethodSchema = z.enum(Object.keys(REQUESTS) as [RequestMethod, ...RequestMethod[]]);

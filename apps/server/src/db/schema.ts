@@ -252,6 +252,10 @@ export interface DevicesTable {
   disconnected_at: NullableTimestamp;
   sync_attempts: Generated<number>;
   auto_sync_paused: Generated<boolean>;
+  /** Free-form tags, validated and deduplicated (services/devices/tags.ts); GIN-indexed. */
+  tags: Generated<string[]>;
+  /** What the last acknowledged stop/start action left the data plane in (services/devices/actions). */
+  data_plane: Generated<"running" | "stopped">;
   created_at: CreatedAt;
   updated_at: CreatedAt;
 }

@@ -12,7 +12,8 @@ import { z } from "zod";
 import type { Database } from "../db/schema.ts";
 import { invalidField } from "./errors.ts";
 
-export type ListFieldType = "text" | "number" | "boolean" | "timestamp" | "uuid";
+/** `tags`: a text[] column; `contains` = has the tag, `in` = has any of the tags (GIN-indexable `@>` / `&&`). */
+export type ListFieldType = "text" | "number" | "boolean" | "timestamp" | "uuid" | "tags";
 
 /** A SQL column reference ("o.name") or any SQL expression. */
 export type ListColumn = string | RawBuilder<unknown>;
@@ -97,6 +98,7 @@ function convert(value: Scalar, field: ListField, path: string): string | number
   if (value === null) return null;
   const bad = (what: string) => invalidField(path, `must be ${what}`);
   switch (field.type) {
+    case "tags":
     case "text":
       if (typeof value === "boolean") throw bad("text");
       return String(value);
@@ -134,6 +136,7 @@ function positive(
   val: Filter["val"],
   path: string,
 ): RawBuilder<SqlBool> {
+  if (field.type === "tags") return tagCondition(ref, op, field, val, path);
   if (op === "contains") {
     if (field.type !== "text" && field.type !== "uuid") throw invalidField(`${path}.op`, `'contains' needs a text field`);
     if (typeof val !== "string" && typeof val !== "number") throw invalidField(`${path}.val`, "must be text");
@@ -156,6 +159,32 @@ function positive(
     return sql<SqlBool>`${ref} ${sql.raw(op)} ${value}`;
   }
   throw new Error(`unhandled filter op ${op}`);
+}
+
+/**
+ * A filter on a tag array: `contains` (the row has the tag, exactly), `in` (any of the tags), and
+ * their negations through filterCondition; `==` with null matches rows without tags.
+ */
+function tagCondition(
+  ref: RawBuilder<unknown>,
+  op: FilterOp,
+  field: ListField,
+  val: Filter["val"],
+  path: string,
+): RawBuilder<SqlBool> {
+  if (op === "contains") {
+    const tag = convert(val as Scalar, field, `${path}.val`);
+    if (typeof tag !== "string") throw invalidField(`${path}.val`, "must be a tag");
+    return sql<SqlBool>`${ref} @> array[${tag}]::text[]`;
+  }
+  if (op === "in") {
+    const tags = (val as Scalar[]).map((v, i) => convert(v, field, `${path}.val.${i}`));
+    if (tags.some((t) => typeof t !== "string")) throw invalidField(`${path}.val`, "must be tags");
+    if (tags.length === 0) return sql<SqlBool>`false`;
+    return sql<SqlBool>`${ref} && array[${sql.join(tags)}]::text[]`;
+  }
+  if (op === "==" && val === null) return sql<SqlBool>`cardinality(${ref}) = 0`;
+  throw invalidField(`${path}.op`, "tags take 'contains' (has the tag), '!contains', 'in' (has any) or '== null' (no tags)");
 }
 
 /** The field a key names: own keys of the spec only, so `toString` or `__proto__` is an unknown key, not Object.prototype's. */
@@ -205,9 +234,9 @@ export async function runList<DB, TB extends keyof DB, O>(
 
   const sortKey = list.sort ?? spec.defaultSort.key;
   const sortField = fieldOf(spec, sortKey);
-  if (!sortField || sortField.sortable === false || sortField.elements) {
+  if (!sortField || sortField.sortable === false || sortField.elements || sortField.type === "tags") {
     const allowed = Object.entries(spec.fields)
-      .filter(([, f]) => f.sortable !== false && !f.elements)
+      .filter(([, f]) => f.sortable !== false && !f.elements && f.type !== "tags")
       .map(([k]) => k);
     throw invalidField("sort", `cannot sort by "${sortKey}"; allowed: ${allowed.join(", ")}`);
   }

@@ -156,7 +156,15 @@ export class JobEngine {
             trx,
             conns.map((c) => c.deviceId),
           )
-            .select(["id", "desired_config_enc", "desired_hash", "sync_attempts", "auto_sync_paused", "is_approved"])
+            .select([
+              "id",
+              "desired_config_enc",
+              "desired_hash",
+              "sync_attempts",
+              "auto_sync_paused",
+              "is_approved",
+              "data_plane",
+            ])
             .execute()
         )
           // Checked with the row locked, right before the config (PSKs and all) goes out: a device whose
@@ -174,8 +182,9 @@ export class JobEngine {
         ),
       );
       const applies = new Map<string, { deviceId: string; applyId: string; hash: string; sealed: string }>();
-      for (const { id, desired_config_enc: sealed, desired_hash: hash } of devs.values())
-        if (sealed && hash) applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
+      // A device whose data plane was stopped (a `stop` action) keeps its jobs queued until `start`.
+      for (const { id, desired_config_enc: sealed, desired_hash: hash, data_plane } of devs.values())
+        if (sealed && hash && data_plane !== "stopped") applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
       const started = await startQueuedJobs(trx, [...applies.values()]);
       const plans: Plan[] = [];
       for (const conn of conns) {
@@ -202,9 +211,17 @@ export class JobEngine {
   private async planIdle(
     trx: Db,
     conn: DeviceConnection,
-    dev: { desired_config_enc: string | null; desired_hash: string | null; sync_attempts: number; auto_sync_paused: boolean },
+    dev: {
+      desired_config_enc: string | null;
+      desired_hash: string | null;
+      sync_attempts: number;
+      auto_sync_paused: boolean;
+      data_plane: "running" | "stopped";
+    },
     settled: Settled,
   ): Promise<Plan> {
+    // Stopped on purpose: queued jobs wait for `start`, and what it runs is no drift to repair.
+    if (dev.data_plane === "stopped") return { kind: "idle", settled };
     if (!dev.desired_config_enc || !dev.desired_hash) {
       const error: JobError = { reason: "no-config", message: "the device has no desired config to send", drivers: [] };
       settled.failed.push(...(await failQueued(trx, conn.deviceId, error)).map((j) => ({ ...j, error })));

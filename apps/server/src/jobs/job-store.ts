@@ -7,7 +7,7 @@
  *      ▲                │ └──result failed / time-out──▶ failed ──hash reported──▶ complete (corrected)
  *      └──link lost─────┘
  */
-import type { JobError, JobType } from "@tern/protocol";
+import { AGENT_ACTIONS, type JobError, type JobType } from "@tern/protocol";
 import { sql } from "kysely";
 import { toJson } from "../db/json.ts";
 import type { Db } from "../db/schema.ts";
@@ -23,6 +23,13 @@ export interface FinishedJob {
 const RETURNING = ["id", "device_id", "organization_id", "type", "created_at"] as const;
 
 /**
+ * Jobs of the agent's remote actions (restart-agent, stop, start, reset) are finished by the action's
+ * answer (services/devices/actions), never by an apply or a reported hash: the config transitions below
+ * leave them alone.
+ */
+const AGENT_ACTION_TYPES = sql`${`{${AGENT_ACTIONS.join(",")}}`}::text[]`;
+
+/**
  * Every queued job of each device goes out with its apply (the newest desired
  * config satisfies them all), for several devices in one statement; returns
  * the ids of the devices that had queued jobs.
@@ -36,7 +43,7 @@ export async function startQueuedJobs(
       attempts = attempts + 1, apply_id = u.apply_id, sent_hash = u.hash
     from unnest(${applies.map((a) => a.deviceId)}::uuid[], ${applies.map((a) => a.applyId)}::text[],
       ${applies.map((a) => a.hash)}::text[]) as u(device_id, apply_id, hash)
-    where jobs.device_id = u.device_id and jobs.state = 'queued'
+    where jobs.device_id = u.device_id and jobs.state = 'queued' and jobs.type <> all(${AGENT_ACTION_TYPES})
     returning jobs.device_id`.execute(db);
   return new Set(rows.map((r) => r.device_id));
 }
@@ -78,7 +85,7 @@ export async function settleJobsByHashMany(db: Db, reports: readonly HashReport[
       corrected_at = case when state = 'failed' then now() else corrected_at end
     from unnest(${reports.map((r) => r.deviceId)}::uuid[], ${reports.map((r) => r.hash)}::text[],
       ${reports.map((r) => r.desiredHash)}::text[]) as u(device_id, hash, desired_hash)
-    where jobs.device_id = u.device_id and (
+    where jobs.device_id = u.device_id and jobs.type <> all(${AGENT_ACTION_TYPES}) and (
       (jobs.state in ('queued', 'running')
         and (u.hash = u.desired_hash or jobs.sent_hash = u.hash or jobs.target_hash = u.hash))
       or (jobs.state = 'failed' and jobs.error->>'reason' = 'timeout'
@@ -111,7 +118,8 @@ export async function requeueRunning(db: Db, deviceId: string, applyId?: string)
     .updateTable("jobs")
     .set({ state: "queued", started_at: null, apply_id: null, sent_hash: null })
     .where("device_id", "=", deviceId)
-    .where("state", "=", "running");
+    .where("state", "=", "running")
+    .where("type", "not in", AGENT_ACTIONS);
   if (applyId) q = q.where("apply_id", "=", applyId);
   const result = await q.executeTakeFirst();
   return Number(result.numUpdatedRows);

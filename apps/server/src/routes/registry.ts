@@ -29,6 +29,8 @@ import * as connectRegister from "./connect/register.ts";
 import * as consoleSessionCreate from "./console/session-create.ts";
 import * as consoleSessionDelete from "./console/session-delete.ts";
 import * as consoleSessionGet from "./console/session-get.ts";
+import * as devicesActionRun from "./devices/action-run.ts";
+import * as devicesActionRunMany from "./devices/action-run-many.ts";
 import * as devicesApproveMany from "./devices/approve-many.ts";
 import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
@@ -40,6 +42,7 @@ import * as devicesGet from "./devices/get.ts";
 import * as devicesIdentityReset from "./devices/identity-reset.ts";
 import * as devicesInterfaceStatus from "./devices/interface-status.ts";
 import * as devicesList from "./devices/list.ts";
+import * as devicesTagsEdit from "./devices/tags-edit.ts";
 import * as devicesTunnels from "./devices/tunnels.ts";
 import * as devicesUpdate from "./devices/update.ts";
 import * as eventsStream from "./events/stream.ts";
@@ -229,6 +232,9 @@ export const ROUTES: readonly RouteModule[] = [
   devicesList,
   devicesDeleteMany,
   devicesApproveMany,
+  // Tags and remote actions (services/devices/tags, services/devices/actions); before /devices/{id}.
+  devicesTagsEdit,
+  devicesActionRunMany,
   devicesGet,
   devicesUpdate,
   devicesDelete,
@@ -240,6 +246,7 @@ export const ROUTES: readonly RouteModule[] = [
   devicesDumpRequest,
   devicesDumpsList,
   devicesDumpDownload,
+  devicesActionRun,
   jobsList,
   jobsDeleteMany,
   jobsGet,

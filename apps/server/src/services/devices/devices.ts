@@ -34,6 +34,8 @@ export const DEVICE_COLUMNS = [
   "d.firewall",
   "d.device_specific_rules_enabled",
   "d.mlpolicy_id",
+  "d.tags",
+  "d.data_plane",
   "d.desired_hash",
   "d.applied_hash",
   "d.connection",
@@ -79,6 +81,8 @@ export function toDevice(row: DeviceReadRow): Device {
     firewall: row.firewall,
     deviceSpecificRulesEnabled: row.device_specific_rules_enabled,
     policies: { multilink: row.mlpolicy_id },
+    tags: row.tags,
+    dataPlane: row.data_plane,
     pendingNotifications: row.pending_notifications,
     desiredHash: row.desired_hash,
     appliedHash: row.applied_hash,
@@ -90,7 +94,7 @@ export function toDevice(row: DeviceReadRow): Device {
 
 type SummaryRow = Pick<
   DeviceReadRow,
-  "id" | "name" | "hostname" | "is_approved" | "connection" | "interfaces" | "pending_notifications"
+  "id" | "name" | "hostname" | "is_approved" | "connection" | "interfaces" | "pending_notifications" | "tags"
 >;
 
 export function toDeviceSummary(row: SummaryRow): DeviceSummary {
@@ -101,6 +105,7 @@ export function toDeviceSummary(row: SummaryRow): DeviceSummary {
     isApproved: row.is_approved,
     isConnected: row.connection === "connected",
     pendingNotifications: row.pending_notifications,
+    tags: row.tags,
     interfaces: row.interfaces.map((i) => ({
       id: i.id,
       name: i.name,
@@ -131,6 +136,8 @@ export const DEVICE_LIST: ListSpec = {
     "versions.agent": { column: "d.agent_version", type: "text" },
     "versions.protocol": { column: "d.protocol_version", type: "number" },
     "policies.multilink": { column: "d.mlpolicy_id", type: "uuid" },
+    tags: { column: "d.tags", type: "tags", sortable: false },
+    dataPlane: { column: "d.data_plane", type: "text" },
     pendingNotifications: { column: pendingNotificationsSql, type: "number" },
     desiredHash: { column: "d.desired_hash", type: "text" },
     appliedHash: { column: "d.applied_hash", type: "text" },
@@ -185,7 +192,16 @@ export async function listDevices(ctx: ServiceCtx, input: DeviceListInput): Prom
   }
   const pending = pendingNotificationsSql.as("pending_notifications");
   if (input.response === "summary") {
-    const query = base.select(["d.id", "d.name", "d.hostname", "d.is_approved", "d.connection", "d.interfaces", pending]);
+    const query = base.select([
+      "d.id",
+      "d.name",
+      "d.hostname",
+      "d.is_approved",
+      "d.connection",
+      "d.interfaces",
+      "d.tags",
+      pending,
+    ]);
     const { rows, total, next } = await runList(ctx.db, query, input.query, DEVICE_LIST);
     return { response: "summary", items: rows.map(toDeviceSummary), total, next };
   }

@@ -36,6 +36,10 @@ export const DEVICE_SELECTION_FILTERS: ListSpec = {
     isApproved: { column: "devices.is_approved", type: "boolean" },
     connection: { column: "devices.connection", type: "text" },
     "policies.multilink": { column: "devices.mlpolicy_id", type: "uuid" },
+    /** `contains` = has the tag, `in` = has any of them (the target of actions, upgrades and policies by tag). */
+    tags: { column: "devices.tags", type: "tags", sortable: false },
+    dataPlane: { column: "devices.data_plane", type: "text" },
+    "versions.agent": { column: "devices.agent_version", type: "text" },
     createdAt: { column: "devices.created_at", type: "timestamp" },
   },
   defaultSort: { key: "name", order: "asc" },

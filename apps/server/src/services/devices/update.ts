@@ -21,6 +21,7 @@ import { sealInterfaceSecrets } from "../radio/interface-secrets.ts";
 import { approvedDevices, dependentDevices } from "./dependents.ts";
 import { type DeviceReadRow, findDeviceRow, toDevice } from "./devices.ts";
 import { applyInterfaceUpdates } from "./interfaces.ts";
+import { tagsArray } from "./tags/tags-sql.ts";
 import { checkTunnelInterfaces, checkVrrpMembership } from "./update-checks.ts";
 
 export interface DeviceUpdateInput {
@@ -54,6 +55,8 @@ interface MergedDevice {
   firewall: Device["firewall"];
   deviceSpecificRulesEnabled: boolean;
   multilink: string | null;
+  /** Not part of the desired config: a tag change queues no job. */
+  tags: string[];
 }
 
 /**
@@ -87,6 +90,7 @@ function merge(row: DeviceReadRow, input: DeviceUpdateInput): { merged: MergedDe
       firewall: body.firewall ?? row.firewall,
       deviceSpecificRulesEnabled: body.deviceSpecificRulesEnabled ?? row.device_specific_rules_enabled,
       multilink: body.policies ? body.policies.multilink : row.mlpolicy_id,
+      tags: body.tags ?? row.tags,
     },
     problems: applied.problems,
   };
@@ -117,7 +121,8 @@ function changedSections(row: DeviceReadRow, merged: MergedDevice): string[] {
     deviceSpecificRulesEnabled: row.device_specific_rules_enabled,
     policies: row.mlpolicy_id,
   };
-  const after: Record<string, unknown> = { ...merged, policies: merged.multilink };
+  const { tags: _tags, ...configured } = merged;
+  const after: Record<string, unknown> = { ...configured, policies: merged.multilink };
   // Canonical JSON: jsonb does not keep the key order of what was written.
   return Object.keys(before).filter((k) => canonicalJson(before[k]) !== canonicalJson(after[k]));
 }
@@ -250,6 +255,7 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
         firewall: toJson(merged.firewall),
         device_specific_rules_enabled: merged.deviceSpecificRulesEnabled,
         mlpolicy_id: merged.multilink,
+        tags: tagsArray(merged.tags),
         updated_at: sql`now()`,
       })
       .where("id", "=", row.id)
