@@ -26,6 +26,8 @@ export const AGENT_ERROR_CODES = [
   "DAEMON_FAILED",
   "NOT_FOUND",
   "INVALID_REQUEST",
+  /** A config arrived while the data plane is stopped (a `stop` action): `start` first. */
+  "DATA_PLANE_STOPPED",
   "INTERNAL",
 ] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];

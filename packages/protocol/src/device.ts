@@ -228,9 +228,9 @@ const deviceFields = {
   deviceSpecificRulesEnabled: z.boolean(),
   policies: z.object({ multilink: Id.nullable() }),
   /** Free-form tags (filter with `{"key":"tags","op":"contains","val":"x"}`). */
-  tags: z.array(z.string()),
+  tags: z.array(z.string()).default([]),
   /** `stopped` after a `stop` action the device acknowledged, until `start`. */
-  dataPlane: DataPlaneState,
+  dataPlane: DataPlaneState.default("running"),
   /** Count of unread, unresolved notifications of this device. */
   pendingNotifications: z.number().int().min(0),
   /** Hash of the config the server wants on the device, and the one it last reported. */

@@ -2,7 +2,8 @@
  * `tern-agent run`: the daemon. The tunnel prober (main.ts makes it) is the
  * agent's TunnelQualitySource and the policy driver's measurements; the
  * agent configures it after every successful apply and at start. Resolves
- * after SIGTERM/SIGINT, once everything stopped.
+ * after SIGTERM/SIGINT, once everything stopped, or after a `restart-agent`
+ * action with RESTART_EXIT_CODE.
  */
 import { loadTrust } from "../control/tls.ts";
 import { checkServerTransport } from "../control/urls.ts";
@@ -12,6 +13,9 @@ import { createLogger } from "../log.ts";
 import { SystemHealth } from "../status/index.ts";
 import { type CliDeps, hostnameOf, pathsOf } from "./deps.ts";
 
+/** Exit status after a `restart-agent` action (EX_TEMPFAIL): the supervisor (systemd `Restart=always`, the lab) starts the agent again. */
+export const RESTART_EXIT_CODE = 75;
+
 export async function run({ options, runner, drivers, health, tunnels, wans, stopSignal }: CliDeps): Promise<number> {
   const paths = pathsOf(options);
   const log = createLogger(options.logLevel, paths.logFile);
@@ -19,6 +23,11 @@ export async function run({ options, runner, drivers, health, tunnels, wans, sto
   // Refused before anything starts: an unencrypted link to another host needs --insecure (at register or here).
   if (credentials) checkServerTransport(credentials.server, options.insecure || credentials.insecure === true);
   const trust = credentials ? await loadTrust(options.caFile ?? credentials.caFile) : null;
+  let restartAsked = false;
+  let wakeForRestart: () => void = () => {};
+  const restart = new Promise<void>((resolve) => {
+    wakeForRestart = resolve;
+  });
   const agent = new Agent({
     paths,
     mode: options.mode,
@@ -35,6 +44,10 @@ export async function run({ options, runner, drivers, health, tunnels, wans, sto
     ca: trust?.ca,
     ...(tunnels ? { tunnels } : {}),
     ...(wans ? { wans } : {}),
+    onRestart: () => {
+      restartAsked = true;
+      wakeForRestart();
+    },
   });
   log.info("tern-agent starting", {
     mode: options.mode,
@@ -43,9 +56,13 @@ export async function run({ options, runner, drivers, health, tunnels, wans, sto
     server: credentials?.server ?? null,
   });
   await agent.start();
-  if (stopSignal && !stopSignal.aborted)
-    await new Promise((resolve) => stopSignal.addEventListener("abort", resolve, { once: true }));
+  if (!stopSignal?.aborted)
+    await Promise.race([
+      restart,
+      ...(stopSignal ? [new Promise((r) => stopSignal.addEventListener("abort", r, { once: true }))] : []),
+    ]);
   await agent.stop();
+  if (restartAsked) log.info("restarting: the server asked (restart-agent)");
   log.flush();
-  return 0;
+  return restartAsked ? RESTART_EXIT_CODE : 0;
 }

@@ -3,7 +3,14 @@
  * troubleshooting page): params and results are checked against REQUESTS of
  * the protocol, so both sides agree on every shape.
  */
-import { type DeviceConfig, emptyDeviceConfig, REQUESTS, type RequestMethod } from "@tern/protocol";
+import {
+  type AgentAction,
+  type DeviceActionResult,
+  type DeviceConfig,
+  emptyDeviceConfig,
+  REQUESTS,
+  type RequestMethod,
+} from "@tern/protocol";
 import { BgpDriver } from "../drivers/bgp/index.ts";
 import type { Driver, DriverContext, DriverName } from "../drivers/driver.ts";
 import { AgentError, formatIssues } from "../errors.ts";
@@ -18,6 +25,8 @@ export interface RequestDeps {
   tunnels: TunnelQualitySource;
   /** Where the server's dump requests make and read archives; none: they are refused. */
   dumps?: DumpSource;
+  /** Carries out `device-action` requests (daemon/device-actions.ts); none: they are refused. */
+  actions?: { run(action: AgentAction): Promise<DeviceActionResult> };
 }
 
 export class RequestHandler {
@@ -76,6 +85,10 @@ export class RequestHandler {
         return createDump(this.dumpSource());
       case "dump-read":
         return readDumpChunk(this.dumpSource(), params as { name: string; offset: number; length: number });
+      case "device-action": {
+        if (!this.deps.actions) throw new AgentError("INVALID_REQUEST", "this agent does not carry out device actions");
+        return this.deps.actions.run(params.action as AgentAction);
+      }
     }
   }
 }

@@ -29,6 +29,7 @@ import { type ReconcileOutcome, Reconciler, StateStore } from "../reconcile/inde
 import type { Runner } from "../runner.ts";
 import { type HealthSource, noTunnelQuality, StatusComposer, type TunnelQualitySource } from "../status/index.ts";
 import { AGENT_VERSION } from "../version.ts";
+import { DeviceActions } from "./device-actions.ts";
 import { type Endpoint, startMetrics, startUi, uiSecretFile } from "./endpoints.ts";
 import type { AgentSnapshot, AgentView, RecentError } from "./snapshot.ts";
 
@@ -51,6 +52,11 @@ export interface AgentOptions {
   health?: HealthSource | null;
   backoff?: BackoffOptions;
   silenceTimeoutMs?: number;
+  /**
+   * Ends the process so its supervisor starts it again (the `restart-agent` action; `run` exits with
+   * RESTART_EXIT_CODE). Absent: the action is refused.
+   */
+  onRestart?: () => void;
   /** CA certificates the server's TLS certificate must chain to (control/tls.ts); undefined = Node's roots. */
   ca?: string[] | undefined;
   /** The kernel's WAN carrier/address events (kernel-events/WanWatcher); absent: probes alone notice a dead WAN. */
@@ -128,6 +134,12 @@ export class Agent implements AgentView {
       context: this.context,
       current: () => this.reconciler.current,
       tunnels: this.tunnels,
+      actions: new DeviceActions({
+        reconciler: this.reconciler,
+        log,
+        restart: options.onRestart,
+        notify: (reason) => this.notify(reason),
+      }),
       dumps: {
         dir: paths.dumps,
         create: () =>
@@ -423,6 +435,7 @@ export class Agent implements AgentView {
     // The status must say what is applied when it is sent, or the server takes the stale hash for drift.
     status.appliedHash = this.reconciler.appliedHash;
     status.applying = this.reconciler.applying;
+    if (this.reconciler.dataPlane === "stopped") status.dataPlane = "stopped";
     this.addHealing(status);
     this.lastStatus = status;
     await this.writeStatusFile();

@@ -9,6 +9,7 @@
  */
 import {
   configHash,
+  type DataPlaneState,
   type DeviceConfig,
   DeviceConfig as DeviceConfigSchema,
   type DriverResult,
@@ -82,8 +83,20 @@ interface Job {
   persist: boolean;
 }
 
+/**
+ * The config that keeps the router reachable with its data plane down (a `stop`): interfaces, addresses,
+ * static routes, firewall, QoS and monitoring stay; tunnels, BGP, DHCP, VRRP, multi-link policy and the
+ * remote worker VPN are torn down by their drivers (their daemons stop).
+ */
+export function dataPlaneStopped(config: DeviceConfig): DeviceConfig {
+  const { remoteVpn: _vpn, ...rest } = config;
+  return { ...rest, tunnels: [], bgp: null, dhcp: [], vrrp: [], policy: null };
+}
+
 export class Reconciler {
   private lastGood: AppliedRecord | null = null;
+  /** True while the data plane is stopped: configs are refused and re-applies keep it stopped. */
+  private halted = false;
   private queued: Job | null = null;
   private loop: Promise<void> | null = null;
   private reapplyReason: string | null = null;
@@ -103,6 +116,7 @@ export class Reconciler {
   async init(): Promise<void> {
     this.lastGood = await this.options.store.loadApplied();
     this.interrupted = await this.options.store.loadPending();
+    this.halted = await this.options.store.loadStopped();
     if (this.interrupted)
       this.options.log.warn("the previous apply was interrupted; the last good config will be restored", {
         interruptedHash: this.interrupted.hash,
@@ -124,12 +138,70 @@ export class Reconciler {
     return this.runningHash !== null;
   }
 
+  get dataPlane(): DataPlaneState {
+    return this.halted ? "stopped" : "running";
+  }
+
+  /** A job that tears down (or keeps down) the data plane of the last good config; never the new "last good". */
+  private stoppedJob(source: string, waiters: ((o: ReconcileOutcome) => void)[] = []): Job {
+    const config = dataPlaneStopped(this.lastGood?.config ?? emptyDeviceConfig("none"));
+    return { config, hash: configHash(config), source, waiters, superseded: [], persist: false };
+  }
+
+  /**
+   * `stop`: the data plane goes down (dataPlaneStopped) and stays down, across restarts, until
+   * `start`; configs from the server are refused meanwhile. A stop that fails is rolled back to the
+   * last good config and the data plane counts as running.
+   */
+  async stopDataPlane(): Promise<ReconcileOutcome> {
+    this.halted = true;
+    await this.options.store.saveStopped(true);
+    const outcome = await new Promise<ReconcileOutcome>((resolve) => this.enqueue(this.stoppedJob("stop", [resolve])));
+    if (!outcome.ok) {
+      this.halted = false;
+      await this.options.store.saveStopped(false);
+    }
+    return outcome;
+  }
+
+  /** `start`: the last good config is applied again (null when there is none: nothing to start). */
+  async startDataPlane(): Promise<ReconcileOutcome | null> {
+    this.halted = false;
+    await this.options.store.saveStopped(false);
+    if (!this.lastGood) return null;
+    return this.submit(this.lastGood.config, { source: "start" });
+  }
+
+  /**
+   * `reset`, first part: the data plane goes down and the last good config is forgotten (a restart
+   * restores nothing). `tearDown()` then removes the rest (addresses, routes, firewall), after the
+   * server has the answer: it may cut the control link.
+   */
+  async forget(): Promise<ReconcileOutcome> {
+    const outcome = await new Promise<ReconcileOutcome>((resolve) => this.enqueue(this.stoppedJob("reset", [resolve])));
+    if (!outcome.ok) return outcome;
+    await this.options.store.clearApplied();
+    this.lastGood = null;
+    this.halted = false;
+    await this.options.store.saveStopped(false);
+    return { ...outcome, appliedHash: null };
+  }
+
+  /** Everything the agent owns torn down (the empty config, as the package's teardown applies). */
+  tearDown(source: string): Promise<ReconcileOutcome> {
+    const config = emptyDeviceConfig("none");
+    return new Promise((resolve) =>
+      this.enqueue({ config, hash: configHash(config), source, waiters: [resolve], superseded: [], persist: false }),
+    );
+  }
+
   /**
    * At start: re-applies the last good config so the system converges to it
    * whatever happened while the agent was down. Without one, an interrupted
    * first apply is torn down (empty config).
    */
   async restore(): Promise<ReconcileOutcome | null> {
+    if (this.halted) return new Promise((resolve) => this.enqueue(this.stoppedJob("restore: data plane stopped", [resolve])));
     if (this.lastGood) return this.submit(this.lastGood.config, { source: "restore" });
     if (this.interrupted) {
       const config = emptyDeviceConfig("none");
@@ -158,6 +230,8 @@ export class Reconciler {
     };
     const parsed = DeviceConfigSchema.safeParse(input);
     if (!parsed.success) return refuse("INVALID_CONFIG", formatIssues(parsed.error.issues), null);
+    if (this.halted)
+      return refuse("DATA_PLANE_STOPPED", "the data plane is stopped (a stop action): start it first", configHash(parsed.data));
     const hash = configHash(parsed.data);
     if (options.expectedHash !== undefined && options.expectedHash !== hash)
       return refuse("HASH_MISMATCH", `config hashes to ${hash}, message said ${options.expectedHash}`, options.expectedHash);
@@ -219,14 +293,16 @@ export class Reconciler {
       let job = this.queued;
       this.queued = null;
       if (!job && this.reapplyReason !== null && this.lastGood) {
-        job = {
-          config: this.lastGood.config,
-          hash: this.lastGood.hash,
-          source: `reapply: ${this.reapplyReason}`,
-          waiters: [],
-          superseded: [],
-          persist: true,
-        };
+        job = this.halted
+          ? this.stoppedJob(`reapply (stopped): ${this.reapplyReason}`)
+          : {
+              config: this.lastGood.config,
+              hash: this.lastGood.hash,
+              source: `reapply: ${this.reapplyReason}`,
+              waiters: [],
+              superseded: [],
+              persist: true,
+            };
       }
       this.reapplyReason = null;
       if (!job) return;

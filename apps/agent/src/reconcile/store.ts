@@ -5,6 +5,7 @@
  * previous apply was cut short. Both written atomically.
  */
 import { readFile, rename, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { configHash, DeviceConfig } from "@tern/protocol";
 import * as z from "zod";
 import type { Logger } from "../drivers/driver.ts";
@@ -64,5 +65,24 @@ export class StateStore {
 
   async clearPending(): Promise<void> {
     await unlink(this.paths.pending).catch(() => {});
+  }
+
+  /** Forgets the last good config (a `reset`): the next start restores nothing. */
+  async clearApplied(): Promise<void> {
+    await unlink(this.paths.applied).catch(() => {});
+  }
+
+  /** Beside the last good config: present while the data plane is stopped (a `stop` action), so a restart keeps it stopped. */
+  private get stoppedMarker(): string {
+    return join(dirname(this.paths.applied), "data-plane-stopped");
+  }
+
+  async loadStopped(): Promise<boolean> {
+    return (await readFile(this.stoppedMarker, "utf8").catch(() => null)) !== null;
+  }
+
+  async saveStopped(stopped: boolean): Promise<void> {
+    if (stopped) await writeFileAtomic(this.stoppedMarker, `${new Date().toISOString()}\n`, 0o644);
+    else await unlink(this.stoppedMarker).catch(() => {});
   }
 }
