@@ -104,6 +104,20 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
   "/api/devices/{id}/dumps": async (t) => ({ params: (await insertDump(t)).params }),
   "/api/devices/{id}/dumps/{dumpId}": async (t) => insertDump(t),
   "/api/devices/{id}/bgp/status": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
+  // Remote actions and tags (issue 19): devices of tenant A, with bodies that need no more than the routes' `put`
+  // (reset also needs `del`: routes/devices/devices-actions.test.ts), so another tenant's request reaches the lookup.
+  "/api/devices/{id}/actions": async (t) => ({
+    params: { id: (await insertValidDevice(t)).id },
+    bodies: { post: { action: "restart-agent" } },
+  }),
+  "/api/devices/actions": async (t) => ({
+    params: {},
+    bodies: { post: { action: "restart-agent", deviceIds: [(await insertValidDevice(t)).id] } },
+  }),
+  "/api/devices/tags": async (t) => ({
+    params: {},
+    bodies: { post: { deviceIds: [(await insertValidDevice(t)).id], add: ["matrix"] } },
+  }),
   "/api/devices/{id}/interfaces/{interfaceId}/status": async (t) => {
     const device = await insertValidDevice(t);
     return { params: { id: device.id, interfaceId: device.wan.id } };
