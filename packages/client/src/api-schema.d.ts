@@ -1101,7 +1101,7 @@ export interface paths {
          *
          *     Every device carries `pendingNotifications` (its unread, unresolved notifications) and each interface `isPublicAddressRateLimited`.
          *
-         *     Filter and sort keys: id, name, description, hostname, machineId, isApproved, isConnected, connection, versions.agent, versions.protocol, policies.multilink, pendingNotifications, desiredHash, appliedHash, createdAt, updatedAt, lastConnectedAt, interfaces.id, interfaces.devId, interfaces.name, interfaces.type, interfaces.IPv4, interfaces.PublicIP, interfaces.isAssigned, interfaces.isPublicAddressRateLimited. Keys `interfaces.*` filter on any interface (`!=`/`!contains`: no interface matches) and cannot be sorted on. Default sort: name ascending. `ids=a,b` narrows to those devices.
+         *     Filter and sort keys: id, name, description, hostname, machineId, isApproved, isConnected, connection, versions.agent, versions.protocol, policies.multilink, tags, dataPlane, pendingNotifications, desiredHash, appliedHash, createdAt, updatedAt, lastConnectedAt, interfaces.id, interfaces.devId, interfaces.name, interfaces.type, interfaces.IPv4, interfaces.PublicIP, interfaces.isAssigned, interfaces.isPublicAddressRateLimited. Keys `interfaces.*` filter on any interface (`!=`/`!contains`: no interface matches) and cannot be sorted on. Default sort: name ascending. `ids=a,b` narrows to those devices.
          */
         get: operations["listDevices"];
         put?: never;
@@ -1131,13 +1131,65 @@ export interface paths {
         put?: never;
         /**
          * Approve many devices (by ids or by filter), each with the checks of one approval
-         * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} as GET /api/devices takes; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, createdAt. Unknown device ids: 404 NOT_FOUND naming them, nothing changes.
+         * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} as GET /api/devices takes; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, tags, dataPlane, versions.agent, createdAt. Unknown device ids: 404 NOT_FOUND naming them, nothing changes.
          *
          *     Each device is approved with the checks of PUT /api/devices/{id} with `isApproved: true`, in batches of 500 devices per transaction: a device without an identity key, or whose configuration is invalid, is `refused` with the code that PUT would answer (CONFLICT, VALIDATION_FAILED, LAN_OVERLAPPING …) and the others go on. A device approved already is `alreadyApproved` and gets no job.
          *
          *     **202** with the per-device results and `jobGroup`, and `Location: /api/jobs?group=<jobGroup>` listing every job queued, when jobs were queued; **200** with the same body otherwise.
          */
         post: operations["approveDevices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add and remove tags on many devices (by ids or filter)
+         * @description Devices by `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val}; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, tags, dataPlane, versions.agent, createdAt. `tags` takes `contains` (has the tag), `!contains`, `in` (has any of the tags) and `== null` (no tags). Unknown device ids: 404 NOT_FOUND naming them, nothing happens.
+         *
+         *     `add` and `remove` are lists of tags (trimmed, 1–64 characters of letters, digits and `. _ : / -`); a tag in both is removed. A device ends with at most 32 tags: when one would have more, nothing changes (400 VALIDATION_FAILED naming the devices). One transaction; one audit entry (`tags`) naming the devices that changed. Tags are not part of the devices' configuration: no job.
+         *
+         *     To set one device's whole list, PUT /api/devices/{id} with `tags`.
+         */
+        post: operations["editDevicesTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a remote action on many devices (by ids, filter or tag)
+         * @description Devices by `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val}; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, tags, dataPlane, versions.agent, createdAt. `tags` takes `contains` (has the tag), `!contains`, `in` (has any of the tags) and `== null` (no tags). Unknown device ids: 404 NOT_FOUND naming them, nothing happens.
+         *
+         *     Actions, each tracked as a job of the action's type: `sync` (send the desired configuration again, forced, even when the device reports its hash), `restart-agent` (the agent exits cleanly and its supervisor starts it again), `stop` (the router's data plane — tunnels, routing, DHCP, VRRP and the agent's kernel state — is taken down; the agent stays connected and reports `dataPlane: stopped`), `start` (the agent re-applies its configuration; config jobs held while stopped go out), `reset` (the agent tears down everything it applied and forgets its configuration; the server withdraws the device's approval: see docs/server.md; needs `confirm: true`, else 400 CONFIRMATION_REQUIRED).
+         *
+         *     Permissions: `sync`, `restart-agent`, `stop`, `start` need `put` on devices; `reset` needs `del` on devices (owners and managers): 403 FORBIDDEN otherwise.
+         *
+         *     `sync` is a config job and follows the job engine (it waits while the device is offline or stopped). The others are sent at once: a device that is not connected fails its job (`error.reason: not-connected`), no answer within TERN_JOB_TIMEOUT_MS fails it (`timeout`), an agent that refuses (one older than remote actions does not know them) fails it (`device`) with the agent's answer.
+         *
+         *     Devices that are not approved are `skipped`. **202** with `jobGroup` and `Location: /api/jobs?group=<jobGroup>` when jobs were created; **200** with the same body (`jobGroup: null`) otherwise. One audit entry names the action and the devices.
+         */
+        post: operations["runDevicesAction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1316,6 +1368,32 @@ export interface paths {
         get: operations["downloadDeviceDump"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a remote action on one device (sync, restart-agent, stop, start, reset)
+         * @description Actions, each tracked as a job of the action's type: `sync` (send the desired configuration again, forced, even when the device reports its hash), `restart-agent` (the agent exits cleanly and its supervisor starts it again), `stop` (the router's data plane — tunnels, routing, DHCP, VRRP and the agent's kernel state — is taken down; the agent stays connected and reports `dataPlane: stopped`), `start` (the agent re-applies its configuration; config jobs held while stopped go out), `reset` (the agent tears down everything it applied and forgets its configuration; the server withdraws the device's approval: see docs/server.md; needs `confirm: true`, else 400 CONFIRMATION_REQUIRED).
+         *
+         *     Permissions: `sync`, `restart-agent`, `stop`, `start` need `put` on devices; `reset` needs `del` on devices (owners and managers): 403 FORBIDDEN otherwise.
+         *
+         *     `sync` is a config job and follows the job engine (it waits while the device is offline or stopped). The others are sent at once: a device that is not connected fails its job (`error.reason: not-connected`), no answer within TERN_JOB_TIMEOUT_MS fails it (`timeout`), an agent that refuses (one older than remote actions does not know them) fails it (`device`) with the agent's answer.
+         *
+         *     **202** with `{jobIds}` and `Location: /api/jobs?ids=<job>`. A device that is not approved: 409 CONFLICT.
+         */
+        post: operations["runDeviceAction"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1613,7 +1691,7 @@ export interface paths {
         put?: never;
         /**
          * Install the policy on many devices at once (one mlpolicy job per device whose config changes)
-         * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} over the devices; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, createdAt. Devices running another policy switch to this one. Unknown device ids: 404 naming them, nothing changes. 202 with the job ids; Location lists them (at most 100) or names their job group (/api/jobs?group=<id>).
+         * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} over the devices; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, tags, dataPlane, versions.agent, createdAt. Devices running another policy switch to this one. Unknown device ids: 404 naming them, nothing changes. 202 with the job ids; Location lists them (at most 100) or names their job group (/api/jobs?group=<id>).
          */
         post: operations["installMlPolicy"];
         delete?: never;
@@ -1633,7 +1711,7 @@ export interface paths {
         put?: never;
         /**
          * Remove the policy from the selected devices that run it
-         * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} over the devices; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, createdAt. Selected devices that do not run this policy are left alone. 202 with the job ids.
+         * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} over the devices; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, tags, dataPlane, versions.agent, createdAt. Selected devices that do not run this policy are left alone. 202 with the job ids.
          */
         post: operations["uninstallMlPolicy"];
         delete?: never;
@@ -1841,7 +1919,7 @@ export interface components {
         ErrorBody: {
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "INTERNAL";
             /** @default [] */
             details?: {
                 path: string;
@@ -3169,6 +3247,13 @@ export interface components {
                 /** Format: uuid */
                 multilink: string | null;
             };
+            /** @default [] */
+            tags?: string[];
+            /**
+             * @default running
+             * @enum {string}
+             */
+            dataPlane?: "running" | "stopped";
             pendingNotifications: number;
             desiredHash: string | null;
             appliedHash: string | null;
@@ -3187,6 +3272,8 @@ export interface components {
             isApproved: boolean;
             isConnected: boolean;
             pendingNotifications: number;
+            /** @default [] */
+            tags?: string[];
             interfaces: {
                 /** Format: uuid */
                 id: string;
@@ -3231,10 +3318,54 @@ export interface components {
              * @description refused: the error code PUT /devices/{id} would answer
              * @enum {string}
              */
-            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "INTERNAL";
+            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "INTERNAL";
             error?: string;
         };
         ApproveDevices: {
+            deviceIds?: string[];
+            filter?: {
+                key: string;
+                /** @enum {string} */
+                op: "==" | "!=" | "contains" | "!contains" | "<" | ">" | "<=" | ">=" | "in";
+                val: string | number | boolean | null | (string | number | boolean | null)[];
+            }[];
+        };
+        DeviceTagsBulkResult: {
+            matched: number;
+            changed: number;
+        };
+        DeviceTagsBulk: {
+            deviceIds?: string[];
+            filter?: {
+                key: string;
+                /** @enum {string} */
+                op: "==" | "!=" | "contains" | "!contains" | "<" | ">" | "<=" | ">=" | "in";
+                val: string | number | boolean | null | (string | number | boolean | null)[];
+            }[];
+            /** @default [] */
+            add?: string[];
+            /** @default [] */
+            remove?: string[];
+        };
+        DevicesActionResult: {
+            action: string;
+            /**
+             * Format: uuid
+             * @description Every job created: GET /api/jobs?group=<jobGroup>; null when none was
+             */
+            jobGroup: string | null;
+            jobs: number;
+            /** @description Selected devices that got no job (not approved) */
+            skipped: {
+                /** Format: uuid */
+                id: string;
+                reason: string;
+            }[];
+        };
+        DevicesActionRequest: {
+            /** @enum {string} */
+            action: "sync" | "restart-agent" | "stop" | "start" | "reset";
+            confirm?: boolean;
             deviceIds?: string[];
             filter?: {
                 key: string;
@@ -3487,6 +3618,7 @@ export interface components {
                 /** Format: uuid */
                 multilink: string | null;
             };
+            tags?: string[];
         };
         InterfaceStatusResponse: {
             deviceId: string;
@@ -3573,13 +3705,18 @@ export interface components {
             /** Format: date-time */
             completedAt: string | null;
         };
+        DeviceActionRequest: {
+            /** @enum {string} */
+            action: "sync" | "restart-agent" | "stop" | "start" | "reset";
+            confirm?: boolean;
+        };
         Job: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             org: string;
             /** @enum {string} */
-            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync";
+            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync" | "restart-agent" | "stop" | "start" | "reset";
             /** @enum {string} */
             state: "queued" | "running" | "complete" | "failed";
             device: {
@@ -11992,6 +12129,197 @@ export interface operations {
             };
         };
     };
+    editDevicesTags: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceTagsBulk"];
+            };
+        };
+        responses: {
+            /** @description Devices selected and devices whose tags changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceTagsBulkResult"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runDevicesAction: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DevicesActionRequest"];
+            };
+        };
+        responses: {
+            /** @description No device got a job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicesActionResult"];
+                };
+            };
+            /** @description Jobs created; they form one job group (Location) */
+            202: {
+                headers: {
+                    /** @description /api/jobs?group=<jobGroup> */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicesActionResult"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); CONFIRMATION_REQUIRED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getDevice: {
         parameters: {
             query?: {
@@ -12975,6 +13303,110 @@ export interface operations {
                 };
             };
             /** @description DUMP_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runDeviceAction: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceActionRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: device jobs were queued; Location lists them */
+            202: {
+                headers: {
+                    /** @description /api/jobs?ids=… listing the queued jobs, or /api/jobs?group=<id> when there are more than 100 */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobsQueued"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); CONFIRMATION_REQUIRED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT */
             409: {
                 headers: {
                     [name: string]: unknown;
