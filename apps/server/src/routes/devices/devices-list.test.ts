@@ -100,6 +100,7 @@ describe("GET /api/devices", () => {
       isApproved: true,
       isConnected: false,
       pendingNotifications: 0,
+      tags: [],
       interfaces: [
         {
           id: devices[0]!.wan.id,
