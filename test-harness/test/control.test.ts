@@ -8,6 +8,7 @@ import {
   describeControl,
   interfaceAssignment,
   planControl,
+  RESPAWN_SCRIPT,
   registerArgv,
   staticRoutes,
   waitForHttp,
@@ -93,6 +94,8 @@ describe("control plan", () => {
     const spec = agentSpec(a!);
     expect(spec.netns).toBe("tn-lab-abc123-site-a");
     expect(spec.argv).toEqual([
+      process.execPath,
+      RESPAWN_SCRIPT,
       process.execPath,
       "/repo/apps/agent/bin/tern-agent",
       "run",

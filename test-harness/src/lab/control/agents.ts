@@ -54,13 +54,24 @@ export function agentCommonArgs(o: Pick<AgentOptions, "labDir" | "edge">): strin
   return ["--mode", "standalone", "--state-dir", agentStateDir(o.labDir, o.edge), "--hostname", o.edge];
 }
 
+/** The lab's supervisor of an agent (restarts it when it exits with 75 after `restart-agent`, as systemd would). */
+export const RESPAWN_SCRIPT = join(import.meta.dirname, "..", "respawn.mjs");
+
 /** `tern-agent run` as a lab process (key `control:agent:<edge>`). */
 export function agentSpec(o: AgentOptions): ProcessSpec {
   return {
     key: agentKey(o.edge),
     role: "agent",
-    // `ip netns exec` and node exec in place: the recorded pid is the agent's own.
-    argv: [...agentCommand(o.repoRoot), "run", ...agentCommonArgs(o), "--log-level", o.logLevel ?? "info"],
+    // `ip netns exec` execs in place: the recorded pid is respawn.mjs's, which leads the agent's process group.
+    argv: [
+      process.execPath,
+      RESPAWN_SCRIPT,
+      ...agentCommand(o.repoRoot),
+      "run",
+      ...agentCommonArgs(o),
+      "--log-level",
+      o.logLevel ?? "info",
+    ],
     netns: o.netns,
     cwd: o.repoRoot,
     log: join(o.labDir, "nodes", o.edge, "agent.log"),

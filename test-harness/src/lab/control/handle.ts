@@ -5,6 +5,7 @@
  * link (its relay), restart the management server. Everything is found again
  * from the lab's state (port, credentials, recorded processes).
  */
+import { readFile } from "node:fs/promises";
 import { LabError, LabErrorCode } from "../../errors.ts";
 import type { Lab } from "../lab.ts";
 import { nativeTool } from "../native.ts";
@@ -63,10 +64,13 @@ export class LabControl {
     return a;
   }
 
-  /** The pid of an edge's running agent, or null. */
+  /** The pid of an edge's running agent (the child of its respawn supervisor), or null. */
   async agentPid(edge: string): Promise<number | null> {
     const rec = this.lab.procs.get(agentKey(edge));
-    return rec && (await isAlive(rec)) ? rec.pid : null;
+    if (!rec || !(await isAlive(rec))) return null;
+    const children = await readFile(`/proc/${rec.pid}/task/${rec.pid}/children`, "utf8").catch(() => "");
+    const child = Number(children.trim().split(/\s+/)[0]);
+    return Number.isInteger(child) && child > 0 ? child : null;
   }
 
   /** Starts the edge's agent (`tern-agent run`) unless it runs. */
@@ -83,7 +87,13 @@ export class LabControl {
     const rec = this.lab.procs.get(agentKey(edge));
     if (!rec) return;
     if (how === "kill") {
-      await signalProcess(rec, "SIGKILL");
+      // The agent and its respawn supervisor (agents.ts) lead one group; its daemons have their own sessions.
+      if (await isAlive(rec))
+        try {
+          process.kill(-rec.pid, "SIGKILL");
+        } catch {
+          await signalProcess(rec, "SIGKILL");
+        }
       for (let i = 0; i < 250 && (await isAlive(rec)); i++) await new Promise((r) => setTimeout(r, 20));
     } else await stopProcess(rec, 15_000);
     await this.lab.store.update((s) => {
