@@ -20,6 +20,8 @@ import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { approveDevice, deleteDevice } from "../devices/actions.ts";
 import { statusOf } from "../devices/device-rows.ts";
+import { DeviceActions } from "./DeviceActions.tsx";
+import { DeviceTags } from "./DeviceTags.tsx";
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -81,9 +83,12 @@ function DeviceView({ device }: { device: Device }) {
           <Text size="sm" c="dimmed">
             {device.hostname} · agent {device.versions?.agent ?? "unknown"} ·{" "}
             {device.appliedHash && device.appliedHash === device.desiredHash ? "configuration applied" : "configuration pending"}
+            {device.dataPlane === "stopped" ? " · data plane stopped" : ""}
           </Text>
+          <DeviceTags device={device} />
         </Stack>
         <Group>
+          <DeviceActions device={device} />
           {canApprove && !device.isApproved && <Button onClick={() => void approve()}>Approve</Button>}
           {canDelete && (
             <ConfirmButton

@@ -1,6 +1,6 @@
 import type { DeviceSummary } from "@tern/client";
 import { describe, expect, it } from "vitest";
-import { deviceRows, type RowQuery, statusOf } from "./device-rows.ts";
+import { deviceRows, type RowQuery, statusOf, tagsOf } from "./device-rows.ts";
 
 let n = 0;
 const device = (name: string, over: Partial<DeviceSummary> = {}): DeviceSummary => ({
@@ -49,5 +49,16 @@ describe("deviceRows", () => {
     const copy = [...fleet];
     deviceRows(fleet, q({ desc: true }));
     expect(fleet).toEqual(copy);
+  });
+
+  it("filters by tag and lists the tags of the fleet", () => {
+    const tagged = [
+      device("a", { tags: ["site:paris", "core"] }),
+      device("b", { tags: ["site:lyon"] }),
+      device("c", { tags: [] }),
+    ];
+    expect(deviceRows(tagged, q({ tag: "site:paris" })).map((d) => d.name)).toEqual(["a"]);
+    expect(deviceRows(tagged, q({ tag: "" })).map((d) => d.name)).toEqual(["a", "b", "c"]);
+    expect(tagsOf(tagged)).toEqual(["core", "site:lyon", "site:paris"]);
   });
 });

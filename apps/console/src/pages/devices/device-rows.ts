@@ -13,6 +13,8 @@ export interface RowQuery {
   search: string;
   status: DeviceStatus | "all";
   rateLimitedOnly: boolean;
+  /** Only devices with this tag ("" or absent: any). */
+  tag?: string;
   sort: SortKey;
   desc: boolean;
 }
@@ -20,12 +22,18 @@ export interface RowQuery {
 const STATUS_ORDER: Record<DeviceStatus, number> = { pending: 0, offline: 1, online: 2 };
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 
+/** Every tag of the devices, sorted, for the tag filter. */
+export function tagsOf(devices: DeviceSummary[]): string[] {
+  return [...new Set(devices.flatMap((d) => d.tags ?? []))].sort(collator.compare);
+}
+
 export function deviceRows(devices: DeviceSummary[], q: RowQuery): DeviceSummary[] {
   const needle = q.search.trim().toLowerCase();
   const rows = devices.filter(
     (d) =>
       (q.status === "all" || statusOf(d) === q.status) &&
       (!q.rateLimitedOnly || isRateLimited(d)) &&
+      (!q.tag || (d.tags ?? []).includes(q.tag)) &&
       (!needle ||
         d.name.toLowerCase().includes(needle) ||
         d.hostname.toLowerCase().includes(needle) ||

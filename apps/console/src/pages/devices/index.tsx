@@ -5,7 +5,19 @@
  * interface flag; approve (one or the selected ones) and delete for members
  * who may.
  */
-import { Alert, Button, Group, SegmentedControl, Stack, Switch, Text, TextInput, Title, UnstyledButton } from "@mantine/core";
+import {
+  Alert,
+  Button,
+  Group,
+  SegmentedControl,
+  Select,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Title,
+  UnstyledButton,
+} from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { DeviceSummary } from "@tern/client";
@@ -19,7 +31,7 @@ import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { approveDevice, approveDevices, deleteDevice } from "./actions.ts";
 import { DeviceRow, ROW_HEIGHT, type RowActions } from "./DeviceRow.tsx";
-import { type DeviceStatus, deviceRows, type SortKey } from "./device-rows.ts";
+import { type DeviceStatus, deviceRows, type SortKey, tagsOf } from "./device-rows.ts";
 import classes from "./devices.module.css";
 
 const estimateSize = () => ROW_HEIGHT;
@@ -47,6 +59,8 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
   const [search, setSearch] = useState("");
   const [status, setStatus] = useState<DeviceStatus | "all">("all");
   const [rateLimitedOnly, setRateLimitedOnly] = useState(false);
+  const [tag, setTag] = useState<string | null>(null);
+  const tags = useMemo(() => tagsOf(devices), [devices]);
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: "name", desc: false });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [actionError, setActionError] = useState<unknown>(null);
@@ -54,8 +68,9 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
   const deferredSearch = useDeferredValue(search);
 
   const rows = useMemo(
-    () => deviceRows(devices, { search: deferredSearch, status, rateLimitedOnly, sort: sort.key, desc: sort.desc }),
-    [devices, deferredSearch, status, rateLimitedOnly, sort],
+    () =>
+      deviceRows(devices, { search: deferredSearch, status, rateLimitedOnly, tag: tag ?? "", sort: sort.key, desc: sort.desc }),
+    [devices, deferredSearch, status, rateLimitedOnly, tag, sort],
   );
   const pendingSelected = rows.filter((d) => selected.has(d.id) && !d.isApproved).map((d) => d.id);
 
@@ -118,6 +133,7 @@ function DeviceTable({ devices }: { devices: DeviceSummary[] }) {
             { value: "pending", label: "Pending" },
           ]}
         />
+        <Select label="Tag" placeholder="Any tag" data={tags} value={tag} onChange={setTag} clearable searchable w={180} />
         <Switch
           label="Rate-limited interfaces only"
           checked={rateLimitedOnly}

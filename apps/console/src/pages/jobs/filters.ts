@@ -36,6 +36,10 @@ export const JOB_TYPES = [
   "organization",
   "application",
   "sync",
+  "restart-agent",
+  "stop",
+  "start",
+  "reset",
 ] as const satisfies readonly Job["type"][];
 const everyType: Exclude<Job["type"], (typeof JOB_TYPES)[number]> extends never ? true : never = true;
 void everyType;
