@@ -26,6 +26,7 @@ import { HealingMonitor } from "./live-state/healing-monitor.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
 import { PublicAddressTracker } from "./live-state/public-address.ts";
 import { deleteExpiredSamples } from "./live-state/retention.ts";
+import { copyWriterPool } from "./live-state/sample-copy.ts";
 import { WanAddressTracker } from "./live-state/wan-address.ts";
 import { LoopHealth } from "./loop-health.ts";
 import { type GatewayOptions, gatewayOptions } from "./options.ts";
@@ -74,8 +75,9 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   const engine = new JobEngine(deps, events, options);
   // On PostgreSQL the batched status writer has a connection of its own: a burst of per-device work
   // (thousands of devices connecting, each with its first status) queues in the shared pool, and the
-  // writer waiting behind it for seconds would drop samples meanwhile. PGlite has one connection anyway.
-  const writerDb = database.url ? postgresDb(database.url, 1) : db;
+  // writer waiting behind it for seconds would hold the buffer up meanwhile. It writes samples with COPY.
+  // PGlite has one connection anyway (and the unnest insert).
+  const writerPool = database.url ? copyWriterPool(database.url) : undefined;
   // The heartbeat too: behind a busy pool it would starve, and the instance would look dead to the others.
   const livenessDb = database.url ? postgresDb(database.url, 1) : db;
   const loop = new LoopHealth(Math.max(10, Math.min(1000, options.heartbeatMs / 4)), options.heartbeatMs / 2, (ms) => {
@@ -83,7 +85,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     if (!closing) void beat();
   });
   const ingest = new IngestBuffer(
-    writerDb,
+    db,
     deps.metrics,
     logger,
     {
@@ -97,7 +99,15 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
         devices: states.map((s) => ({ deviceId: s.deviceId, orgId: s.orgId })),
         tunnelEnds: latest.map((t) => ({ tunnelId: t.tunnelId, deviceId: t.deviceId, side: t.side, up: t.up, at: t.at })),
       }),
+    writerPool,
   );
+  // Back-pressure: links that report while the buffer is over its high-water mark are not read until it
+  // drains (their statuses wait in the sockets, then TCP slows the devices): nothing is dropped.
+  const heldReads = new Set<DeviceConnection>();
+  ingest.onRelieved = () => {
+    for (const conn of heldReads) if (conn.open) conn.ws.resume();
+    heldReads.clear();
+  };
   const publicAddresses = new PublicAddressTracker(deps, events, {
     maxChanges: options.publicAddressMaxChanges,
     windowMs: options.publicAddressWindowMs,
@@ -148,6 +158,11 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       healing: new HealingMonitor(deps),
       events,
       metrics: deps.metrics,
+      holdReads(conn) {
+        if (heldReads.has(conn)) return;
+        heldReads.add(conn);
+        conn.ws.pause();
+      },
       reloadTunnels(conn) {
         conn.tunnelSidesLoadedAt = Date.now();
         void conn.serial("reload tunnels", async () => {
@@ -160,6 +175,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     onMessage: handler.onMessage.bind(handler),
     onClose(conn: DeviceConnection, code: number, reason: string) {
       sockets.delete(conn);
+      heldReads.delete(conn);
       handler.onClose(conn, code, reason);
     },
   };
@@ -257,6 +273,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
 
   function liveness(): void {
     for (const conn of sockets) {
+      // A link this server is not reading (back-pressure) cannot show its pongs: not judged meanwhile.
+      if (conn.ws.isPaused) continue;
       if (conn.missedPongs >= options.pingMisses) {
         conn.fault("liveness", `no pong to ${conn.missedPongs} pings: link dropped`);
         conn.ws.terminate();
@@ -395,7 +413,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       while (sockets.size > 0 && Date.now() < deadline + 1_000) await new Promise((r) => setTimeout(r, 10));
       await Promise.allSettled([...pendingWork]);
       await ingest.close();
-      if (writerDb !== db) await writerDb.destroy();
+      await writerPool?.end();
       if (livenessDb !== db) await livenessDb.destroy();
       await bus.close();
       await unregisterInstance(db, instanceId).catch((err) => logger.warn({ err }, "could not unregister the instance"));
