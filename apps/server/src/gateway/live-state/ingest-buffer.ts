@@ -29,7 +29,7 @@ import type { Logger } from "pino";
 import { toJson, toJsonOrNull } from "../../db/json.ts";
 import type { Db, DeviceVrrpState } from "../../db/schema.ts";
 import type { ServerMetrics } from "../../metrics/server-metrics.ts";
-import { writeWithCopy } from "./sample-copy.ts";
+import { copySamples } from "./sample-copy.ts";
 
 export interface SampleRow {
   tunnelId: string;
@@ -97,7 +97,7 @@ export class IngestBuffer {
   private timer: NodeJS.Timeout | null = null;
   private lastErrorLogAt = 0;
   private failures = 0;
-  private lastStatesAt = 0;
+  private lastStatesAt = Number.NEGATIVE_INFINITY;
   private pressed = false;
   private readonly pauseAt: number;
   private readonly resumeAt: number;
@@ -202,8 +202,7 @@ export class IngestBuffer {
       else
         await this.db.transaction().execute(async (trx) => {
           if (samples.length) await insertSamples(trx, samples);
-          if (latest.length) await upsertLatest(trx, latest);
-          if (states.length) await upsertStates(trx, states);
+          if (latest.length || states.length) await liveStateUpsert(latest, states).execute(trx);
         });
       if (withStates) this.lastStatesAt = performance.now();
       const ms = performance.now() - started;
@@ -213,17 +212,22 @@ export class IngestBuffer {
       this.recent.push({ samples: samples.length, states: states.length, ms });
       if (this.recent.length > 100) this.recent.shift();
       this.failures = 0;
-    } catch (err) {
+    } catch (caught) {
       this.metrics.ingestWriteFailures.inc();
       this.failures++;
+      // The COPY path writes samples and states in two statements: what one of them wrote is not written again.
+      const partial = caught instanceof PartialWrite ? caught : null;
+      const err = partial ? partial.cause : caught;
+      const failedSamples = partial?.samplesWritten ? [] : samples;
       // The database being away is waited out (the buffer bounds what is kept); a batch that fails for
       // another reason again and again would block every later one, so after a few tries it is dropped.
       if (isTransient(err) || this.failures < MAX_TRIES) {
         this.warn("writing live state failed; keeping it for the next flush", err);
-        this.requeue(samples, states, latest);
+        if (partial?.liveWritten) this.requeue(failedSamples, [], []);
+        else this.requeue(failedSamples, states, latest);
       } else {
         this.warn(`writing live state failed ${MAX_TRIES} times: batch dropped`, err);
-        this.metrics.ingestDropped.inc({ reason: "write-failed" }, samples.length);
+        this.metrics.ingestDropped.inc({ reason: "write-failed" }, failedSamples.length);
         this.failures = 0;
       }
       return false;
@@ -248,19 +252,27 @@ export class IngestBuffer {
     return true;
   }
 
+  /**
+   * Two statements sent back to back on the writer's connection, each its own transaction: the samples' COPY
+   * and the one statement of latest values and states. Each round trip waits for a turn of the event loop,
+   * which thousands of busy device sockets make long; two instead of six (begin, three statements, commit).
+   */
   private async writeCopy(pool: pg.Pool, samples: SampleRow[], latest: SampleRow[], states: StateRow[]): Promise<void> {
-    const statements: CompiledQuery[] = [];
-    if (latest.length) statements.push(latestUpsert(latest).compile(this.db));
-    if (states.length) statements.push(...stateUpserts(states).map((q) => q.compile(this.db)));
+    const live: CompiledQuery | null = latest.length || states.length ? liveStateUpsert(latest, states).compile(this.db) : null;
     const client = await pool.connect();
-    try {
-      await writeWithCopy(client, samples, statements);
-      client.release();
-    } catch (err) {
-      // A connection that failed mid-COPY is not given back for reuse.
-      client.release(err as Error);
-      throw err;
-    }
+    const [copied, updated] = await Promise.allSettled([
+      samples.length ? copySamples(client, samples) : Promise.resolve(),
+      live ? client.query(live.sql, live.parameters as unknown[]) : Promise.resolve(),
+    ]);
+    const failed = copied.status === "rejected" ? copied.reason : updated.status === "rejected" ? updated.reason : null;
+    // A connection that failed mid-COPY is not given back for reuse.
+    client.release(failed ?? undefined);
+    if (failed)
+      throw new PartialWrite(
+        failed,
+        copied.status === "fulfilled" && samples.length > 0,
+        updated.status === "fulfilled" && !!live,
+      );
   }
 
   /** Puts a failed batch back in front, newer reports winning, within the buffer's bound. */
@@ -281,6 +293,17 @@ export class IngestBuffer {
     if (now - this.lastErrorLogAt < 10_000) return;
     this.lastErrorLogAt = now;
     this.logger.warn({ err, buffered: this.samples.length }, message);
+  }
+}
+
+/** A COPY-path pass of which one statement failed (`cause`) and the other may have been written. */
+class PartialWrite extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly samplesWritten: boolean,
+    readonly liveWritten: boolean,
+  ) {
+    super("live state partly written");
   }
 }
 
@@ -319,42 +342,42 @@ async function insertSamples(db: Db, rows: SampleRow[]): Promise<void> {
     select * from ${UNNEST_SAMPLES(columns(rows))}`.execute(db);
 }
 
-async function upsertLatest(db: Db, rows: SampleRow[]): Promise<void> {
-  await latestUpsert(rows).execute(db);
-}
-
-function latestUpsert(rows: SampleRow[]) {
-  return sql`insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
-    select * from ${UNNEST_SAMPLES(columns(rows))}
+/**
+ * The latest values per tunnel end, the device states and the devices' last-seen times in one statement
+ * (data-modifying CTEs: one round trip, one transaction).
+ */
+function liveStateUpsert(latest: SampleRow[], states: StateRow[]) {
+  const ids = states.map((r) => r.deviceId);
+  return sql`with latest as (
+    insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
+    select * from ${UNNEST_SAMPLES(columns(latest))}
     on conflict (tunnel_id, side) do update set device_id = excluded.device_id, at = excluded.at, up = excluded.up,
       loss = excluded.loss, rtt = excluded.rtt, jitter = excluded.jitter, samples = excluded.samples,
       window_ms = excluded.window_ms, sent = excluded.sent, received = excluded.received
-    where tunnel_latest.at <= excluded.at`;
-}
-
-async function upsertStates(db: Db, rows: StateRow[]): Promise<void> {
-  for (const q of stateUpserts(rows)) await q.execute(db);
-}
-
-function stateUpserts(rows: StateRow[]) {
-  const ids = rows.map((r) => r.deviceId);
-  const upsert = sql`insert into device_state (device_id, organization_id, reported_at, received_at, applied_hash, applying,
+    where tunnel_latest.at <= excluded.at
+    returning 1
+  ), states as (
+    insert into device_state (device_id, organization_id, reported_at, received_at, applied_hash, applying,
       interfaces, bgp, vrrp, health)
     select d, o, r, now(), h, a, i::jsonb, b::jsonb, v::jsonb, he::jsonb from unnest(
-      ${ids}::uuid[], ${rows.map((r) => r.orgId)}::uuid[], ${rows.map((r) => r.reportedAt.toISOString())}::timestamptz[],
-      ${rows.map((r) => r.appliedHash)}::text[], ${rows.map((r) => r.applying)}::boolean[],
-      ${rows.map((r) => toJson(r.interfaces))}::text[], ${rows.map((r) => toJsonOrNull(r.bgp))}::text[],
-      ${rows.map((r) => toJson(r.vrrp))}::text[], ${rows.map((r) => toJsonOrNull(r.health))}::text[]
+      ${ids}::uuid[], ${states.map((r) => r.orgId)}::uuid[], ${states.map((r) => r.reportedAt.toISOString())}::timestamptz[],
+      ${states.map((r) => r.appliedHash)}::text[], ${states.map((r) => r.applying)}::boolean[],
+      ${states.map((r) => toJson(r.interfaces))}::text[], ${states.map((r) => toJsonOrNull(r.bgp))}::text[],
+      ${states.map((r) => toJson(r.vrrp))}::text[], ${states.map((r) => toJsonOrNull(r.health))}::text[]
     ) as u(d, o, r, h, a, i, b, v, he)
     where exists (select 1 from devices where devices.id = u.d)
     on conflict (device_id) do update set reported_at = excluded.reported_at, received_at = excluded.received_at,
       applied_hash = excluded.applied_hash, applying = excluded.applying, interfaces = excluded.interfaces,
-      bgp = excluded.bgp, vrrp = excluded.vrrp, health = excluded.health`;
-  // A device row someone else holds is skipped (refreshed at a later flush): ingestion never waits
-  // for, or deadlocks with, an admin change of the same devices.
-  const lastSeen = sql`update devices set last_seen_at = now() where id in (
+      bgp = excluded.bgp, vrrp = excluded.vrrp, health = excluded.health
+    returning 1
+  ), seen as (
+    -- A device row someone else holds is skipped (refreshed at a later flush): ingestion never waits
+    -- for, or deadlocks with, an admin change of the same devices.
+    update devices set last_seen_at = now() where id in (
       select id from devices where id = any(${ids}::uuid[])
         and (last_seen_at is null or last_seen_at < now() - ${LAST_SEEN_RESOLUTION}::interval)
-      order by id for no key update skip locked)`;
-  return [upsert, lastSeen];
+      order by id for no key update skip locked)
+    returning 1
+  )
+  select (select count(*) from latest) as latest, (select count(*) from states) as states, (select count(*) from seen) as seen`;
 }

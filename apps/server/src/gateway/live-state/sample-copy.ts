@@ -1,8 +1,8 @@
 /**
  * The batched writer's PostgreSQL path: tunnel samples go in with `COPY …
- * FROM STDIN` (text format, through pg-copy-streams), the latest values and
- * device states with the same `unnest` statements as the Kysely path, all in
- * one transaction on the writer's own connection. COPY skips building twelve
+ * FROM STDIN` (text format, through pg-copy-streams) on the writer's own
+ * connection, followed at once by the statement of latest values and device
+ * states (the same as the Kysely path's). COPY skips building twelve
  * array parameters per pass (pg escapes every element of each) and the array
  * unpacking on the server: the bench's pg-ingest baseline measures the
  * difference (docs/bench.md). PGlite keeps the `unnest` insert, which its own
@@ -10,7 +10,6 @@
  */
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { CompiledQuery } from "kysely";
 import pg from "pg";
 import copyStreams from "pg-copy-streams";
 import type { SampleRow } from "./ingest-buffer.ts";
@@ -49,24 +48,10 @@ export function copyLines(rows: readonly SampleRow[]): string {
   return out;
 }
 
-/** One pass on `client`, in one transaction: COPY of the samples, then the other statements (already compiled). */
-export async function writeWithCopy(
-  client: pg.PoolClient,
-  samples: readonly SampleRow[],
-  statements: readonly CompiledQuery[],
-): Promise<void> {
-  await client.query("begin");
-  try {
-    if (samples.length) {
-      const stream = client.query(copyStreams.from(COPY_SAMPLES));
-      await pipeline(Readable.from([copyLines(samples)]), stream);
-    }
-    for (const s of statements) await client.query(s.sql, s.parameters as unknown[]);
-    await client.query("commit");
-  } catch (err) {
-    await client.query("rollback").catch(() => undefined);
-    throw err;
-  }
+/** The samples in one `COPY … FROM STDIN` on `client` (its own transaction). */
+export async function copySamples(client: pg.PoolClient, samples: readonly SampleRow[]): Promise<void> {
+  const stream = client.query(copyStreams.from(COPY_SAMPLES));
+  await pipeline(Readable.from([copyLines(samples)]), stream);
 }
 
 /** The writer's own connection (one), so it never queues behind per-device work in the shared pool. */
