@@ -76,7 +76,7 @@ describe("ingest buffer", () => {
     expect(passes.reduce((a, b) => a + b, 0)).toBe(120_000);
     expect(Math.max(...passes)).toBeLessThanOrEqual(50_000);
     expect(passes.length).toBeGreaterThanOrEqual(3);
-  });
+  }, 90_000); // 120,000 rows: tens of seconds on a loaded 2-core machine
 
   it("stops after a failed write instead of retrying in a loop, and keeps the rows for the next flush", async () => {
     const deviceId = randomUUID();
@@ -162,7 +162,7 @@ describe("ingest buffer", () => {
       [20_000, 1],
     ]);
     expect(await sampleCount(deviceId)).toBe(120_000);
-  });
+  }, 90_000); // 120,000 rows: tens of seconds on a loaded 2-core machine
 });
 
 const onPostgres = testDatabaseKind() === "postgres";
