@@ -177,7 +177,10 @@ export const ServerConfig = z.object({
   TERN_INSTANCE_HEARTBEAT_MS: PositiveInt.default(10_000),
   /** Days tunnel samples are kept. */
   TERN_SAMPLE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(7),
-  /** Status ingestion: flush when this many samples wait, or every TERN_INGEST_FLUSH_MS; at most TERN_INGEST_MAX_BUFFERED wait. */
+  /**
+   * Status ingestion: flush when this many samples wait, or every TERN_INGEST_FLUSH_MS; at most
+   * TERN_INGEST_MAX_BUFFERED wait (from half of it the reporting links are not read: back-pressure).
+   */
   TERN_INGEST_BATCH_ROWS: PositiveInt.default(2_000),
   TERN_INGEST_FLUSH_MS: PositiveInt.default(1_000),
   TERN_INGEST_MAX_BUFFERED: PositiveInt.default(200_000),

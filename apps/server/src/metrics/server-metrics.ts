@@ -39,6 +39,7 @@ export interface ServerMetrics {
   ingestBatchRows: Histogram;
   ingestDropped: Counter<"reason">;
   ingestWriteFailures: Counter;
+  ingestPauses: Counter;
   ingestBuffered: Gauge;
   wsMessages: Counter<"type">;
   wsErrors: Counter<"kind">;
@@ -125,6 +126,11 @@ export function createServerMetrics(): ServerMetrics {
     ingestWriteFailures: new Counter({
       name: "tern_ingest_write_failures_total",
       help: "Batches of live state whose write failed (retried, then dropped)",
+      registers,
+    }),
+    ingestPauses: new Counter({
+      name: "tern_ingest_read_pauses_total",
+      help: "Times the ingest buffer reached its high-water mark and the reporting device links stopped being read",
       registers,
     }),
     ingestBuffered: new Gauge({ name: "tern_ingest_buffered_samples", help: "Samples waiting to be written", registers }),

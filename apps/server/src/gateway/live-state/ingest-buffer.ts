@@ -6,19 +6,30 @@
  * `unnest` of array parameters (one parameter per column: no limit on rows and
  * one plan for every batch size). It runs when `batchRows` samples wait or
  * every `flushMs`, one at a time, and a backlog of at least `batchRows` is
- * written pass after pass (up to PASS_ROWS samples each) without waiting. A
- * failed write keeps its rows for the next flush; the buffer holds at most
- * `maxBuffered` samples and drops (and counts) the oldest beyond that, so a
- * slow or absent database never blocks or grows the websocket side without
- * bound. What a flush wrote is handed to `onWritten` once it is committed
- * (and only then: what is announced from there is already readable).
+ * written pass after pass (up to PASS_ROWS samples each) without waiting;
+ * during such a backlog the latest values and device states (replaced in
+ * memory by every newer report) are written once per `flushMs`, not with every
+ * pass, so the passes are samples. On PostgreSQL the samples go in with COPY
+ * (sample-copy.ts). A failed write keeps its rows for the next flush.
+ *
+ * Back-pressure instead of drops: at `pauseAt` samples waiting the buffer says
+ * it is `pressing`, and the gateway stops reading the sockets of the links
+ * that report (ws pause: TCP then slows the devices down) until a write
+ * brings it to `resumeAt` or below and `onRelieved` runs. `maxBuffered` stays
+ * a hard bound of memory above that: what a paused socket had already read
+ * still comes in, and only beyond `maxBuffered` is anything dropped (counted
+ * in tern_ingest_dropped_total and logged). What a flush wrote is handed to
+ * `onWritten` once it is committed (and only then: what is announced from
+ * there is already readable).
  */
 import type { BgpState, Health, InterfaceState } from "@tern/protocol";
-import { sql } from "kysely";
+import { type CompiledQuery, sql } from "kysely";
+import type pg from "pg";
 import type { Logger } from "pino";
 import { toJson, toJsonOrNull } from "../../db/json.ts";
 import type { Db, DeviceVrrpState } from "../../db/schema.ts";
 import type { ServerMetrics } from "../../metrics/server-metrics.ts";
+import { copySamples } from "./sample-copy.ts";
 
 export interface SampleRow {
   tunnelId: string;
@@ -52,6 +63,10 @@ export interface IngestOptions {
   batchRows: number;
   flushMs: number;
   maxBuffered: number;
+  /** Samples waiting at which the buffer asks for back-pressure (default: half of maxBuffered). */
+  pauseAt?: number;
+  /** Samples waiting at or below which the back-pressure ends (default: a quarter of maxBuffered). */
+  resumeAt?: number;
 }
 
 /** What one flush committed: the newest state of each device and the newest figures of each tunnel end. */
@@ -82,6 +97,12 @@ export class IngestBuffer {
   private timer: NodeJS.Timeout | null = null;
   private lastErrorLogAt = 0;
   private failures = 0;
+  private lastStatesAt = Number.NEGATIVE_INFINITY;
+  private pressed = false;
+  private readonly pauseAt: number;
+  private readonly resumeAt: number;
+  /** Called once the buffer is back at `resumeAt` after it was pressing (the gateway resumes its reads). */
+  onRelieved: () => void = () => {};
   /** The last flushes (for figures and tests). */
   readonly recent: FlushRecord[] = [];
 
@@ -92,7 +113,12 @@ export class IngestBuffer {
     private readonly options: IngestOptions,
     /** Called after each committed write, outside it (a throw is logged, never taken for a failed write). */
     private readonly onWritten: (batch: WrittenBatch) => void = () => {},
-  ) {}
+    /** PostgreSQL: a pool of the writer's own, whose connection writes samples with COPY; else the Kysely path. */
+    private readonly copyPool?: pg.Pool,
+  ) {
+    this.pauseAt = Math.min(options.pauseAt ?? Math.floor(options.maxBuffered / 2), options.maxBuffered);
+    this.resumeAt = Math.min(options.resumeAt ?? Math.floor(options.maxBuffered / 4), this.pauseAt);
+  }
 
   start(): void {
     this.timer ??= setInterval(() => void this.flush(), this.options.flushMs);
@@ -100,6 +126,11 @@ export class IngestBuffer {
 
   get buffered(): number {
     return this.samples.length;
+  }
+
+  /** Over the high-water mark: links that report should stop being read until `onRelieved`. */
+  get pressing(): boolean {
+    return this.pressed;
   }
 
   /** Takes one status' worth of state and samples; never waits. */
@@ -113,6 +144,11 @@ export class IngestBuffer {
     }
     for (let i = 0; i < Math.min(room, samples.length); i++) this.samples.push(samples[i]!);
     this.metrics.ingestBuffered.set(this.samples.length);
+    if (!this.pressed && this.samples.length >= this.pauseAt) {
+      this.pressed = true;
+      this.metrics.ingestPauses.inc();
+      queueMicrotask(() => void this.flush());
+    }
     if (this.samples.length >= this.options.batchRows) queueMicrotask(() => void this.flush());
   }
 
@@ -150,17 +186,25 @@ export class IngestBuffer {
   private async writeOnce(): Promise<boolean> {
     if (this.samples.length === 0 && this.states.size === 0) return true;
     const samples = this.samples.splice(0, PASS_ROWS);
-    const states = [...this.states.values()];
-    const latest = [...this.latest.values()];
-    this.states.clear();
-    this.latest.clear();
+    // In a backlog, a pass that follows a state write by less than flushMs writes samples only: the newest
+    // state of each device and tunnel end waits in memory (replaced by newer reports) for a later pass.
+    const backlog = this.samples.length >= this.options.batchRows;
+    const withStates = !backlog || performance.now() - this.lastStatesAt >= this.options.flushMs;
+    const states = withStates ? [...this.states.values()] : [];
+    const latest = withStates ? [...this.latest.values()] : [];
+    if (withStates) {
+      this.states.clear();
+      this.latest.clear();
+    }
     const started = performance.now();
     try {
-      await this.db.transaction().execute(async (trx) => {
-        if (samples.length) await insertSamples(trx, samples);
-        if (latest.length) await upsertLatest(trx, latest);
-        if (states.length) await upsertStates(trx, states);
-      });
+      if (this.copyPool) await this.writeCopy(this.copyPool, samples, latest, states);
+      else
+        await this.db.transaction().execute(async (trx) => {
+          if (samples.length) await insertSamples(trx, samples);
+          if (latest.length || states.length) await liveStateUpsert(latest, states).execute(trx);
+        });
+      if (withStates) this.lastStatesAt = performance.now();
       const ms = performance.now() - started;
       this.metrics.ingestBatchSeconds.observe(ms / 1000);
       this.metrics.ingestBatchRows.observe(samples.length);
@@ -168,22 +212,35 @@ export class IngestBuffer {
       this.recent.push({ samples: samples.length, states: states.length, ms });
       if (this.recent.length > 100) this.recent.shift();
       this.failures = 0;
-    } catch (err) {
+    } catch (caught) {
       this.metrics.ingestWriteFailures.inc();
       this.failures++;
+      // The COPY path writes samples and states in two statements: what one of them wrote is not written again.
+      const partial = caught instanceof PartialWrite ? caught : null;
+      const err = partial ? partial.cause : caught;
+      const failedSamples = partial?.samplesWritten ? [] : samples;
       // The database being away is waited out (the buffer bounds what is kept); a batch that fails for
       // another reason again and again would block every later one, so after a few tries it is dropped.
       if (isTransient(err) || this.failures < MAX_TRIES) {
         this.warn("writing live state failed; keeping it for the next flush", err);
-        this.requeue(samples, states, latest);
+        if (partial?.liveWritten) this.requeue(failedSamples, [], []);
+        else this.requeue(failedSamples, states, latest);
       } else {
         this.warn(`writing live state failed ${MAX_TRIES} times: batch dropped`, err);
-        this.metrics.ingestDropped.inc({ reason: "write-failed" }, samples.length);
+        this.metrics.ingestDropped.inc({ reason: "write-failed" }, failedSamples.length);
         this.failures = 0;
       }
       return false;
     } finally {
       this.metrics.ingestBuffered.set(this.samples.length);
+    }
+    if (this.pressed && this.samples.length <= this.resumeAt) {
+      this.pressed = false;
+      try {
+        this.onRelieved();
+      } catch (err) {
+        this.logger.error({ err }, "resuming the device links' reads failed");
+      }
     }
     if (states.length || latest.length) {
       try {
@@ -193,6 +250,29 @@ export class IngestBuffer {
       }
     }
     return true;
+  }
+
+  /**
+   * Two statements sent back to back on the writer's connection, each its own transaction: the samples' COPY
+   * and the one statement of latest values and states. Each round trip waits for a turn of the event loop,
+   * which thousands of busy device sockets make long; two instead of six (begin, three statements, commit).
+   */
+  private async writeCopy(pool: pg.Pool, samples: SampleRow[], latest: SampleRow[], states: StateRow[]): Promise<void> {
+    const live: CompiledQuery | null = latest.length || states.length ? liveStateUpsert(latest, states).compile(this.db) : null;
+    const client = await pool.connect();
+    const [copied, updated] = await Promise.allSettled([
+      samples.length ? copySamples(client, samples) : Promise.resolve(),
+      live ? client.query(live.sql, live.parameters as unknown[]) : Promise.resolve(),
+    ]);
+    const failed = copied.status === "rejected" ? copied.reason : updated.status === "rejected" ? updated.reason : null;
+    // A connection that failed mid-COPY is not given back for reuse.
+    client.release(failed ?? undefined);
+    if (failed)
+      throw new PartialWrite(
+        failed,
+        copied.status === "fulfilled" && samples.length > 0,
+        updated.status === "fulfilled" && !!live,
+      );
   }
 
   /** Puts a failed batch back in front, newer reports winning, within the buffer's bound. */
@@ -213,6 +293,17 @@ export class IngestBuffer {
     if (now - this.lastErrorLogAt < 10_000) return;
     this.lastErrorLogAt = now;
     this.logger.warn({ err, buffered: this.samples.length }, message);
+  }
+}
+
+/** A COPY-path pass of which one statement failed (`cause`) and the other may have been written. */
+class PartialWrite extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly samplesWritten: boolean,
+    readonly liveWritten: boolean,
+  ) {
+    super("live state partly written");
   }
 }
 
@@ -251,33 +342,42 @@ async function insertSamples(db: Db, rows: SampleRow[]): Promise<void> {
     select * from ${UNNEST_SAMPLES(columns(rows))}`.execute(db);
 }
 
-async function upsertLatest(db: Db, rows: SampleRow[]): Promise<void> {
-  await sql`insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
-    select * from ${UNNEST_SAMPLES(columns(rows))}
+/**
+ * The latest values per tunnel end, the device states and the devices' last-seen times in one statement
+ * (data-modifying CTEs: one round trip, one transaction).
+ */
+function liveStateUpsert(latest: SampleRow[], states: StateRow[]) {
+  const ids = states.map((r) => r.deviceId);
+  return sql`with latest as (
+    insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
+    select * from ${UNNEST_SAMPLES(columns(latest))}
     on conflict (tunnel_id, side) do update set device_id = excluded.device_id, at = excluded.at, up = excluded.up,
       loss = excluded.loss, rtt = excluded.rtt, jitter = excluded.jitter, samples = excluded.samples,
       window_ms = excluded.window_ms, sent = excluded.sent, received = excluded.received
-    where tunnel_latest.at <= excluded.at`.execute(db);
-}
-
-async function upsertStates(db: Db, rows: StateRow[]): Promise<void> {
-  const ids = rows.map((r) => r.deviceId);
-  await sql`insert into device_state (device_id, organization_id, reported_at, received_at, applied_hash, applying,
+    where tunnel_latest.at <= excluded.at
+    returning 1
+  ), states as (
+    insert into device_state (device_id, organization_id, reported_at, received_at, applied_hash, applying,
       interfaces, bgp, vrrp, health)
     select d, o, r, now(), h, a, i::jsonb, b::jsonb, v::jsonb, he::jsonb from unnest(
-      ${ids}::uuid[], ${rows.map((r) => r.orgId)}::uuid[], ${rows.map((r) => r.reportedAt.toISOString())}::timestamptz[],
-      ${rows.map((r) => r.appliedHash)}::text[], ${rows.map((r) => r.applying)}::boolean[],
-      ${rows.map((r) => toJson(r.interfaces))}::text[], ${rows.map((r) => toJsonOrNull(r.bgp))}::text[],
-      ${rows.map((r) => toJson(r.vrrp))}::text[], ${rows.map((r) => toJsonOrNull(r.health))}::text[]
+      ${ids}::uuid[], ${states.map((r) => r.orgId)}::uuid[], ${states.map((r) => r.reportedAt.toISOString())}::timestamptz[],
+      ${states.map((r) => r.appliedHash)}::text[], ${states.map((r) => r.applying)}::boolean[],
+      ${states.map((r) => toJson(r.interfaces))}::text[], ${states.map((r) => toJsonOrNull(r.bgp))}::text[],
+      ${states.map((r) => toJson(r.vrrp))}::text[], ${states.map((r) => toJsonOrNull(r.health))}::text[]
     ) as u(d, o, r, h, a, i, b, v, he)
     where exists (select 1 from devices where devices.id = u.d)
     on conflict (device_id) do update set reported_at = excluded.reported_at, received_at = excluded.received_at,
       applied_hash = excluded.applied_hash, applying = excluded.applying, interfaces = excluded.interfaces,
-      bgp = excluded.bgp, vrrp = excluded.vrrp, health = excluded.health`.execute(db);
-  // A device row someone else holds is skipped (refreshed at a later flush): ingestion never waits
-  // for, or deadlocks with, an admin change of the same devices.
-  await sql`update devices set last_seen_at = now() where id in (
+      bgp = excluded.bgp, vrrp = excluded.vrrp, health = excluded.health
+    returning 1
+  ), seen as (
+    -- A device row someone else holds is skipped (refreshed at a later flush): ingestion never waits
+    -- for, or deadlocks with, an admin change of the same devices.
+    update devices set last_seen_at = now() where id in (
       select id from devices where id = any(${ids}::uuid[])
         and (last_seen_at is null or last_seen_at < now() - ${LAST_SEEN_RESOLUTION}::interval)
-      order by id for no key update skip locked)`.execute(db);
+      order by id for no key update skip locked)
+    returning 1
+  )
+  select (select count(*) from latest) as latest, (select count(*) from states) as states, (select count(*) from seen) as seen`;
 }

@@ -29,6 +29,8 @@ export interface StatusIngestDeps {
   metrics: ServerMetrics;
   /** Baselines, anomalies and the agent's healing reports (docs/healing.md); absent in tests that do not need it. */
   healing?: HealingMonitor;
+  /** Stops reading the link until the ingest buffer has drained (back-pressure, see ingest-buffer.ts). */
+  holdReads?(conn: DeviceConnection): void;
   /** Reloads the device's tunnel ids (a tunnel created since the link opened). */
   reloadTunnels(conn: DeviceConnection): void;
 }
@@ -83,6 +85,7 @@ export function ingestStatus(conn: DeviceConnection, status: Status, deps: Statu
     },
     samples,
   );
+  if (deps.buffer.pressing) deps.holdReads?.(conn);
   deps.metrics.statusIngested.inc();
   conn.deviceApplying = status.applying;
   deps.events.emit("status", { deviceId: conn.deviceId, orgId: conn.orgId, status, tunnels, receivedAt });
