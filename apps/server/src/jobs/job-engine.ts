@@ -156,7 +156,15 @@ export class JobEngine {
             trx,
             conns.map((c) => c.deviceId),
           )
-            .select(["id", "desired_config_enc", "desired_hash", "sync_attempts", "auto_sync_paused", "is_approved"])
+            .select([
+              "id",
+              "desired_config_enc",
+              "desired_hash",
+              "desired_stale",
+              "sync_attempts",
+              "auto_sync_paused",
+              "is_approved",
+            ])
             .execute()
         )
           // Checked with the row locked, right before the config (PSKs and all) goes out: a device whose
@@ -174,8 +182,9 @@ export class JobEngine {
         ),
       );
       const applies = new Map<string, { deviceId: string; applyId: string; hash: string; sealed: string }>();
-      for (const { id, desired_config_enc: sealed, desired_hash: hash } of devs.values())
-        if (sealed && hash) applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
+      // A device a fan-out marked stale waits for the recompiler (services/fanout): its stored config is the old one.
+      for (const { id, desired_config_enc: sealed, desired_hash: hash, desired_stale: stale } of devs.values())
+        if (sealed && hash && !stale) applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
       const started = await startQueuedJobs(trx, [...applies.values()]);
       const plans: Plan[] = [];
       for (const conn of conns) {
@@ -183,6 +192,8 @@ export class JobEngine {
         const settled: Settled = { ...emptySettled(), ...settledBy.get(conn.deviceId) };
         const apply = applies.get(conn.deviceId);
         if (!dev) plans.push({ kind: "gone", settled });
+        // Neither drift nor a missing config can be judged until it is recompiled; the recompiler wakes it (tern_jobs).
+        else if (dev.desired_stale) plans.push({ kind: "idle", settled });
         else if (apply && started.has(conn.deviceId))
           // The one place a desired config is opened: it goes to its device.
           plans.push({
