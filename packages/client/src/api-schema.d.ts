@@ -1612,7 +1612,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Install the policy on many devices at once (one mlpolicy job per device whose config changes)
+         * Install the policy on many devices at once (one mlpolicy job per device whose policy changes)
          * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} over the devices; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, createdAt. Devices running another policy switch to this one. Unknown device ids: 404 naming them, nothing changes. 202 with the job ids; Location lists them (at most 100) or names their job group (/api/jobs?group=<id>).
          */
         post: operations["installMlPolicy"];
@@ -3592,7 +3592,7 @@ export interface components {
                 kind: string;
                 summary: string;
             }[];
-            targetHash: string;
+            targetHash: string | null;
             error: {
                 reason: string;
                 message: string;
