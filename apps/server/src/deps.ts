@@ -32,4 +32,6 @@ export interface AppDeps {
   liveEvents?: LiveEventHub;
   /** Authentication and access look-ups of this instance (auth/auth-cache.ts); none = every request asks the database. */
   authCache?: AuthCache;
+  /** Compiles the devices a fan-out marked stale, after its answer (services/fanout); none = the request compiles. */
+  recompiler?: { kick(): Promise<void> };
 }

@@ -32,6 +32,7 @@ import { loadServerKey } from "./secrets/server-key.ts";
 import { createLoginLimits } from "./services/accounts/login-limits.ts";
 import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
 import { sealLegacyDesiredConfigs } from "./services/desired-config-seal.ts";
+import { Recompiler } from "./services/fanout/recompile.ts";
 import { LiveEventHub } from "./services/live-events/hub.ts";
 import { publishTunnelStatusEvents } from "./services/live-events/tunnel-status-events.ts";
 
@@ -159,6 +160,11 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     const stopTunnelEvents = publishTunnelStatusEvents(deps.db, events, logger);
     notify.start(events);
     await gw.start();
+    // Fan-outs answer before compiling (services/fanout): this instance compiles what they marked, and what a
+    // stopped instance left marked.
+    const recompiler = new Recompiler(deps);
+    deps.recompiler = recompiler;
+    recompiler.start();
     live.start();
     const app = createApp(deps);
     const http = await listen(app.fetch, config);
@@ -184,7 +190,11 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
           live.close();
           // Devices' links (close code 1012, their jobs requeued) and in-flight HTTP requests wind down together, both
           // before the database closes: one after the other they could add up past the 10 s a service manager gives.
-          await Promise.all([gw.close().then(() => notify.close()), closeHttp(http, config.TERN_SHUTDOWN_GRACE)]);
+          await Promise.all([
+            gw.close().then(() => notify.close()),
+            closeHttp(http, config.TERN_SHUTDOWN_GRACE),
+            recompiler.close(),
+          ]);
           await authCache.close();
           if (ownsDatabase) await db.close();
           await lock?.release();

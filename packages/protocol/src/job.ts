@@ -51,8 +51,11 @@ export const Job = z.object({
   /** The device the job is for (6.3.1: with name and hostname). */
   device: z.object({ id: Id, name: z.string(), hostname: z.string() }),
   tasks: z.array(JobTask),
-  /** Hash of the desired config that completes this job when the device reports it applied. */
-  targetHash: z.string(),
+  /**
+   * Hash of the desired config that completes this job when the device reports it applied; null for the moment a
+   * fan-out's job waits for its device to be recompiled (the fan-out answers before compiling).
+   */
+  targetHash: z.string().nullable(),
   error: JobError.nullable(),
   /** Set when a job that failed by time-out was later seen applied and corrected to complete. */
   correctedAt: Timestamp.nullable(),

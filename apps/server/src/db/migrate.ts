@@ -28,6 +28,7 @@ import * as remoteVpn from "./migrations/20261125-961-remote-vpn.ts";
 import * as signupDumps from "./migrations/20261125-963-signup-dumps.ts";
 import * as healing from "./migrations/20261125-964-healing.ts";
 import * as deviceTagsActions from "./migrations/20261126-101-device-tags-actions.ts";
+import * as fanout from "./migrations/20261126-701-fanout.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -47,6 +48,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261125-963-signup-dumps": signupDumps,
   "20261125-961-remote-vpn": remoteVpn,
   "20261126-101-device-tags-actions": deviceTagsActions,
+  "20261126-701-fanout": fanout,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

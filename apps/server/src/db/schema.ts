@@ -244,6 +244,8 @@ export interface DevicesTable {
   /** The tunnels in the desired config (tunnel status reads this, never the sealed config). */
   desired_tunnel_ids: Generated<string[]>;
   desired_hash: string | null;
+  /** A fan-out changed the device's settings and answered before recompiling: desired_* are not yet current (services/fanout). */
+  desired_stale: Generated<boolean>;
   applied_hash: string | null;
   connection: Generated<"never" | "connected" | "disconnected">;
   last_connected_at: NullableTimestamp;
@@ -326,7 +328,8 @@ export interface JobsTable {
   type: JobType;
   state: JobState;
   tasks: Json<JobTask[]>;
-  target_hash: string;
+  /** Null while its device is recompiled after a fan-out (devices.desired_stale). */
+  target_hash: string | null;
   error: NullableJson<JobError>;
   corrected_at: NullableTimestamp;
   attempts: Generated<number>;

@@ -160,6 +160,7 @@ export class JobEngine {
               "id",
               "desired_config_enc",
               "desired_hash",
+              "desired_stale",
               "sync_attempts",
               "auto_sync_paused",
               "is_approved",
@@ -182,9 +183,10 @@ export class JobEngine {
         ),
       );
       const applies = new Map<string, { deviceId: string; applyId: string; hash: string; sealed: string }>();
-      // A device whose data plane was stopped (a `stop` action) keeps its jobs queued until `start`.
-      for (const { id, desired_config_enc: sealed, desired_hash: hash, data_plane } of devs.values())
-        if (sealed && hash && data_plane !== "stopped") applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
+      // A device whose data plane was stopped (a `stop` action) keeps its jobs queued until `start`; one a
+      // fan-out marked stale waits for the recompiler (services/fanout): its stored config is the old one.
+      for (const { id, desired_config_enc: sealed, desired_hash: hash, data_plane, desired_stale: stale } of devs.values())
+        if (sealed && hash && data_plane !== "stopped" && !stale) applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
       const started = await startQueuedJobs(trx, [...applies.values()]);
       const plans: Plan[] = [];
       for (const conn of conns) {
@@ -192,6 +194,8 @@ export class JobEngine {
         const settled: Settled = { ...emptySettled(), ...settledBy.get(conn.deviceId) };
         const apply = applies.get(conn.deviceId);
         if (!dev) plans.push({ kind: "gone", settled });
+        // Neither drift nor a missing config can be judged until it is recompiled; the recompiler wakes it (tern_jobs).
+        else if (dev.desired_stale) plans.push({ kind: "idle", settled });
         else if (apply && started.has(conn.deviceId))
           // The one place a desired config is opened: it goes to its device.
           plans.push({

@@ -44,6 +44,8 @@ export async function startQueuedJobs(
     from unnest(${applies.map((a) => a.deviceId)}::uuid[], ${applies.map((a) => a.applyId)}::text[],
       ${applies.map((a) => a.hash)}::text[]) as u(device_id, apply_id, hash)
     where jobs.device_id = u.device_id and jobs.state = 'queued' and jobs.type <> all(${AGENT_ACTION_TYPES})
+      -- a fan-out's job whose device is not recompiled yet has no target: it goes out with the recompiled config
+      and jobs.target_hash is not null
     returning jobs.device_id`.execute(db);
   return new Set(rows.map((r) => r.device_id));
 }
@@ -86,7 +88,8 @@ export async function settleJobsByHashMany(db: Db, reports: readonly HashReport[
     from unnest(${reports.map((r) => r.deviceId)}::uuid[], ${reports.map((r) => r.hash)}::text[],
       ${reports.map((r) => r.desiredHash)}::text[]) as u(device_id, hash, desired_hash)
     where jobs.device_id = u.device_id and jobs.type <> all(${AGENT_ACTION_TYPES}) and (
-      (jobs.state in ('queued', 'running')
+      -- a job without a target (its device waits to be recompiled after a fan-out) is satisfied by nothing yet
+      (jobs.state in ('queued', 'running') and jobs.target_hash is not null
         and (u.hash = u.desired_hash or jobs.sent_hash = u.hash or jobs.target_hash = u.hash))
       or (jobs.state = 'failed' and jobs.error->>'reason' = 'timeout'
         and (jobs.sent_hash = u.hash or jobs.target_hash = u.hash)))

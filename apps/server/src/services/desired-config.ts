@@ -269,6 +269,11 @@ export interface QueueJobsInput {
    * explicit sync). Default: only devices whose desired hash changed get one.
    */
   force?: boolean;
+  /**
+   * Queue no job at all, only recompile and store (the fan-out recompiler: its jobs were queued before, without a
+   * target, and get their target here). Default true.
+   */
+  queue?: boolean;
 }
 
 export interface QueuedJobs {
@@ -293,11 +298,14 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   if (ids.length === 0) return { jobIds, warnings };
   // Lock the devices first, in id order: every writer of device rows that locks several in the
   // same order (the device gateway does too) cannot deadlock with another.
-  const current = new Map(
-    (await lockDevices(ctx.db, ids).select(["id", "desired_hash"]).where("organization_id", "=", ctx.org.id).execute()).map(
-      (d) => [d.id, d.desired_hash],
-    ),
-  );
+  const locked = await lockDevices(ctx.db, ids)
+    .select(["id", "desired_hash", "desired_stale"])
+    .where("organization_id", "=", ctx.org.id)
+    .execute();
+  const current = new Map(locked.map((d) => [d.id, d.desired_hash]));
+  // Devices a fan-out marked stale (services/fanout): stored again even when the hash is the same, so the mark clears
+  // and their target-less jobs get this hash.
+  const stale = new Set(locked.filter((d) => d.desired_stale).map((d) => d.id));
   const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
   const jobs: { id: string; deviceId: string; hash: string; sealed: string; tunnelIds: string }[] = [];
   const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
@@ -305,7 +313,7 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
     const { config, hash, warnings: w } = compileDeviceConfig(compileInput);
     if (w.length) warnings.set(deviceId, w);
     const changed = current.get(deviceId) !== hash;
-    if (changed)
+    if (changed || stale.has(deviceId))
       jobs.push({
         id: randomUUID(),
         deviceId,
@@ -320,26 +328,52 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   for (let i = 0; i < jobs.length; i += 500) {
     const chunk = jobs.slice(i, i + 500);
     await sql`update devices set desired_config_enc = v.sealed, desired_tunnel_ids = v.tunnels::uuid[],
-        desired_hash = v.hash, sync_attempts = 0, auto_sync_paused = false, updated_at = now()
+        desired_hash = v.hash, desired_stale = false, sync_attempts = 0, auto_sync_paused = false, updated_at = now()
       from (values ${sql.join(chunk.map((j) => sql`(${j.deviceId}::uuid, ${j.sealed}, ${j.tunnelIds}, ${j.hash})`))})
         as v(id, sealed, tunnels, hash)
       where devices.id = v.id`.execute(ctx.db);
   }
-  const rows = [...jobs, ...unchangedForced].map((j) => ({
-    id: j.id,
-    organization_id: ctx.org.id,
-    device_id: j.deviceId,
-    type: input.type,
-    state: "queued" as const,
-    tasks: toJson(typeof input.tasks === "function" ? input.tasks(j.deviceId) : input.tasks),
-    target_hash: j.hash,
-    created_by: ctx.actor.label,
-  }));
-  for (let i = 0; i < rows.length; i += 500)
-    await ctx.db
-      .insertInto("jobs")
-      .values(rows.slice(i, i + 500))
-      .execute();
-  for (const r of rows) jobIds.push(r.id);
+  const recompiled = jobs.filter((j) => stale.has(j.deviceId));
+  if (recompiled.length) await fillDeferredTargets(ctx.db, recompiled);
+  // A device whose config did not change gets no job, unless forced; the recompiler queues none (they exist).
+  const queued =
+    input.queue === false ? [] : [...jobs.filter((j) => input.force || current.get(j.deviceId) !== j.hash), ...unchangedForced];
+  await insertJobs(ctx, input, queued);
+  for (const r of queued) jobIds.push(r.id);
   return { jobIds, warnings };
+}
+
+/**
+ * Queued jobs, one statement whatever their number (arrays as parameters): `target` null queues a fan-out's job
+ * whose device is recompiled after the answer (services/fanout). The jobs trigger wakes the devices' dispatchers
+ * at commit (only for jobs with a target).
+ */
+export async function insertJobs(
+  ctx: ServiceCtx,
+  input: Pick<QueueJobsInput, "type" | "tasks">,
+  jobs: readonly { id: string; deviceId: string; hash: string | null }[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  const taskOf = input.tasks;
+  // The same tasks for every job (the usual case) go as one parameter, not once per job.
+  const tasks = typeof taskOf === "function" ? sql`u.tasks::jsonb` : sql`${toJson(taskOf)}::jsonb`;
+  const perJob = typeof taskOf === "function" ? sql`, ${jobs.map((j) => toJson(taskOf(j.deviceId)))}::text[]` : sql``;
+  await sql`insert into jobs (id, organization_id, device_id, type, state, tasks, target_hash, created_by)
+    select u.id, ${ctx.org.id}::uuid, u.device_id, ${input.type}, 'queued', ${tasks}, u.hash, ${ctx.actor.label}
+    from unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.deviceId)}::uuid[],
+      ${jobs.map((j) => j.hash)}::text[]${perJob}) as u(${sql.raw(typeof taskOf === "function" ? "id, device_id, hash, tasks" : "id, device_id, hash")})`.execute(
+    ctx.db,
+  );
+}
+
+/**
+ * The target-less jobs of recompiled devices get their hash (queued ones; others cannot exist: such a job is never
+ * sent nor settled), and their dispatchers are woken at commit as the jobs trigger would have.
+ */
+async function fillDeferredTargets(db: Db, devices: readonly { deviceId: string; hash: string }[]): Promise<void> {
+  await sql`with u as (select * from unnest(${devices.map((d) => d.deviceId)}::uuid[], ${devices.map((d) => d.hash)}::text[])
+        as u(device_id, hash)),
+      filled as (update jobs set target_hash = u.hash from u
+        where jobs.device_id = u.device_id and jobs.target_hash is null returning jobs.device_id)
+    select pg_notify('tern_jobs', d::text) from (select distinct device_id as d from filled) s`.execute(db);
 }

@@ -63,7 +63,7 @@ export function toJob(row: {
   type: Job["type"];
   state: Job["state"];
   tasks: Job["tasks"];
-  target_hash: string;
+  target_hash: string | null;
   error: Job["error"];
   corrected_at: Date | null;
   attempts: number;

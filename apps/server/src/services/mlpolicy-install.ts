@@ -1,15 +1,19 @@
 /**
  * Installing a multi-link policy on many devices at once (and uninstalling
- * it): one UPDATE sets `devices.mlpolicy_id` for the whole selection, then
- * `queueConfigJobs` recompiles those devices in a handful of queries and
- * queues one `mlpolicy` job per device whose config changed. A fan-out to
- * 10,000 devices is a few statements, never a round trip per device.
+ * it): the selection's rows are locked in id order, one UPDATE sets
+ * `devices.mlpolicy_id` and marks them `desired_stale`, one INSERT queues an
+ * `mlpolicy` job per changed device, without a target yet; the route
+ * answers once that committed and the fan-out recompiler (services/fanout)
+ * compiles the devices after the answer. A fan-out to 10,000 devices is a
+ * few statements, never a round trip per device, and no compiling before the
+ * answer (issue 14: 7.7 s at 10,000 devices when it compiled first).
  */
 import { sql } from "kysely";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
-import { anyUuid, queueConfigJobs } from "./desired-config.ts";
+import { anyUuid, lockDevices } from "./desired-config.ts";
 import { type DeviceSelection, selectDeviceIds } from "./devices/selection.ts";
+import { markStale, queueDeferredJobs } from "./fanout/deferred-jobs.ts";
 import { loadMlPolicy, toMlPolicy } from "./mlpolicies.ts";
 
 export interface InstallResult {
@@ -21,11 +25,17 @@ export interface InstallResult {
 const CHUNK = 5000;
 
 async function setPolicy(ctx: ServiceCtx, ids: string[], policyId: string | null, only?: string): Promise<string[]> {
+  // In id order first, as every writer of several device rows locks them (the dispatcher too): no deadlock.
+  for (let i = 0; i < ids.length; i += CHUNK)
+    await lockDevices(ctx.db, ids.slice(i, i + CHUNK))
+      .select("id")
+      .where("organization_id", "=", ctx.org.id)
+      .execute();
   const changed: string[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) {
     let query = ctx.db
       .updateTable("devices")
-      .set({ mlpolicy_id: policyId, updated_at: sql`now()` })
+      .set({ mlpolicy_id: policyId, updated_at: sql`now()`, ...markStale })
       .where("organization_id", "=", ctx.org.id)
       .where("id", "=", anyUuid(ids.slice(i, i + CHUNK)))
       .where(sql<boolean>`mlpolicy_id is distinct from ${policyId}::uuid`);
@@ -41,7 +51,7 @@ export async function installMlPolicy(ctx: ServiceCtx, id: string, selection: De
     const policy = toMlPolicy(await loadMlPolicy(tx, id, true));
     const ids = await selectDeviceIds(tx, selection);
     const changed = await setPolicy(tx, ids, id);
-    const { jobIds } = await queueConfigJobs(tx, {
+    const jobIds = await queueDeferredJobs(tx, {
       deviceIds: changed,
       type: "mlpolicy",
       tasks: [{ kind: "mlpolicy-install", summary: `install multi-link policy ${policy.name}` }],
@@ -62,7 +72,7 @@ export async function uninstallMlPolicy(ctx: ServiceCtx, id: string, selection: 
     const policy = toMlPolicy(await loadMlPolicy(tx, id, true));
     const ids = await selectDeviceIds(tx, selection);
     const changed = await setPolicy(tx, ids, null, id);
-    const { jobIds } = await queueConfigJobs(tx, {
+    const jobIds = await queueDeferredJobs(tx, {
       deviceIds: changed,
       type: "mlpolicy",
       tasks: [{ kind: "mlpolicy-uninstall", summary: `uninstall multi-link policy ${policy.name}` }],

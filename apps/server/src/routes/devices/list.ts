@@ -1,11 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { Id } from "@tern/protocol";
 import type { ApiApp } from "../../http/env.ts";
+import { jsonText } from "../../http/json-text.ts";
 import { foldListQuery, recordsPageHeaders, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
 import { DEVICE_LIST_KEYS, listDevices } from "../../services/devices/devices.ts";
+import { listDeviceSummariesJson } from "../../services/devices/summary-json.ts";
 import { DeviceListQuery, DeviceSchema, DeviceSummarySchema } from "./schemas.ts";
 
 export const route = defineRoute({
@@ -35,6 +37,12 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
+    if (query.response === "summary") {
+      // Built as JSON by the database (services/devices/summary-json.ts): the list view's many requests.
+      const page = await listDeviceSummariesJson(requestCtx(c), { query: foldListQuery(query), ids: query.ids });
+      withRecordsTotal(c, page.total, page.next);
+      return jsonText(c, page.json);
+    }
     const result = await listDevices(requestCtx(c), { query: foldListQuery(query), response: query.response, ids: query.ids });
     withRecordsTotal(c, result.total, result.next);
     return c.json(result.items, 200);

@@ -3,6 +3,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonBody } from "../../http/schemas.ts";
+import { afterFanOut } from "../../services/fanout/deferred-jobs.ts";
 import { uninstallMlPolicy } from "../../services/mlpolicy-install.ts";
 import { acceptedFanOut, DeviceSelectionSchema, SELECTION_TEXT } from "./schemas.ts";
 
@@ -21,6 +22,8 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { jobIds } = await uninstallMlPolicy(requestCtx(c), c.req.valid("param").id, c.req.valid("json"));
+    // Committed: the devices are compiled after the answer (or before it, on an app without a recompiler).
+    await afterFanOut(c.get("deps"));
     return acceptedFanOut(c, jobIds);
   });
 }

@@ -51,6 +51,7 @@ export type DeviceReadRow = Omit<
   | "identity_proof_at"
   | "desired_config_enc"
   | "desired_tunnel_ids"
+  | "desired_stale"
   | "disconnected_at"
   | "last_seen_at"
   | "sync_attempts"

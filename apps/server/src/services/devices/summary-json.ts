@@ -1,0 +1,42 @@
+/**
+ * The devices summary page built as JSON by the database (issue 14): each row
+ * is its summary object already (`json_build_object`, keys in the order
+ * `toDeviceSummary` writes them), read as text and joined into the answer's
+ * array. The server neither parses the rows' columns (interfaces jsonb and
+ * all) nor builds objects nor stringifies them: at 50 concurrent clients
+ * that was most of a request's CPU. Same filter, sort, page, cursor and total
+ * as `listDevices` (`runList`); devices-list.test.ts compares the two.
+ *
+ * The JSON differs from JSON.stringify's only in white space (PostgreSQL
+ * writes `"key" : value`); values are the same: booleans, the count as a
+ * number, interface fields copied from the stored jsonb (an interface
+ * without `isPublicAddressRateLimited`, or with a null, shows false).
+ */
+import { sql } from "kysely";
+import type { ServerListQuery } from "../../http/list-query.ts";
+import { runList } from "../../http/list-query.ts";
+import type { ServiceCtx } from "../context.ts";
+import { anyUuid } from "../desired-config.ts";
+import { DEVICE_LIST, pendingNotificationsSql } from "./devices.ts";
+
+const summaryJson = sql<string>`json_build_object(
+    'id', d.id, 'name', d.name, 'hostname', d.hostname, 'isApproved', d.is_approved,
+    'isConnected', d.connection = 'connected', 'pendingNotifications', ${pendingNotificationsSql},
+    'interfaces', (select coalesce(json_agg(json_build_object(
+        'id', e->'id', 'name', e->'name', 'type', e->'type', 'IPv4', e->'IPv4', 'IPv4Mask', e->'IPv4Mask',
+        'isPublicAddressRateLimited',
+          case when jsonb_typeof(e->'isPublicAddressRateLimited') = 'boolean' then e->'isPublicAddressRateLimited'
+          else 'false'::jsonb end) order by n), '[]'::json)
+      from jsonb_array_elements(d.interfaces) with ordinality as x(e, n))
+  )::text`;
+
+/** A page of device summaries as the JSON text of the answer's array, with the total and the next cursor. */
+export async function listDeviceSummariesJson(
+  ctx: ServiceCtx,
+  input: { query: ServerListQuery; ids?: readonly string[] },
+): Promise<{ json: string; total: number; next: string | null }> {
+  let base = ctx.db.selectFrom("devices as d").where("d.organization_id", "=", ctx.org.id);
+  if (input.ids) base = base.where("d.id", "=", anyUuid(input.ids));
+  const { rows, total, next } = await runList(ctx.db, base.select(summaryJson.as("j")), input.query, DEVICE_LIST);
+  return { json: `[${rows.map((r) => r.j).join(",")}]`, total, next };
+}

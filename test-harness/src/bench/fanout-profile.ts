@@ -1,0 +1,84 @@
+/**
+ * Profiling aid for the job fan-out (issue 14), not a bench case: seeds N
+ * configured devices (the bench fleet: 4 tunnels each, desired configs
+ * compiled) into an in-memory PGlite, or into PostgreSQL when PG_URL names an
+ * empty scratch database, then installs a multi-link policy on every device
+ * with the service the route calls (`installMlPolicy`) in this process and
+ * prints its time and the statements that took longest (Kysely's query log,
+ * summed by statement). Nothing is connected: this is the request's own work.
+ *
+ *   npx tsx test-harness/src/bench/fanout-profile.ts 2000
+ *   PG_URL=postgres://postgres@127.0.0.1:55433/scratch npx tsx test-harness/src/bench/fanout-profile.ts 10000
+ *   node --cpu-prof --import tsx test-harness/src/bench/fanout-profile.ts 2000
+ */
+import { randomBytes } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import { MlPolicyCreate, PathLabelCreate } from "@tern/protocol";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import pino from "pino";
+import { loadConfig } from "../../../apps/server/src/config.ts";
+import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
+import type { Database } from "../../../apps/server/src/db/schema.ts";
+import { createKeyring } from "../../../apps/server/src/secrets/keyring.ts";
+import { systemCtx } from "../../../apps/server/src/services/context.ts";
+import { createMlPolicy } from "../../../apps/server/src/services/mlpolicies.ts";
+import { installMlPolicy } from "../../../apps/server/src/services/mlpolicy-install.ts";
+import { createPathLabel } from "../../../apps/server/src/services/path-labels.ts";
+import { seedFleet } from "./server/seed.ts";
+
+const n = Number(process.argv[2] ?? 10000);
+const url = process.env.PG_URL;
+const pglite = url ? undefined : await PGlite.create();
+const times = new Map<string, { n: number; ms: number }>();
+let logging = false;
+const db = new Kysely<Database>({
+  dialect: new PostgresDialect({ pool: url ? new pg.Pool({ connectionString: url, max: 10 }) : createPGlitePool(pglite!) }),
+  log(e) {
+    if (!logging) return;
+    const key = e.query.sql.replace(/\s+/g, " ").slice(0, 110);
+    const t = times.get(key) ?? { n: 0, ms: 0 };
+    t.n++;
+    t.ms += e.queryDurationMillis;
+    times.set(key, t);
+  },
+});
+const secretKey = randomBytes(32).toString("base64");
+await seedFleet({ db, kind: url ? "postgres" : "pglite", pglite, close: async () => {} } as never, {
+  devices: n,
+  tokenSecret: "profile",
+  secretKey,
+  configure: true,
+  finishedJobs: false,
+});
+const org = await db.selectFrom("organizations").select(["id", "account_id"]).executeTakeFirstOrThrow();
+const deps = {
+  db,
+  config: loadConfig({}),
+  keyring: createKeyring(Buffer.from(secretKey, "base64")),
+  logger: pino({ level: "silent" }),
+};
+const ctx = systemCtx(deps as never, { id: org.id, accountId: org.account_id } as never);
+// As the bench's fan-out does through the API: a path label and a policy with one link-quality rule.
+const label = await createPathLabel(ctx, PathLabelCreate.parse({ name: "bench-internet", type: "DIA" }));
+const policy = await createMlPolicy(
+  ctx,
+  MlPolicyCreate.parse({
+    name: "bench-policy",
+    rules: [
+      {
+        name: "voice",
+        priority: 1,
+        match: { protocol: "udp", ports: "5060-5061" },
+        action: { order: "link-quality", pathlabels: [label.id] },
+      },
+    ],
+  }),
+);
+logging = true;
+const t0 = performance.now();
+const result = await installMlPolicy(ctx, policy.id, { filter: [] } as never);
+console.log(`install: ${result.jobIds.length} jobs for ${result.changed} devices in ${(performance.now() - t0).toFixed(0)} ms`);
+for (const [text, t] of [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15))
+  console.log(t.ms.toFixed(0).padStart(7), String(t.n).padStart(5), text);
+await db.destroy();
