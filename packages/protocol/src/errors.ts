@@ -51,6 +51,14 @@ export const ErrorCode = z.enum([
   "DUMP_NOT_READY",
   /** A peer `preset` that is not one of GET /api/peers/presets. */
   "PEER_PRESET_UNKNOWN",
+  /** An uploaded agent package whose bytes do not match the SHA-256 it was signed with. */
+  "PACKAGE_CHECKSUM_MISMATCH",
+  /** An agent package whose Ed25519 signature is wrong or made by a key not registered on the account. */
+  "PACKAGE_SIGNATURE_INVALID",
+  /** An agent package for a version the account already holds. */
+  "PACKAGE_VERSION_EXISTS",
+  /** A package a rollout still uses (cancel or finish the rollout first), or a rollout that cannot change state that way. */
+  "ROLLOUT_CONFLICT",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -104,6 +112,10 @@ export const errorStatus: Record<ErrorCode, number> = {
   ACCOUNT_LIMIT: 403,
   DUMP_NOT_READY: 409,
   PEER_PRESET_UNKNOWN: 400,
+  PACKAGE_CHECKSUM_MISMATCH: 400,
+  PACKAGE_SIGNATURE_INVALID: 400,
+  PACKAGE_VERSION_EXISTS: 409,
+  ROLLOUT_CONFLICT: 409,
   INTERNAL: 500,
 };
 

@@ -24,9 +24,14 @@
  *     their configs and hashes are unchanged. An agent built before it strips
  *     the section and does not set the VPN up: update agents before
  *     installing the application on them.
+ *   2, compatible addition (2026-11-26): request methods `upgrade-begin`,
+ *     `upgrade-chunk`, `upgrade-install` and `status.upgrade`
+ *     (agent-upgrade.ts); an older agent refuses the methods as unknown and
+ *     the server counts that device's upgrade failed.
  */
 
 import * as z from "zod";
+import { UpgradeAck, UpgradeBeginParams, UpgradeChunkParams, UpgradeInstallParams, UpgradeReport } from "./agent-upgrade.ts";
 import { IPv4, Timestamp } from "./common.ts";
 import { DevicePublicKey, DeviceSignature } from "./connect.ts";
 import { DeviceConfig } from "./device-config.ts";
@@ -154,6 +159,8 @@ export const Status = z.object({
   healing: z.array(AgentHealingReport).max(100).optional(),
   /** Quality of the WAN links that carry a path label, for the server's baselines (agents before healing omit it). */
   links: z.array(LinkReport).max(64).optional(),
+  /** The outcome of the agent's last upgrade (agent-upgrade.ts; agents before upgrades omit it). */
+  upgrade: UpgradeReport.optional(),
 });
 export type Status = z.infer<typeof Status>;
 
@@ -177,6 +184,12 @@ export const REQUESTS = {
   "dump-create": { params: z.object({}), result: DumpCreated },
   /** One chunk of a dump `dump-create` made. */
   "dump-read": { params: DumpReadParams, result: DumpChunk },
+  /** A signed agent package is coming (agent-upgrade.ts); refused without a trusted key or with a bad signature. */
+  "upgrade-begin": { params: UpgradeBeginParams, result: UpgradeAck },
+  /** Bytes of the package from `offset`. */
+  "upgrade-chunk": { params: UpgradeChunkParams, result: UpgradeAck },
+  /** Verify, install side by side and restart into it under the rollback guard. */
+  "upgrade-install": { params: UpgradeInstallParams, result: UpgradeAck },
 } as const;
 export type RequestMethod = keyof typeof REQUESTS;
 export const RequestMethodSchema = z.enum(Object.keys(REQUESTS) as [RequestMethod, ...RequestMethod[]]);

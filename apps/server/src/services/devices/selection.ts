@@ -36,6 +36,7 @@ export const DEVICE_SELECTION_FILTERS: ListSpec = {
     isApproved: { column: "devices.is_approved", type: "boolean" },
     connection: { column: "devices.connection", type: "text" },
     "policies.multilink": { column: "devices.mlpolicy_id", type: "uuid" },
+    "versions.agent": { column: "devices.agent_version", type: "text" },
     createdAt: { column: "devices.created_at", type: "timestamp" },
   },
   defaultSort: { key: "name", order: "asc" },
