@@ -68,11 +68,19 @@ export async function buildPackage({ version, out, dist }) {
     else
       execFileSync(
         process.execPath,
-        [path.join(repoRoot, "scripts", "bundle.mjs"), path.join(repoRoot, "apps", "agent"), "src/cli.ts", "--minify", "--outdir", path.join(lib, "dist")],
+        [
+          path.join(repoRoot, "scripts", "bundle.mjs"),
+          path.join(repoRoot, "apps", "agent"),
+          "src/cli.ts",
+          "--minify",
+          "--outdir",
+          path.join(lib, "dist"),
+        ],
         { env: { ...process.env, TERN_PACKAGE_VERSION: version }, stdio: ["ignore", "ignore", "inherit"] },
       );
     await rm(path.join(lib, "dist", "meta.json"), { force: true });
-    await cp(path.join(repoRoot, "apps", "agent", "bin", "tern-agent"), path.join(lib, "bin", "tern-agent"));
+    for (const f of ["tern-agent", "upgrade-launch.mjs"])
+      await cp(path.join(repoRoot, "apps", "agent", "bin", f), path.join(lib, "bin", f));
     await writeFile(
       path.join(lib, "package.json"),
       `${JSON.stringify({ name: "tern-agent", version, private: true, type: "module" })}\n`,
@@ -147,7 +155,9 @@ async function main(argv) {
       return res.ok ? 0 : 1;
     }
     default:
-      console.error("usage: agent-package.mjs keygen --out <dir> | build --version <v> [--out <file>] | sign --key <key> <package> | upload --server <url> --token <t> [--org <id>] <package>");
+      console.error(
+        "usage: agent-package.mjs keygen --out <dir> | build --version <v> [--out <file>] | sign --key <key> <package> | upload --server <url> --token <t> [--org <id>] <package>",
+      );
       return 2;
   }
 }

@@ -10,15 +10,19 @@ import { Agent } from "../daemon/index.ts";
 import { loadCredentials, machineId } from "../identity/index.ts";
 import { createLogger } from "../log.ts";
 import { SystemHealth } from "../status/index.ts";
+import { parseTrustedKeys } from "../upgrade/trust.ts";
 import { type CliDeps, hostnameOf, pathsOf } from "./deps.ts";
 
-export async function run({ options, runner, drivers, health, tunnels, wans, stopSignal }: CliDeps): Promise<number> {
+export async function run({ options, runner, drivers, health, tunnels, wans, stopSignal, launch }: CliDeps): Promise<number> {
   const paths = pathsOf(options);
   const log = createLogger(options.logLevel, paths.logFile);
   const credentials = await loadCredentials(paths.device);
   // Refused before anything starts: an unencrypted link to another host needs --insecure (at register or here).
   if (credentials) checkServerTransport(credentials.server, options.insecure || credentials.insecure === true);
   const trust = credentials ? await loadTrust(options.caFile ?? credentials.caFile) : null;
+  // An installed upgrade stops this agent (the guard starts the new version, or the service manager does).
+  const upgradeStop = new AbortController();
+  const upgradeKeys = parseTrustedKeys(options.upgradeKeys);
   const agent = new Agent({
     paths,
     mode: options.mode,
@@ -35,6 +39,7 @@ export async function run({ options, runner, drivers, health, tunnels, wans, sto
     ca: trust?.ca,
     ...(tunnels ? { tunnels } : {}),
     ...(wans ? { wans } : {}),
+    upgrade: { keys: upgradeKeys, launch, stop: () => upgradeStop.abort() },
   });
   log.info("tern-agent starting", {
     mode: options.mode,
@@ -44,7 +49,10 @@ export async function run({ options, runner, drivers, health, tunnels, wans, sto
   });
   await agent.start();
   if (stopSignal && !stopSignal.aborted)
-    await new Promise((resolve) => stopSignal.addEventListener("abort", resolve, { once: true }));
+    await new Promise((resolve) => {
+      stopSignal.addEventListener("abort", resolve, { once: true });
+      upgradeStop.signal.addEventListener("abort", resolve, { once: true });
+    });
   await agent.stop();
   log.flush();
   return 0;

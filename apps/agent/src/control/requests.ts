@@ -8,6 +8,7 @@ import { BgpDriver } from "../drivers/bgp/index.ts";
 import type { Driver, DriverContext, DriverName } from "../drivers/driver.ts";
 import { AgentError, formatIssues } from "../errors.ts";
 import type { TunnelQualitySource } from "../status/tunnel-quality.ts";
+import type { UpgradeReceiver } from "../upgrade/receiver.ts";
 import { ping, traceroute } from "./diagnostics.ts";
 import { createDump, type DumpSource, readDumpChunk } from "./dump-requests.ts";
 
@@ -18,6 +19,8 @@ export interface RequestDeps {
   tunnels: TunnelQualitySource;
   /** Where the server's dump requests make and read archives; none: they are refused. */
   dumps?: DumpSource;
+  /** Receives agent upgrades (upgrade/receiver.ts); none: they are refused. */
+  upgrades?: UpgradeReceiver;
 }
 
 export class RequestHandler {
@@ -50,6 +53,11 @@ export class RequestHandler {
     return this.deps.dumps;
   }
 
+  private upgrades(): UpgradeReceiver {
+    if (!this.deps.upgrades) throw new AgentError("INVALID_REQUEST", "this agent does not take upgrades");
+    return this.deps.upgrades;
+  }
+
   private async run(method: RequestMethod, params: Record<string, unknown>): Promise<unknown> {
     const { context, tunnels } = this.deps;
     switch (method) {
@@ -76,6 +84,12 @@ export class RequestHandler {
         return createDump(this.dumpSource());
       case "dump-read":
         return readDumpChunk(this.dumpSource(), params as { name: string; offset: number; length: number });
+      case "upgrade-begin":
+        return this.upgrades().begin(params as Parameters<UpgradeReceiver["begin"]>[0]);
+      case "upgrade-chunk":
+        return this.upgrades().chunk(params as Parameters<UpgradeReceiver["chunk"]>[0]);
+      case "upgrade-install":
+        return this.upgrades().install(params as Parameters<UpgradeReceiver["install"]>[0]);
     }
   }
 }
