@@ -1,7 +1,7 @@
 /**
  * The rollout scheduler: a periodic duty (gateway/duties.ts: once per interval across all instances). Each run
  * 1. fails the devices whose upgrade is overdue (sent but not reported back healthy or rolled back in time),
- * 2. pauses a running rollout with a failed or rolled-back canary,
+ * 2. pauses a running rollout with a canary that failed or rolled back (since it was created or last resumed),
  * 3. starts the next batch of a running rollout when no device of it is in flight and the window is open,
  *    or marks it complete when nothing is left.
  * Sending the package happens after the duty's transaction committed, in the background of the instance that
@@ -36,18 +36,20 @@ export async function scheduleRollouts(db: Db, now: Date = new Date()): Promise<
   const started: StartedUpgrade[] = [];
   const running = await db
     .selectFrom("agent_rollouts")
-    .select(["id", "package_id", "window_start", "window_end", "health_timeout_sec"])
+    .select(["id", "package_id", "window_start", "window_end", "health_timeout_sec", "updated_at"])
     .where("state", "=", "running")
     .orderBy("created_at")
     .forUpdate()
     .execute();
   for (const r of running) {
+    // Only canaries that failed since the rollout last changed state: a resume accepts the earlier failures.
     const failedCanary = await db
       .selectFrom("agent_rollout_devices")
       .select(["device_name", "state", "detail"])
       .where("rollout_id", "=", r.id)
       .where("canary", "=", true)
       .where("state", "in", ["failed", "rolled-back"])
+      .where("finished_at", ">=", r.updated_at)
       .executeTakeFirst();
     if (failedCanary) {
       const why = `canary ${failedCanary.device_name} ${failedCanary.state}${failedCanary.detail ? `: ${failedCanary.detail}` : ""}`;
