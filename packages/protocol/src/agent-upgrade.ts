@@ -89,6 +89,7 @@ export const AgentVersionCount = z.object({
   devices: z.number().int().min(0),
   connected: z.number().int().min(0),
 });
+export type AgentVersionCount = z.infer<typeof AgentVersionCount>;
 
 /**
  * Which devices a rollout targets: ids, or filters of the device selection (services/devices/selection.ts, the

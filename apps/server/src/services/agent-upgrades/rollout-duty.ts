@@ -100,11 +100,10 @@ export async function scheduleRollouts(db: Db, now: Date = new Date()): Promise<
   return started;
 }
 
-/** The duty the gateway runs; `deps` is read at run time (the gateway replaces deviceLink once it exists). */
-export function rolloutDuty(deps: Pick<AppDeps, "deviceLink" | "logger" | "db">, intervalMs = 2000): Duty {
+/** The duty the gateway runs every TERN_DUTY_INTERVAL_MS; `deps` is read at run time (the gateway replaces deviceLink once it exists). */
+export function rolloutDuty(deps: Pick<AppDeps, "deviceLink" | "logger" | "db">): Duty {
   return {
     name: "agent-rollouts",
-    intervalMs,
     async run(trx, afterCommit) {
       const started = await scheduleRollouts(trx);
       if (started.length === 0) return;
