@@ -17,7 +17,8 @@ const code = await main(process.argv.slice(2), {
     launcher: process.argv[1] ?? "",
     args: process.argv.slice(2),
     cwd: process.cwd(),
-    serviceManaged: Boolean(process.env.INVOCATION_ID),
+    // Set by the systemd unit; a lab or a shell has no service manager that restarts the agent.
+    serviceManaged: process.env.TERN_AGENT_SUPERVISOR === "systemd",
   },
 });
 process.exitCode = code;

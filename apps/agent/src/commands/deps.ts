@@ -39,7 +39,7 @@ export interface LaunchInfo {
   /** The arguments after the launcher. */
   args: string[];
   cwd: string;
-  /** A service manager restarts the agent when it exits (systemd's INVOCATION_ID is set). */
+  /** A service manager restarts the agent when it exits (TERN_AGENT_SUPERVISOR=systemd, set by the unit). */
   serviceManaged: boolean;
 }
 
