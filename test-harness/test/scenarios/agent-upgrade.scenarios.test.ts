@@ -11,7 +11,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, readlink, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { privilegedTestsEnabled } from "@tern/netlab";
 import { AgentVersionCount, Rollout, RolloutReport } from "@tern/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,7 +63,7 @@ describe.runIf(enabled)("agent upgrade (issue 19)", () => {
     if (work) await rm(work, { recursive: true, force: true });
   }, 120_000);
 
-  const stateDir = (edge: string) => agentStateDir(s.control.plan.labDir, edge);
+  const stateDir = (edge: string) => agentStateDir(s.lab.dir, edge);
 
   async function versions(): Promise<Record<string, string>> {
     const counts = await s.api.get("/api/agent-versions", z.array(AgentVersionCount));
@@ -83,7 +83,9 @@ describe.runIf(enabled)("agent upgrade (issue 19)", () => {
         await s.control.startAgent(edge);
       }),
     );
-    await waitFor(60_000, async () => ((await versions())[FROM] === "3" ? true : `versions: ${JSON.stringify(await versions())}`));
+    await waitFor(60_000, async () =>
+      (await versions())[FROM] === "3" ? true : `versions: ${JSON.stringify(await versions())}`,
+    );
 
     // The operator's side: register the key, upload the signed package (raw body, signature as headers).
     const login = await fetch(`${s.control.plan.apiUrl}/api/users/login`, {
@@ -157,6 +159,5 @@ describe.runIf(enabled)("agent upgrade (issue 19)", () => {
       return v[TO] === "2" && v[FROM] === "1" ? true : `versions: ${JSON.stringify(v)}`;
     });
     for (const edge of ["hub", "spoke2"]) expect(await readlink(join(stateDir(edge), "versions", "current"))).toBe(TO);
-    expect(resolve(stateDir(FAILING))).toContain(s.control.plan.labDir);
   }, 180_000);
 });
