@@ -67,6 +67,8 @@ finish() { # <package> <version>: DEBIAN/ from packaging/<package>/, then dpkg-d
 version=$(version_of apps/agent)
 install_app tern-agent apps/agent "$version"
 d=$stage/tern-agent
+# The launcher's upgrade part (the rollback guard and the choice of an upgraded version: docs/upgrades.md).
+install -m 0644 apps/agent/bin/upgrade-launch.mjs "$d/usr/lib/tern-agent/bin/upgrade-launch.mjs"
 install -D -m 0644 apps/agent/systemd/tern-agent.service "$d/lib/systemd/system/tern-agent.service"
 install -D -m 0644 packaging/tern-agent/agent.yaml "$d/etc/tern/agent.yaml"
 install -D -m 0644 packaging/tern-agent/teardown-config.json "$d/usr/share/tern-agent/teardown-config.json"

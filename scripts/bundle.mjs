@@ -8,21 +8,29 @@
  * commands load lazily, so `tern-agent --help` parses only the dispatcher), a
  * few packages left external, linked source maps.
  *
- * Usage: node scripts/bundle.mjs <app dir> <entry…> [--external pkg…] [--minify]
+ * Usage: node scripts/bundle.mjs <app dir> <entry…> [--external pkg…] [--minify] [--outdir dir]
+ *
+ * TERN_PACKAGE_VERSION (as packaging/build-debs.sh takes it) replaces the app's package.json version in the
+ * bundle, so a package built for another version reports that version (packaging/agent-package.mjs builds agent
+ * upgrade packages this way). --outdir: bundle there instead of <app dir>/dist.
  *
  * --minify (the agent): whitespace and syntax only, names kept. It drops the comments, and with them the
  * few non-ASCII characters ("…", "→") that made V8 hold a whole chunk's source as two-byte text: the idle
  * agent kept 3.4 MiB of bundle source in its heap, 1.7 MiB after (agent-footprint bench, docs/bench.md).
  */
 import { existsSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { external: { type: "string", multiple: true, default: [] }, minify: { type: "boolean", default: false } },
+  options: {
+    external: { type: "string", multiple: true, default: [] },
+    minify: { type: "boolean", default: false },
+    outdir: { type: "string" },
+  },
 });
 const [appDir, ...entries] = positionals;
 if (!appDir || entries.length === 0) {
@@ -30,7 +38,20 @@ if (!appDir || entries.length === 0) {
   process.exit(2);
 }
 const root = path.resolve(appDir);
-const outdir = path.join(root, "dist");
+const outdir = values.outdir ? path.resolve(values.outdir) : path.join(root, "dist");
+const versionOverride = process.env.TERN_PACKAGE_VERSION || undefined;
+/** The app's own package.json with its version replaced (TERN_PACKAGE_VERSION). */
+const versionPlugin = {
+  name: "tern-package-version",
+  setup(b) {
+    const own = path.join(root, "package.json");
+    b.onLoad({ filter: /package\.json$/ }, async (args) => {
+      if (!versionOverride || path.resolve(args.path) !== own) return undefined;
+      const pkg = JSON.parse(await readFile(own, "utf8"));
+      return { contents: JSON.stringify({ ...pkg, version: versionOverride }), loader: "json" };
+    });
+  },
+};
 // An entry listed but not (yet) present is skipped: the server's admin CLI (src/cli.ts) lands separately.
 const present = entries.filter((e) => existsSync(path.join(root, e)));
 
@@ -60,6 +81,7 @@ const result = await build({
   },
   legalComments: "linked",
   metafile: true,
+  plugins: [versionPlugin],
   logLevel: "warning",
 });
 await writeFile(path.join(outdir, "meta.json"), JSON.stringify(result.metafile));

@@ -2,7 +2,7 @@
  * The command dispatcher, separate from the process entry (cli.ts) so tests
  * run commands in-process with a fake runner and captured output.
  */
-import type { CliDeps, CliIO } from "./commands/deps.ts";
+import type { CliDeps, CliIO, LaunchInfo } from "./commands/deps.ts";
 import type { Driver } from "./drivers/driver.ts";
 import { AgentError, describeError } from "./errors.ts";
 import { parseCli, USAGE } from "./options.ts";
@@ -19,6 +19,8 @@ export interface MainDeps {
   health?: HealthSource | null;
   tunnels?: TunnelQualitySource;
   stopSignal?: AbortSignal;
+  /** How the process was started (cli.ts); absent in tests: upgrades are refused. */
+  launch?: LaunchInfo;
   /** enroll: whether systemd manages this machine (default: /run/systemd/system exists); tests answer it. */
   systemdBooted?: () => Promise<boolean>;
 }
@@ -61,6 +63,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
       ...(tunnels ? { tunnels } : {}),
       ...(wans ? { wans } : {}),
       ...(deps.stopSignal ? { stopSignal: deps.stopSignal } : {}),
+      ...(deps.launch ? { launch: deps.launch } : {}),
     };
     // Each command loads only what it needs: `status` and `plan` start fast without ws and prom-client.
     switch (options.command) {

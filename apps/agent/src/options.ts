@@ -28,6 +28,10 @@ export const COMMON_OPTIONS = {
   hostname: { env: "TERN_AGENT_HOSTNAME", help: "hostname to report (default: the system's)" },
   "ui-port": { env: "TERN_AGENT_UI_PORT", help: "troubleshooting page port, 0 = off (default 8088)" },
   "ui-host": { env: "TERN_AGENT_UI_HOST", help: "troubleshooting page address: 127.0.0.1 or a LAN address (default 127.0.0.1)" },
+  "upgrade-keys": {
+    env: "TERN_AGENT_UPGRADE_KEYS",
+    help: "Ed25519 public keys (base64, comma separated) agent upgrades must be signed with (default none: upgrades refused)",
+  },
 } as const;
 
 /** Commands that talk to the server (and so take --ca-file and --insecure). */
@@ -57,6 +61,7 @@ const Options = z.object({
   hostname: z.string().min(1).max(253).optional(),
   uiPort: z.coerce.number().int().min(0).max(65535).default(8088),
   uiHost: z.string().min(1).default("127.0.0.1"),
+  upgradeKeys: z.string().max(10_000).optional(),
 });
 
 export interface CliOptions {
@@ -73,6 +78,8 @@ export interface CliOptions {
   /** 0: the troubleshooting page is off. */
   uiPort: number;
   uiHost: string;
+  /** `upgrade-keys`: the operator's package signing keys, as given (upgrade/trust.ts parses them); none: no upgrades. */
+  upgradeKeys: string | undefined;
   server: string | undefined;
   token: string | undefined;
   /** The settings file named by --config or TERN_AGENT_CONFIG (settings-file.ts), if any. */
@@ -135,6 +142,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     hostname: pick("hostname"),
     uiPort: pick("ui-port"),
     uiHost: pick("ui-host"),
+    upgradeKeys: pick("upgrade-keys"),
   });
   if (!common.success) throw new AgentError("USAGE", formatIssues(common.error.issues));
   const o = common.data;
@@ -142,6 +150,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     command,
     args: positionals.slice(1),
     ...o,
+    upgradeKeys: o.upgradeKeys,
     runDir: o.runDir ?? (o.mode === "standalone" ? join(o.stateDir, "run") : "/run/tern-agent"),
     hostname: o.hostname,
     server: values.server as string | undefined,

@@ -18,6 +18,7 @@ import { API_BASE, createApi, openApiDocument } from "./http/openapi.ts";
 import { apiRateLimit } from "./http/rate-limit/api-rate-limit.ts";
 import { corsFor, securityHeaders } from "./http/security-headers.ts";
 import { METRICS_PATH, mountMetrics } from "./metrics/route.ts";
+import { UPLOAD_PATH as PACKAGE_UPLOAD_PATH } from "./routes/agentpackages/upload.ts";
 
 function clientIp(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
@@ -66,21 +67,20 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   // Health checks of load balancers poll often from one address: not counted.
   app.use(`${API_BASE}/*`, (c, next) => (c.req.path === `${API_BASE}/health` ? next() : rateLimit(c, next)));
-  app.use(
-    `${API_BASE}/*`,
-    bodyLimit({
-      maxSize: deps.config.TERN_MAX_BODY_BYTES,
-      onError: (c) => {
-        const res = errorResponse(
-          c,
-          new ApiError("PAYLOAD_TOO_LARGE", `request body larger than ${deps.config.TERN_MAX_BODY_BYTES} bytes`),
-        );
-        // The rest of the refused body is never read: say the connection ends here, so the client opens a new one
-        // instead of sending its next request into a socket that is being torn down.
-        res.headers.set("connection", "close");
-        return res;
-      },
-    }),
+  const tooLarge = (limit: number) => (c: Context) => {
+    const res = errorResponse(c, new ApiError("PAYLOAD_TOO_LARGE", `request body larger than ${limit} bytes`));
+    // The rest of the refused body is never read: say the connection ends here, so the client opens a new one
+    // instead of sending its next request into a socket that is being torn down.
+    res.headers.set("connection", "close");
+    return res;
+  };
+  const bodyLimitOf = (maxSize: number) => bodyLimit({ maxSize, onError: tooLarge(maxSize) });
+  const apiBodyLimit = bodyLimitOf(deps.config.TERN_MAX_BODY_BYTES);
+  // Agent packages are the one body larger than JSON's limit: they get theirs (TERN_AGENT_PACKAGE_MAX_BYTES).
+  const packageBodyLimit = bodyLimitOf(deps.config.TERN_AGENT_PACKAGE_MAX_BYTES);
+  const packageUpload = `${API_BASE}${PACKAGE_UPLOAD_PATH}`;
+  app.use(`${API_BASE}/*`, (c, next) =>
+    c.req.method === "POST" && c.req.path === packageUpload ? packageBodyLimit(c, next) : apiBodyLimit(c, next),
   );
 
   app.route(API_BASE, createApi());

@@ -91,6 +91,8 @@ export const ServerConfig = z.object({
   /** Diagnostic dumps requested from devices (POST /api/devices/{id}/dump): largest accepted archive in bytes, how many are kept per device, how long the device may take. */
   TERN_DUMP_MAX_BYTES: PositiveInt.max(1024 * 1024 * 1024).default(64 * 1024 * 1024),
   TERN_DUMP_KEEP: PositiveInt.max(100).default(5),
+  /** Largest agent package POST /api/agent-packages accepts, in bytes (docs/upgrades.md); kept in the database. */
+  TERN_AGENT_PACKAGE_MAX_BYTES: PositiveInt.max(512 * 1024 * 1024).default(64 * 1024 * 1024),
   TERN_DUMP_TIMEOUT_MS: PositiveInt.max(3_600_000).default(300_000),
   /** Lifetime of a member invitation, in seconds (7 days). */
   TERN_INVITATION_TTL: PositiveInt.max(90 * 86_400).default(7 * 86_400),

@@ -30,6 +30,8 @@ import { createKeyring } from "./secrets/keyring.ts";
 import { reencryptSecrets } from "./secrets/reencrypt.ts";
 import { loadServerKey } from "./secrets/server-key.ts";
 import { createLoginLimits } from "./services/accounts/login-limits.ts";
+import { recordUpgradeReports } from "./services/agent-upgrades/reports.ts";
+import { rolloutDuty } from "./services/agent-upgrades/rollout-duty.ts";
 import { type BootstrapResult, bootstrapFirstAdmin } from "./services/bootstrap.ts";
 import { sealLegacyDesiredConfigs } from "./services/desired-config-seal.ts";
 import { Recompiler } from "./services/fanout/recompile.ts";
@@ -151,13 +153,14 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     deps.authCache = authCache;
     const notify = new NotificationEngine(deps);
     notifications = notify;
-    const gw = createGateway(deps, database, events, { duties: notify.duties() });
+    const gw = createGateway(deps, database, events, { duties: [...notify.duties(), rolloutDuty(deps)] });
     gateway = gw;
     deps.deviceLink = gw;
     deps.deviceStatus = liveStatusReader(deps);
     const live = new LiveEventHub(deps.db, gw.bus, logger);
     deps.liveEvents = live;
     const stopTunnelEvents = publishTunnelStatusEvents(deps.db, events, logger);
+    const stopUpgradeReports = recordUpgradeReports(deps.db, events, logger);
     notify.start(events);
     await gw.start();
     // Fan-outs answer before compiling (services/fanout): this instance compiles what they marked, and what a
@@ -187,6 +190,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
         closing ??= (async () => {
           // Event streams never finish by themselves: end them, so their responses do not hold the listener open.
           stopTunnelEvents();
+          stopUpgradeReports();
           live.close();
           // Devices' links (close code 1012, their jobs requeued) and in-flight HTTP requests wind down together, both
           // before the database closes: one after the other they could add up past the 10 s a service manager gives.

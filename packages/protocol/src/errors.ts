@@ -53,6 +53,14 @@ export const ErrorCode = z.enum([
   "PEER_PRESET_UNKNOWN",
   /** A destructive act (a device `reset`) was asked without `confirm: true`. */
   "CONFIRMATION_REQUIRED",
+  /** An uploaded agent package whose bytes do not match the SHA-256 it was signed with. */
+  "PACKAGE_CHECKSUM_MISMATCH",
+  /** An agent package whose Ed25519 signature is wrong or made by a key not registered on the account. */
+  "PACKAGE_SIGNATURE_INVALID",
+  /** An agent package for a version the account already holds. */
+  "PACKAGE_VERSION_EXISTS",
+  /** A package a rollout still uses (cancel or finish the rollout first), or a rollout that cannot change state that way. */
+  "ROLLOUT_CONFLICT",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -107,6 +115,10 @@ export const errorStatus: Record<ErrorCode, number> = {
   DUMP_NOT_READY: 409,
   PEER_PRESET_UNKNOWN: 400,
   CONFIRMATION_REQUIRED: 400,
+  PACKAGE_CHECKSUM_MISMATCH: 400,
+  PACKAGE_SIGNATURE_INVALID: 400,
+  PACKAGE_VERSION_EXISTS: 409,
+  ROLLOUT_CONFLICT: 409,
   INTERNAL: 500,
 };
 

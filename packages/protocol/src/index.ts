@@ -1,4 +1,5 @@
 export * from "./account-security.ts";
+export * from "./agent-upgrade.ts";
 export * from "./appstore.ts";
 export * from "./common.ts";
 export * from "./connect.ts";

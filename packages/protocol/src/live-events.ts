@@ -3,7 +3,7 @@ import * as z from "zod";
 import { Timestamp } from "./common.ts";
 
 /** The kinds of resource a live event may be about; `resync` tells the client to refetch everything. */
-export const LiveEventKind = z.enum(["device", "tunnel", "job", "notification", "resync"]);
+export const LiveEventKind = z.enum(["device", "tunnel", "job", "notification", "upgrade", "resync"]);
 export type LiveEventKind = z.infer<typeof LiveEventKind>;
 
 export const LiveEventAction = z.enum(["created", "updated", "deleted"]);
@@ -23,6 +23,9 @@ export const NotificationEventData = z.object({
   status: z.string().optional(),
   resolved: z.boolean().optional(),
 });
+
+/** A device's progress in an agent rollout changed (`id` is the rollout's). */
+export const UpgradeEventData = z.object({ device: z.string().optional(), status: z.string().optional() });
 
 /** One live event. `id` is the resource's id ("*" for resync); the SSE `id:` line carries the event id. */
 export const LiveEvent = z.discriminatedUnion("kind", [
@@ -47,6 +50,13 @@ export const LiveEvent = z.discriminatedUnion("kind", [
     id: z.string(),
     at: Timestamp,
     data: NotificationEventData.optional(),
+  }),
+  z.object({
+    kind: z.literal("upgrade"),
+    action: LiveEventAction,
+    id: z.string(),
+    at: Timestamp,
+    data: UpgradeEventData.optional(),
   }),
   z.object({ kind: z.literal("resync"), action: LiveEventAction, id: z.literal("*"), at: Timestamp }),
 ]);

@@ -28,9 +28,14 @@
  *     (restart-agent, stop, start, reset: device-actions.ts) and `status`'s
  *     optional `dataPlane`; an older agent refuses the method as unknown and
  *     the server fails the action's job with that answer.
+ *   2, compatible addition (2026-11-26): request methods `upgrade-begin`,
+ *     `upgrade-chunk`, `upgrade-install` and `status.upgrade`
+ *     (agent-upgrade.ts); an older agent refuses the methods as unknown and
+ *     the server counts that device's upgrade failed.
  */
 
 import * as z from "zod";
+import { UpgradeAck, UpgradeBeginParams, UpgradeChunkParams, UpgradeInstallParams, UpgradeReport } from "./agent-upgrade.ts";
 import { IPv4, Timestamp } from "./common.ts";
 import { DevicePublicKey, DeviceSignature } from "./connect.ts";
 import { DataPlaneState, DeviceActionParams, DeviceActionResult } from "./device-actions.ts";
@@ -161,6 +166,8 @@ export const Status = z.object({
   links: z.array(LinkReport).max(64).optional(),
   /** `stopped` after a `stop` action until `start` (agents before remote actions omit it: running). */
   dataPlane: DataPlaneState.optional(),
+  /** The outcome of the agent's last upgrade (agent-upgrade.ts; agents before upgrades omit it). */
+  upgrade: UpgradeReport.optional(),
 });
 export type Status = z.infer<typeof Status>;
 
@@ -186,6 +193,12 @@ export const REQUESTS = {
   "dump-read": { params: DumpReadParams, result: DumpChunk },
   /** A remote action the agent carries out (restart-agent, stop, start, reset: device-actions.ts). */
   "device-action": { params: DeviceActionParams, result: DeviceActionResult },
+  /** A signed agent package is coming (agent-upgrade.ts); refused without a trusted key or with a bad signature. */
+  "upgrade-begin": { params: UpgradeBeginParams, result: UpgradeAck },
+  /** Bytes of the package from `offset`. */
+  "upgrade-chunk": { params: UpgradeChunkParams, result: UpgradeAck },
+  /** Verify, install side by side and restart into it under the rollback guard. */
+  "upgrade-install": { params: UpgradeInstallParams, result: UpgradeAck },
 } as const;
 export type RequestMethod = keyof typeof REQUESTS;
 export const RequestMethodSchema = z.enum(Object.keys(REQUESTS) as [RequestMethod, ...RequestMethod[]]);

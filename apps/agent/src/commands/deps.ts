@@ -26,6 +26,21 @@ export interface CliDeps {
   wans?: WanWatch;
   /** `run` resolves when this aborts (SIGTERM/SIGINT in cli.ts). */
   stopSignal?: AbortSignal;
+  /** How this process was started (cli.ts): what an upgrade needs to start the guard and the new version. */
+  launch?: LaunchInfo;
+}
+
+/** The process's own start, for agent upgrades (upgrade/receiver.ts). */
+export interface LaunchInfo {
+  /** node and its flags (process.execPath, process.execArgv). */
+  node: string[];
+  /** The launcher (bin/tern-agent) this process was started through. */
+  launcher: string;
+  /** The arguments after the launcher. */
+  args: string[];
+  cwd: string;
+  /** A service manager restarts the agent when it exits (TERN_AGENT_SUPERVISOR=systemd, set by the unit). */
+  serviceManaged: boolean;
 }
 
 export function pathsOf(options: CliOptions): AgentPaths {

@@ -11,12 +11,13 @@ import { Agent } from "../daemon/index.ts";
 import { loadCredentials, machineId } from "../identity/index.ts";
 import { createLogger } from "../log.ts";
 import { SystemHealth } from "../status/index.ts";
+import { parseTrustedKeys } from "../upgrade/trust.ts";
 import { type CliDeps, hostnameOf, pathsOf } from "./deps.ts";
 
 /** Exit status after a `restart-agent` action (EX_TEMPFAIL): the supervisor (systemd `Restart=always`, the lab) starts the agent again. */
 export const RESTART_EXIT_CODE = 75;
 
-export async function run({ options, runner, drivers, health, tunnels, wans, stopSignal }: CliDeps): Promise<number> {
+export async function run({ options, runner, drivers, health, tunnels, wans, stopSignal, launch }: CliDeps): Promise<number> {
   const paths = pathsOf(options);
   const log = createLogger(options.logLevel, paths.logFile);
   const credentials = await loadCredentials(paths.device);
@@ -28,6 +29,9 @@ export async function run({ options, runner, drivers, health, tunnels, wans, sto
   const restart = new Promise<void>((resolve) => {
     wakeForRestart = resolve;
   });
+  // An installed upgrade stops this agent (the guard starts the new version, or the service manager does).
+  const upgradeStop = new AbortController();
+  const upgradeKeys = parseTrustedKeys(options.upgradeKeys);
   const agent = new Agent({
     paths,
     mode: options.mode,
@@ -48,6 +52,7 @@ export async function run({ options, runner, drivers, health, tunnels, wans, sto
       restartAsked = true;
       wakeForRestart();
     },
+    upgrade: { keys: upgradeKeys, launch, stop: () => upgradeStop.abort() },
   });
   log.info("tern-agent starting", {
     mode: options.mode,
@@ -59,6 +64,7 @@ export async function run({ options, runner, drivers, health, tunnels, wans, sto
   if (!stopSignal?.aborted)
     await Promise.race([
       restart,
+      new Promise((r) => upgradeStop.signal.addEventListener("abort", r, { once: true })),
       ...(stopSignal ? [new Promise((r) => stopSignal.addEventListener("abort", r, { once: true }))] : []),
     ]);
   await agent.stop();

@@ -15,6 +15,7 @@ import { BgpDriver } from "../drivers/bgp/index.ts";
 import type { Driver, DriverContext, DriverName } from "../drivers/driver.ts";
 import { AgentError, formatIssues } from "../errors.ts";
 import type { TunnelQualitySource } from "../status/tunnel-quality.ts";
+import type { UpgradeReceiver } from "../upgrade/receiver.ts";
 import { ping, traceroute } from "./diagnostics.ts";
 import { createDump, type DumpSource, readDumpChunk } from "./dump-requests.ts";
 
@@ -27,6 +28,8 @@ export interface RequestDeps {
   dumps?: DumpSource;
   /** Carries out `device-action` requests (daemon/device-actions.ts); none: they are refused. */
   actions?: { run(action: AgentAction): Promise<DeviceActionResult> };
+  /** Receives agent upgrades (upgrade/receiver.ts); none: they are refused. */
+  upgrades?: UpgradeReceiver;
 }
 
 export class RequestHandler {
@@ -59,6 +62,11 @@ export class RequestHandler {
     return this.deps.dumps;
   }
 
+  private upgrades(): UpgradeReceiver {
+    if (!this.deps.upgrades) throw new AgentError("INVALID_REQUEST", "this agent does not take upgrades");
+    return this.deps.upgrades;
+  }
+
   private async run(method: RequestMethod, params: Record<string, unknown>): Promise<unknown> {
     const { context, tunnels } = this.deps;
     switch (method) {
@@ -89,6 +97,12 @@ export class RequestHandler {
         if (!this.deps.actions) throw new AgentError("INVALID_REQUEST", "this agent does not carry out device actions");
         return this.deps.actions.run(params.action as AgentAction);
       }
+      case "upgrade-begin":
+        return this.upgrades().begin(params as Parameters<UpgradeReceiver["begin"]>[0]);
+      case "upgrade-chunk":
+        return this.upgrades().chunk(params as Parameters<UpgradeReceiver["chunk"]>[0]);
+      case "upgrade-install":
+        return this.upgrades().install(params as Parameters<UpgradeReceiver["install"]>[0]);
     }
   }
 }

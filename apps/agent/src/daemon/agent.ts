@@ -12,6 +12,7 @@ import {
   type RequestMethod,
   type Status,
 } from "@tern/protocol";
+import type { LaunchInfo } from "../commands/deps.ts";
 import { createDumpArchive } from "../commands/dump.ts";
 import type { BackoffOptions } from "../control/backoff.ts";
 import { type ConnectionState, ControlClient, deviceWebsocketUrl, RequestHandler } from "../control/index.ts";
@@ -28,6 +29,9 @@ import type { AgentPaths } from "../paths.ts";
 import { type ReconcileOutcome, Reconciler, StateStore } from "../reconcile/index.ts";
 import type { Runner } from "../runner.ts";
 import { type HealthSource, noTunnelQuality, StatusComposer, type TunnelQualitySource } from "../status/index.ts";
+import { missingForCommit } from "../upgrade/health.ts";
+import { readMarker, reportOf, type UpgradeMarker, writeMarker } from "../upgrade/marker.ts";
+import { UpgradeReceiver } from "../upgrade/receiver.ts";
 import { AGENT_VERSION } from "../version.ts";
 import { DeviceActions } from "./device-actions.ts";
 import { type Endpoint, startMetrics, startUi, uiSecretFile } from "./endpoints.ts";
@@ -61,6 +65,10 @@ export interface AgentOptions {
   ca?: string[] | undefined;
   /** The kernel's WAN carrier/address events (kernel-events/WanWatcher); absent: probes alone notice a dead WAN. */
   wans?: WanWatch;
+  /** Agent upgrades (docs/upgrades.md): the trusted keys, how this process started, how to stop it. */
+  upgrade?: { keys: readonly string[]; launch?: LaunchInfo | undefined; stop(): void };
+  /** The version this agent reports (default AGENT_VERSION; tests run "other versions"). */
+  version?: string;
 }
 
 /** What the agent needs of the WAN watcher (kernel-events/wan-watcher.ts). */
@@ -96,10 +104,14 @@ export class Agent implements AgentView {
   private lastStatus: Status | null = null;
   private configuredTunnelsFor: string | null = null;
   private stopped = false;
+  /** The last upgrade's marker: pending (this version must prove healthy) or its outcome to report. */
+  private upgradeMarker: UpgradeMarker | null = null;
+  private readonly version: string;
 
   constructor(private readonly options: AgentOptions) {
     const { paths, mode, runner, log } = options;
     this.tunnels = options.tunnels ?? noTunnelQuality;
+    this.version = options.version ?? AGENT_VERSION;
     this.metrics = new AgentMetrics(this.tunnels);
     // One context object for every driver call: `controlServer` changes when the control link connects somewhere new.
     this.context = {
@@ -159,6 +171,24 @@ export class Agent implements AgentView {
             },
           }),
       },
+      ...(options.upgrade
+        ? {
+            upgrades: new UpgradeReceiver({
+              stateDir: paths.stateDir,
+              lockFile: paths.lock,
+              keys: options.upgrade.keys,
+              runningVersion: this.version,
+              runner,
+              launch: options.upgrade.launch,
+              before: () => ({
+                tunnelsUp: (this.lastStatus?.tunnels ?? []).filter((t) => t.up).map((t) => t.id),
+                hadConfig: this.reconciler.appliedHash !== null,
+              }),
+              stop: options.upgrade.stop,
+              log: log.child({ component: "upgrade" }),
+            }),
+          }
+        : {}),
     });
     this.control = options.credentials ? this.makeControl(options.credentials) : null;
     options.wans?.setLogger?.(log.child({ component: "kernel-events" }));
@@ -182,6 +212,13 @@ export class Agent implements AgentView {
 
   private async startLocked(): Promise<void> {
     const { log } = this.options;
+    this.upgradeMarker = await readMarker(this.options.paths.stateDir);
+    if (this.upgradeMarker?.state === "pending" && this.upgradeMarker.to !== this.version) this.upgradeMarker = null;
+    if (this.upgradeMarker?.state === "pending")
+      log.info("upgraded: committing once healthy", {
+        from: this.upgradeMarker.from,
+        deadline: new Date(this.upgradeMarker.deadline).toISOString(),
+      });
     await this.reconciler.init();
     if (this.reconciler.interrupted)
       this.recordError("apply", `the apply of ${this.reconciler.interrupted.hash} was interrupted (agent stopped mid-apply)`);
@@ -271,7 +308,7 @@ export class Agent implements AgentView {
     const c = this.control;
     const creds = this.options.credentials;
     return {
-      agentVersion: AGENT_VERSION,
+      agentVersion: this.version,
       pid: process.pid,
       mode: this.options.mode,
       stateDir: this.options.paths.stateDir,
@@ -344,7 +381,7 @@ export class Agent implements AgentView {
       handlers: {
         hello: () => ({
           protocolVersion: PROTOCOL_VERSION,
-          agentVersion: AGENT_VERSION,
+          agentVersion: this.version,
           machineId: this.options.machineId,
           hostname: this.options.hostname,
           appliedHash: this.reconciler.appliedHash,
@@ -437,10 +474,42 @@ export class Agent implements AgentView {
     status.applying = this.reconciler.applying;
     if (this.reconciler.dataPlane === "stopped") status.dataPlane = "stopped";
     this.addHealing(status);
+    await this.checkUpgrade(status);
+    const report = reportOf(this.upgradeMarker);
+    if (report) status.upgrade = report;
     this.lastStatus = status;
     await this.writeStatusFile();
     this.control?.send(status);
     return status;
+  }
+
+  /**
+   * A pending upgrade to this version commits once the agent is healthy (upgrade/health.ts); the guard, not
+   * this code, rolls back when it is not (this version may be the broken one).
+   */
+  private async checkUpgrade(status: Status): Promise<void> {
+    const marker = this.upgradeMarker;
+    if (marker?.state !== "pending") return;
+    const missing = missingForCommit(marker, {
+      connected: this.control?.connected === true,
+      appliedHash: this.reconciler.appliedHash,
+      applying: this.reconciler.applying,
+      lastApplyFailed: this.reconciler.lastOutcome?.ok === false,
+      tunnelsUp: status.tunnels.filter((t) => t.up).map((t) => t.id),
+    });
+    if (missing) {
+      this.options.log.debug("upgrade not committed yet", { missing });
+      return;
+    }
+    // The guard may have rolled back meanwhile: never overwrite its verdict.
+    const onDisk = await readMarker(this.options.paths.stateDir);
+    if (onDisk?.upgradeId !== marker.upgradeId || onDisk.state !== "pending") {
+      this.upgradeMarker = onDisk;
+      return;
+    }
+    this.upgradeMarker = { ...marker, state: "committed", at: new Date().toISOString() };
+    await writeMarker(this.options.paths.stateDir, this.upgradeMarker);
+    this.options.log.info("upgrade committed: this version is healthy", { from: marker.from, to: marker.to });
   }
 
   /** What the drivers healed by themselves lately and the WAN link figures (docs/healing.md); left out when empty. */

@@ -29,6 +29,7 @@ import * as signupDumps from "./migrations/20261125-963-signup-dumps.ts";
 import * as healing from "./migrations/20261125-964-healing.ts";
 import * as deviceTagsActions from "./migrations/20261126-101-device-tags-actions.ts";
 import * as fanout from "./migrations/20261126-701-fanout.ts";
+import * as agentUpgrades from "./migrations/20261126-401-agent-upgrades.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -49,6 +50,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261125-961-remote-vpn": remoteVpn,
   "20261126-101-device-tags-actions": deviceTagsActions,
   "20261126-701-fanout": fanout,
+  "20261126-401-agent-upgrades": agentUpgrades,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

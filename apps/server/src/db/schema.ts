@@ -78,6 +78,60 @@ export interface DeviceDumpsTable {
   completed_at: NullableTimestamp;
 }
 
+export interface AgentSigningKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  public_key: string;
+  created_at: CreatedAt;
+}
+
+export interface AgentPackagesTable {
+  id: string;
+  account_id: string;
+  version: string;
+  size_bytes: number;
+  sha256: string;
+  signature: string;
+  signing_key_id: string;
+  content: Buffer;
+  uploaded_by: string;
+  created_at: CreatedAt;
+}
+
+export interface AgentRolloutsTable {
+  id: string;
+  organization_id: string;
+  package_id: string;
+  version: string;
+  state: "running" | "paused" | "cancelled" | "complete";
+  paused_reason: string | null;
+  window_start: string | null;
+  window_end: string | null;
+  canary_percent: number;
+  batch_size: number;
+  health_timeout_sec: number;
+  created_by: string;
+  created_at: CreatedAt;
+  updated_at: CreatedAt;
+}
+
+export interface AgentRolloutDevicesTable {
+  id: string;
+  rollout_id: string;
+  organization_id: string;
+  device_id: string;
+  device_name: string;
+  canary: boolean;
+  batch: number;
+  state: "pending" | "sending" | "installing" | "upgraded" | "rolled-back" | "failed" | "skipped";
+  from_version: string;
+  detail: string | null;
+  started_at: NullableTimestamp;
+  deadline_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
 export interface OrganizationsTable {
   id: string;
   account_id: string;
@@ -594,6 +648,10 @@ export interface Database {
   password_resets: PasswordResetsTable;
   account_signups: AccountSignupsTable;
   device_dumps: DeviceDumpsTable;
+  agent_signing_keys: AgentSigningKeysTable;
+  agent_packages: AgentPackagesTable;
+  agent_rollouts: AgentRolloutsTable;
+  agent_rollout_devices: AgentRolloutDevicesTable;
   invitations: InvitationsTable;
   path_labels: PathLabelsTable;
   mlpolicies: MlPoliciesTable;

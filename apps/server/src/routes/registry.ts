@@ -12,6 +12,19 @@ import * as accountsList from "./accounts/list.ts";
 import * as accountsSignup from "./accounts/signup.ts";
 import * as accountsSignupVerify from "./accounts/signup-verify.ts";
 import * as accountsUpdate from "./accounts/update.ts";
+import * as agentPackagesDelete from "./agentpackages/delete.ts";
+import * as agentSigningKeysCreate from "./agentpackages/keys-create.ts";
+import * as agentSigningKeysDelete from "./agentpackages/keys-delete.ts";
+import * as agentSigningKeysList from "./agentpackages/keys-list.ts";
+import * as agentPackagesList from "./agentpackages/list.ts";
+import * as agentPackagesUpload from "./agentpackages/upload.ts";
+import * as agentUpgradesCancel from "./agentupgrades/cancel.ts";
+import * as agentUpgradesCreate from "./agentupgrades/create.ts";
+import * as agentUpgradesGet from "./agentupgrades/get.ts";
+import * as agentUpgradesList from "./agentupgrades/list.ts";
+import * as agentUpgradesPause from "./agentupgrades/pause.ts";
+import * as agentUpgradesResume from "./agentupgrades/resume.ts";
+import * as agentVersionsList from "./agentupgrades/versions.ts";
 import * as appstoreActionGet from "./appstore/action-get.ts";
 import * as appstoreActionPost from "./appstore/action-post.ts";
 import * as appstoreCatalog from "./appstore/catalog.ts";
@@ -186,6 +199,20 @@ export const ROUTES: readonly RouteModule[] = [
   // Self-service sign-up (shared SaaS option; services/accounts/signup.ts).
   accountsSignup,
   accountsSignupVerify,
+  // Staged agent upgrades (docs/upgrades.md): the account's signing keys and packages, the organization's rollouts.
+  agentSigningKeysList,
+  agentSigningKeysCreate,
+  agentSigningKeysDelete,
+  agentPackagesList,
+  agentPackagesUpload,
+  agentPackagesDelete,
+  agentVersionsList,
+  agentUpgradesList,
+  agentUpgradesCreate,
+  agentUpgradesGet,
+  agentUpgradesPause,
+  agentUpgradesResume,
+  agentUpgradesCancel,
   organizationsList,
   organizationsCreate,
   organizationsGet,

@@ -9,6 +9,7 @@
  *
  * Issue-4 helpers: add an entry for each new `{id}` path of your resources.
  */
+import { createTestRollout, generateSigningKeys, uploadTestPackage } from "./agent-upgrades.ts";
 import { insertTestJob, insertValidDevice } from "./device-fixtures.ts";
 import { insertTestDevice } from "./devices.ts";
 import { insertInvitation } from "./invitations.ts";
@@ -45,6 +46,29 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
     if (res.status !== 201) throw new Error(`SSO provider fixture: ${res.status} ${res.text}`);
     return { params: { id: res.body.id }, bodies: { put: { enabled: false } } };
   },
+  // Agent upgrades: the account's keys and packages, the organization's rollouts (real ones, so another tenant's
+  // request reaches the lookup that must fail).
+  "/api/agent-signing-keys": async () => ({
+    params: {},
+    bodies: { post: { name: "matrix key", publicKey: generateSigningKeys().publicKey } },
+  }),
+  "/api/agent-signing-keys/{id}": async (t) => {
+    const res = await t.api<{ id: string }>("POST", "/api/agent-signing-keys", {
+      token: t.admin.token,
+      body: { name: "matrix key", publicKey: generateSigningKeys().publicKey },
+    });
+    if (res.status !== 201) throw new Error(`signing key fixture: ${res.status} ${res.text}`);
+    return { params: { id: res.body.id } };
+  },
+  "/api/agent-packages/{id}": async (t) => ({ params: { id: (await uploadTestPackage(t)).id } }),
+  "/api/agent-upgrades": async (t) => ({
+    params: {},
+    bodies: { post: { package: (await uploadTestPackage(t)).id, target: { deviceIds: [(await insertValidDevice(t)).id] } } },
+  }),
+  "/api/agent-upgrades/{id}": async (t) => ({ params: { id: (await createTestRollout(t)).rollout.id } }),
+  "/api/agent-upgrades/{id}/pause": async (t) => ({ params: { id: (await createTestRollout(t)).rollout.id } }),
+  "/api/agent-upgrades/{id}/resume": async (t) => ({ params: { id: (await createTestRollout(t)).rollout.id } }),
+  "/api/agent-upgrades/{id}/cancel": async (t) => ({ params: { id: (await createTestRollout(t)).rollout.id } }),
   "/api/accounts/{id}": async (t) => ({ params: { id: t.admin.accountId }, bodies: { put: { country: "NL" } } }),
   "/api/members/{id}": async (t) => {
     const member = await t.addMember("viewer");

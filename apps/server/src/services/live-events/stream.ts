@@ -13,6 +13,7 @@ const RESOURCE_OF: Record<Exclude<LiveEventKind, "resync">, PermissionResource> 
   tunnel: "tunnels",
   job: "jobs",
   notification: "notifications",
+  upgrade: "devices",
 };
 
 /** The kinds of event a caller with these permissions may see (read bit on the kind's resource). */
