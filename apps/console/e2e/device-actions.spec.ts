@@ -41,11 +41,11 @@ test.afterAll(async () => {
 
 test("tags are edited on the device page and filter the devices list", async ({ page }) => {
   await signIn(page, stackInfo().admin);
-  await page.goto(`/devices/${router.id}`);
+  await page.goto(`${stackInfo().consoleUrl}/devices/${router.id}`);
   await expect(page.getByRole("heading", { level: 1, name: router.name })).toBeVisible();
   await expect(page.getByText("No tags")).toBeVisible();
   await page.getByRole("button", { name: "Edit tags" }).click();
-  const input = page.getByRole("textbox", { name: "Tags" });
+  const input = page.getByRole("combobox", { name: "Tags", exact: true });
   await input.fill(tag);
   await input.press("Enter");
   await input.fill("site:e2e");
@@ -57,8 +57,8 @@ test("tags are edited on the device page and filter the devices list", async ({ 
   const stored = await ok(api.api.GET("/api/devices/{id}", { params: { path: { id: router.id } } }));
   expect(stored.tags).toEqual([tag, "site:e2e"]);
 
-  await page.goto("/devices");
-  await page.getByRole("textbox", { name: "Tag" }).click();
+  await page.goto(`${stackInfo().consoleUrl}/devices`);
+  await page.getByRole("combobox", { name: "Tag", exact: true }).click();
   await page.getByRole("option", { name: tag }).click();
   const table = page.getByRole("table", { name: "Devices" });
   await expect(table.getByRole("row")).toHaveCount(2);
@@ -68,7 +68,7 @@ test("tags are edited on the device page and filter the devices list", async ({ 
 
 test("the actions menu starts a job; reset asks first and Cancel sends nothing", async ({ page }) => {
   await signIn(page, stackInfo().admin);
-  await page.goto(`/devices/${router.id}`);
+  await page.goto(`${stackInfo().consoleUrl}/devices/${router.id}`);
   await page.getByRole("button", { name: "Actions" }).click();
   await page.getByRole("menuitem", { name: "Restart agent" }).click();
   await expect(page.getByRole("status").filter({ hasText: "restart-agent started" })).toBeVisible();
@@ -97,7 +97,7 @@ test("the actions menu starts a job; reset asks first and Cancel sends nothing",
 
 test("a viewer sees the tags but neither the tag editor nor the actions", async ({ page }) => {
   await signIn(page, stackInfo().viewer);
-  await page.goto(`/devices/${router.id}`);
+  await page.goto(`${stackInfo().consoleUrl}/devices/${router.id}`);
   await expect(page.getByRole("group", { name: "Tags" }).getByText(tag)).toBeVisible();
   await expect(page.getByRole("button", { name: "Edit tags" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Actions" })).toHaveCount(0);
