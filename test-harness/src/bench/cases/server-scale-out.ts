@@ -20,10 +20,11 @@ import pg from "pg";
 import type { Worker } from "../child.ts";
 import { spawnWorker, workerPath } from "../child.ts";
 import { readProcUsage } from "../proc-usage.ts";
-import { fleetSizes, rampFleet, startLoadWorkers, waitFor } from "../server/connect.ts";
-import { haproxyBinary, type RunningHaproxy, startHaproxy } from "../server/haproxy.ts";
+import { fleetSizes, waitFor } from "../server/connect.ts";
+import { benchIdentitySeed, FLEET_PREFIX } from "../server/fleet-plan.ts";
+import { haproxyBinary, linksPerProxy, type RunningHaproxy, startHaproxy } from "../server/haproxy.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from "../server/seed.ts";
-import { scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
+import { type Fleet, scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
 import { summarize } from "../stats.ts";
 import { type BenchCase, type BenchContext, type Figure, type Params, SkipCase } from "../types.ts";
 import { API_ENDPOINTS } from "./server-api.ts";
@@ -183,8 +184,8 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
     const scratch = await scratchDatabase("pg", ctx);
     const db = new pg.Pool({ connectionString: scratch.url, max: 2 });
     const servers: TernServer[] = [];
-    let proxy: RunningHaproxy | undefined;
-    let workers: Awaited<ReturnType<typeof startLoadWorkers>> | undefined;
+    const proxies: RunningHaproxy[] = [];
+    const sims: Worker[] = [];
     let load: Worker | undefined;
     const notes: string[] = [];
     const details: Record<string, unknown> = {};
@@ -196,17 +197,27 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
       servers.push(...started);
       const pids = servers.map((s) => s.pid);
       const rssIdle = rssBytes(pids);
-      proxy = await startHaproxy(
-        servers.map((s, i) => ({ name: serverName(i), host: "127.0.0.1", port: Number(new URL(s.url).port) })),
-        ctx.env.tmpDir,
-        2 * n + 2000,
-      );
+      // One HAProxy holds at most linksPerProxy() links within the file-descriptor limit; a larger fleet
+      // is spread over several identical proxies (load-balancer nodes), each in front of every instance.
+      const capacity = linksPerProxy();
+      const proxyCount = Math.ceil((n + API_CLIENTS + 50) / capacity);
+      for (let k = 0; k < proxyCount; k++)
+        proxies.push(
+          await startHaproxy(
+            servers.map((s, i) => ({ name: serverName(i), host: "127.0.0.1", port: Number(new URL(s.url).port) })),
+            ctx.env.tmpDir,
+            capacity,
+          ),
+        );
+      const proxy = proxies[0]!;
       details.haproxyConfig = proxy.config;
-      ctx.log(`  ${params.instances} instance(s) behind HAProxy at ${proxy.url}`);
-      const front: TernServer = { ...servers[0]!, url: proxy.url, wsUrl: proxy.wsUrl };
-      workers = await startLoadWorkers();
-      const ramp = await rampFleet(fleet, front, workers, { from: 0, probes: 0, statusIntervalMs: STATUS_INTERVAL_MS }, ctx);
+      details.proxies = proxyCount;
+      ctx.log(
+        `  ${params.instances} instance(s) behind ${proxyCount} HAProxy process(es) (${capacity} links each) at ${proxies.map((p) => p.url).join(", ")}`,
+      );
+      const ramp = await rampThroughProxies(fleet, proxies, sims, servers[0]!, ctx);
       details.ramp = ramp;
+      const allSims = async <T>(cmd: string): Promise<T[]> => Promise.all(sims.map((w) => w.call<T>(cmd)));
       const spread = await sessionsByPid(db);
       details.devicesPerInstance = pids.map((p) => spread.get(p) ?? 0);
       ctx.log(
@@ -251,8 +262,12 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
       details.api = api;
 
       const label = await call<{ id: string }>(proxy.url, token, "POST", "/pathlabels", { name: "bench-internet", type: "DIA" });
-      const fanout = async (name: string, port: number, afterAnswer?: (jobIds: string[]) => Promise<void>): Promise<FanoutResult> => {
-        const policy = await call<{ id: string }>(proxy!.url, token, "POST", "/mlpolicies", {
+      const fanout = async (
+        name: string,
+        port: number,
+        afterAnswer?: (jobIds: string[]) => Promise<void>,
+      ): Promise<FanoutResult> => {
+        const policy = await call<{ id: string }>(proxy.url, token, "POST", "/mlpolicies", {
           name,
           rules: [
             {
@@ -269,10 +284,10 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
           "select s.device_id, i.pid from device_sessions s join gateway_instances i on i.id = s.instance_id",
         );
         const holderOf = new Map(holders.rows.map((r) => [r.device_id, Number(r.pid)]));
-        await workers!.sim.call("mark");
+        await allSims("mark");
         const sentAt = Date.now();
         const t0 = performance.now();
-        const res = await call<{ jobIds: string[] }>(proxy!.url, token, "POST", `/mlpolicies/${policy.body.id}/install`, {
+        const res = await call<{ jobIds: string[] }>(proxy.url, token, "POST", `/mlpolicies/${policy.body.id}/install`, {
           filter: [],
         });
         const requestMs = performance.now() - t0;
@@ -495,7 +510,7 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
             `  kill -9 ${serverName(victim)} (pid ${victimPid}) holding ${victimDevices} devices; their jobs at the kill ${JSON.stringify(atKill)}`,
           );
           // Time until every device is welcomed again (device side) and has a session on a live instance (database).
-          const simReady = async () => (await workers!.sim.call<{ ready: number }>("ready")).ready;
+          const simReady = async () => (await allSims<{ ready: number }>("ready")).reduce((a, r) => a + r.ready, 0);
           const deviceSide = waitFor("the killed instance's links to drop", async () => (await simReady()) < n, 10_000, 20)
             .then(() => waitFor("every device online again (simulator)", async () => (await simReady()) >= n, 120_000, 50))
             .then(() => performance.now() - killedAt);
@@ -531,7 +546,12 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
           [f2.ids],
         );
         const jobsNow = await db.query<{ n: number }>("select count(*)::int as n from jobs where state in ('queued', 'running')");
-        const applies = await workers!.sim.call<{ devices: number; doubled: number; examples: unknown[] }>("applyCounts");
+        const counts = await allSims<{ devices: number; doubled: number; examples: unknown[] }>("applyCounts");
+        const applies = {
+          devices: counts.reduce((a, c) => a + c.devices, 0),
+          doubled: counts.reduce((a, c) => a + c.doubled, 0),
+          examples: counts.flatMap((c) => c.examples),
+        };
         details.kill = {
           victim,
           victimDevices,
@@ -556,7 +576,7 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
           120_000,
           200,
         ).then(() => performance.now() - killedAt);
-        const after = await apiPhase(load!, proxy!.url, token, survivors, params.windowMs, ctx, "API after the kill");
+        const after = await apiPhase(load!, proxy.url, token, survivors, params.windowMs, ctx, "API after the kill");
         details.apiAfterKill = after;
         const reapedMs = await reaped.catch(() => Number.NaN);
         const spreadAfter = await sessionsByPid(db);
@@ -631,9 +651,9 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
         return out;
       }
     } finally {
-      await workers?.sim.call("stop", {}, 60_000).catch(() => undefined);
-      await stopAll(workers?.sim, workers?.probes, load);
-      await proxy?.stop();
+      await Promise.all(sims.map((w) => w.call("stop", {}, 60_000).catch(() => undefined)));
+      await stopAll(...sims, load);
+      for (const p of proxies) await p.stop();
       for (const s of servers) await s.stop().catch(() => undefined);
       await db.end();
       await scratch.drop();
@@ -679,4 +699,53 @@ async function tableBytes(db: pg.Pool): Promise<Record<string, { rows: number; b
       order by pg_total_relation_size(c.oid) desc limit 12`,
   );
   return Object.fromEntries(r.rows.map((x) => [x.relname, { rows: Number(x.rows), bytes: Number(x.bytes) }]));
+}
+
+/**
+ * Simulated devices in one simulator process per proxy (the devices of proxy k
+ * connect through it), then every device's first job complete.
+ */
+async function rampThroughProxies(
+  fleet: Fleet,
+  proxies: RunningHaproxy[],
+  sims: Worker[],
+  anyServer: TernServer,
+  ctx: BenchContext,
+): Promise<{ connectMs: number; onlineMs: number; failed: number }> {
+  const n = fleet.seed.devices;
+  const share = Math.ceil(n / proxies.length);
+  for (const _ of proxies) sims.push(spawnWorker(workerPath("simulator"), { nodeFlags: ["--expose-gc"] }));
+  await Promise.all(sims.map((w) => w.ready));
+  const t0 = performance.now();
+  const results = await Promise.all(
+    proxies.map(async (p, k) => {
+      const sim = sims[k]!;
+      const startIndex = k * share;
+      await sim.call("create", {
+        options: {
+          server: p.url,
+          token: "unused: the fleet is seeded",
+          count: Math.min(share, n - startIndex),
+          startIndex,
+          machinePrefix: FLEET_PREFIX,
+          identitySeed: benchIdentitySeed(fleet.tokenSecret),
+          statusIntervalMs: STATUS_INTERVAL_MS,
+          concurrency: Math.max(20, Math.round(200 / proxies.length)),
+        },
+      });
+      await sim.call("useFleetCredentials", { secret: fleet.tokenSecret });
+      return sim.call<{ ready: number; failures: number }>("connect", {}, 1_800_000);
+    }),
+  );
+  const connectMs = performance.now() - t0;
+  ctx.log(
+    `  ${results.reduce((a, r) => a + r.ready, 0)} devices connected in ${(connectMs / 1000).toFixed(1)} s; waiting for their first jobs`,
+  );
+  await waitFor(
+    "every first job to complete",
+    async () => (await anyServer.worker.call<Record<string, number>>("jobCounts", { type: "modify" })).complete === n,
+    1_800_000,
+    500,
+  );
+  return { connectMs, onlineMs: performance.now() - t0, failed: results.reduce((a, r) => a + r.failures, 0) };
 }

@@ -9,7 +9,7 @@
  * reconnect to the others at once, while a merely busy one stays in.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import net from "node:net";
 import { join } from "node:path";
@@ -90,6 +90,27 @@ backend tern_api
   http-response set-header X-Tern-Served-By %[srv_name]
 ${servers("")}
 `;
+}
+
+/** The hard limit of open files this process (and HAProxy, started by it) may reach. */
+export function hardFdLimit(): number {
+  try {
+    const m = /^Max open files\s+\S+\s+(\d+|unlimited)/m.exec(readFileSync("/proc/self/limits", "utf8"));
+    return !m || m[1] === "unlimited" ? 1_048_576 : Number(m[1]);
+  } catch {
+    return 1024;
+  }
+}
+
+/**
+ * Links one HAProxy process can hold within the hard file-descriptor limit
+ * (two descriptors per proxied link, a few hundred for listeners, checks and
+ * logs). Raising the limit needs CAP_SYS_RESOURCE, which a container may not
+ * have: then a fleet larger than this is spread over several proxies, as a
+ * production site spreads it over several load-balancer nodes.
+ */
+export function linksPerProxy(fdLimit = hardFdLimit()): number {
+  return Math.floor((fdLimit - 400) / 2);
 }
 
 /** A free TCP port on 127.0.0.1 (bound and released; HAProxy binds it right after). */
