@@ -191,10 +191,8 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
     const details: Record<string, unknown> = {};
     try {
       const fleet = await seedScratch(scratch, { devices: n, configure: true }, ctx);
-      const started = await Promise.all(
-        Array.from({ length: params.instances }, () => startTern(fleet, ctx, { TERN_TRUST_PROXY: "true" })),
-      );
-      servers.push(...started);
+      // One after the other: on a busy machine several tsx workers compiling at once miss their ready time-out.
+      for (let i = 0; i < params.instances; i++) servers.push(await startTern(fleet, ctx, { TERN_TRUST_PROXY: "true" }));
       const pids = servers.map((s) => s.pid);
       const rssIdle = rssBytes(pids);
       // One HAProxy holds at most linksPerProxy() links within the file-descriptor limit; a larger fleet

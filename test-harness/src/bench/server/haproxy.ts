@@ -43,7 +43,7 @@ export function haproxyConfig(o: HaproxyConfigOptions): string {
     o.servers
       .map(
         (s) =>
-          `  server ${s.name} ${s.host}:${s.port} check inter 2s fall 3 rise 2 observe layer4 error-limit 1 on-error mark-down${extra}`,
+          `  server ${s.name} ${s.host}:${s.port} check inter 3s fall 10 rise 2 observe layer4 error-limit 1 on-error mark-down${extra}`,
       )
       .join("\n");
   return `# Tern behind HAProxy: N stateless server instances on one PostgreSQL (docs/scale.md).
@@ -61,9 +61,10 @@ defaults
   timeout server 60s
   timeout http-request 10s
   timeout http-keep-alive 30s
-  # A busy instance answers its health check late, not never: down only after 3 checks of 5 s fail
-  # (a killed one is down at its first refused connection: observe layer4 below).
-  timeout check 5s
+  # A busy instance answers its health check late, not never: it is taken out only after 30 s of
+  # failed checks (Tern's own dead-instance period); a killed one at its first refused connection
+  # (observe layer4 below).
+  timeout check 10s
   # A device link after the websocket upgrade: a status every 10 s keeps it far inside this.
   timeout tunnel 1h
   timeout client-fin 5s
