@@ -4,9 +4,10 @@
  * docs/scale.md: devices' websockets balanced by `leastconn` (long-lived
  * links: a new link goes to the instance holding the fewest, so a restarted
  * or added instance fills up first), API requests by `roundrobin` per request
- * (short, similar requests), health checks on `/api/health`, and a server
- * marked down on its first refused connection so a killed instance's devices
- * reconnect to the others at once, while a merely busy one stays in.
+ * (short, similar requests), TCP health checks (not `/api/health`: its
+ * database check fails on every instance at once when the shared PostgreSQL
+ * is slow), and a server marked down on its first refused connection so a
+ * killed instance's devices reconnect to the others at once.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -43,7 +44,7 @@ export function haproxyConfig(o: HaproxyConfigOptions): string {
     o.servers
       .map(
         (s) =>
-          `  server ${s.name} ${s.host}:${s.port} check inter 3s fall 10 rise 2 observe layer4 error-limit 1 on-error mark-down${extra}`,
+          `  server ${s.name} ${s.host}:${s.port} check inter 2s fall 3 rise 2 observe layer4 error-limit 1 on-error mark-down${extra}`,
       )
       .join("\n");
   return `# Tern behind HAProxy: N stateless server instances on one PostgreSQL (docs/scale.md).
@@ -61,10 +62,7 @@ defaults
   timeout server 60s
   timeout http-request 10s
   timeout http-keep-alive 30s
-  # A busy instance answers its health check late, not never: it is taken out only after 30 s of
-  # failed checks (Tern's own dead-instance period); a killed one at its first refused connection
-  # (observe layer4 below).
-  timeout check 10s
+  timeout check 5s
   # A device link after the websocket upgrade: a status every 10 s keeps it far inside this.
   timeout tunnel 1h
   timeout client-fin 5s
@@ -76,18 +74,18 @@ frontend tern
   use_backend tern_devices if device_link
   default_backend tern_api
 
+# Health checks are TCP connects: is the process there. Not /api/health, whose "select 1" fails on
+# every instance at once when the one shared PostgreSQL is slow, and would take them all out.
+# A killed instance is out at its first refused connection (observe layer4).
+
 # Device websockets: long-lived, so balance by the links each instance holds.
 backend tern_devices
   balance leastconn
-  option httpchk GET /api/health
-  http-check expect status 200
 ${servers("")}
 
 # API requests: short and alike, spread one by one.
 backend tern_api
   balance roundrobin
-  option httpchk GET /api/health
-  http-check expect status 200
   http-response set-header X-Tern-Served-By %[srv_name]
 ${servers("")}
 `;
