@@ -242,6 +242,7 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
         transactionsPerStatus: (st1.xact - st0.xact) / statuses,
         rowsInsertedPerStatus: (st1.ins - st0.ins) / statuses,
         rowsUpdatedPerStatus: (st1.upd - st0.upd) / statuses,
+        // Rows inserted or updated per status, by table (n_tup_ins + n_tup_upd).
         insertsByTable: diffTables(st0.tables, st1.tables, statuses),
         tableBytes: await tableBytes(db),
         statusesInWindow: statuses,
