@@ -21,6 +21,7 @@ import { serverApi } from "./server-api.ts";
 import { serverDevices } from "./server-devices.ts";
 import { serverFanout } from "./server-fanout.ts";
 import { serverIngest } from "./server-ingest.ts";
+import { serverScaleOut } from "./server-scale-out.ts";
 import { simulatorFootprint } from "./simulator-footprint.ts";
 import { vrrpBound } from "./vrrp-bound.ts";
 import { wsBroadcast } from "./ws-broadcast.ts";
@@ -41,6 +42,7 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverFanout)
     .register(serverApi)
     .register(deviceApprove)
+    .register(serverScaleOut)
     .register(rawApply)
     .register(agentConvergence)
     .register(agentApiTunnel)

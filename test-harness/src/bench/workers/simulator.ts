@@ -12,6 +12,8 @@ let fleet: Simulator | null = null;
 /** Wall-clock times (epoch ms) of the apply-results sent since `mark`. */
 let applyResults: number[] = [];
 let marked = false;
+/** Applies received since `mark`, per device index and config hash (the scale-out case counts doubles). */
+let appliesByDevice = new Map<number, Map<string, number>>();
 
 function need(): Simulator {
   if (!fleet) throw new Error("no fleet: call create first");
@@ -30,6 +32,11 @@ serve(
       fleet = Simulator.create({ failFast: false, ...(args.options as SimulatorInput) });
       fleet.on((e) => {
         if (marked && e.type === "apply-result") applyResults.push(performance.timeOrigin + e.at);
+        if (marked && e.type === "apply" && e.hash) {
+          const perHash = appliesByDevice.get(e.device) ?? new Map<string, number>();
+          perHash.set(e.hash, (perHash.get(e.hash) ?? 0) + 1);
+          appliesByDevice.set(e.device, perHash);
+        }
       });
       return { devices: fleet.size };
     },
@@ -64,10 +71,25 @@ serve(
     /** Starts recording apply-results (fan-out). */
     mark: () => {
       applyResults = [];
+      appliesByDevice = new Map();
       marked = true;
       return {};
     },
     applyResults: (args) => ({ count: applyResults.length, ...(args.times ? { times: applyResults } : {}) }),
+    /** Since `mark`: devices that received an apply, and those that received the same config (hash) more than once. */
+    applyCounts: () => {
+      let doubled = 0;
+      const examples: { device: number; hash: string; times: number }[] = [];
+      for (const [device, perHash] of appliesByDevice)
+        for (const [hash, times] of perHash)
+          if (times > 1) {
+            doubled++;
+            if (examples.length < 5) examples.push({ device, hash, times });
+          }
+      return { devices: appliesByDevice.size, doubled, examples };
+    },
+    /** Devices whose link is up (welcomed) right now. */
+    ready: () => ({ ready: need().stats().ready }),
     setMetrics: (args) => {
       need().setTunnelMetrics(args.metrics as TunnelMetricsInput);
       return {};
