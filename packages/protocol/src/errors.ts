@@ -51,6 +51,10 @@ export const ErrorCode = z.enum([
   "DUMP_NOT_READY",
   /** A peer `preset` that is not one of GET /api/peers/presets. */
   "PEER_PRESET_UNKNOWN",
+  /** A statistics range that is empty, reversed, in the future or older than the longest-kept tier. */
+  "STATISTICS_RANGE_INVALID",
+  /** A statistics step that is not allowed: not a multiple of its tier's bucket, finer than what the range keeps, or too many points. */
+  "STATISTICS_STEP_INVALID",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -104,6 +108,8 @@ export const errorStatus: Record<ErrorCode, number> = {
   ACCOUNT_LIMIT: 403,
   DUMP_NOT_READY: 409,
   PEER_PRESET_UNKNOWN: 400,
+  STATISTICS_RANGE_INVALID: 400,
+  STATISTICS_STEP_INVALID: 400,
   INTERNAL: 500,
 };
 
