@@ -16,6 +16,9 @@ import { postgresDb } from "../db/database.ts";
 import type { AppDeps } from "../deps.ts";
 import { JobEngine } from "../jobs/job-engine.ts";
 import { timeOutStaleRunning } from "../jobs/job-store.ts";
+import { statisticsDuties } from "../services/statistics/duties.ts";
+import { statisticsSettings } from "../services/statistics/settings.ts";
+import { StatisticsWriter } from "../services/statistics/writer.ts";
 import { type Bus, type BusTarget, createBus } from "./bus.ts";
 import { DeviceConnection } from "./connection.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type RequestParams } from "./device-link.ts";
@@ -38,6 +41,7 @@ export interface Gateway extends DeviceLink {
   readonly instanceId: string;
   readonly options: GatewayOptions;
   readonly ingest: IngestBuffer;
+  readonly statistics: StatisticsWriter;
   readonly duties: DutyRunner;
   readonly engine: JobEngine;
   /** The LISTEN/NOTIFY bus between instances (the live-event hub listens on it too). */
@@ -98,6 +102,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
         tunnelEnds: latest.map((t) => ({ tunnelId: t.tunnelId, deviceId: t.deviceId, side: t.side, up: t.up, at: t.at })),
       }),
   );
+  const statsSettings = statisticsSettings(deps.config);
+  const statistics = new StatisticsWriter(db, statsSettings, logger.child({ part: "statistics" }));
   const publicAddresses = new PublicAddressTracker(deps, events, {
     maxChanges: options.publicAddressMaxChanges,
     windowMs: options.publicAddressWindowMs,
@@ -146,6 +152,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       publicAddresses,
       wanAddresses,
       healing: new HealingMonitor(deps),
+      statistics,
       events,
       metrics: deps.metrics,
       reloadTunnels(conn) {
@@ -202,6 +209,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
           if (deleted) logger.info({ deleted }, "expired tunnel samples deleted");
         },
       },
+      ...statisticsDuties(statsSettings, logger.child({ part: "statistics" })),
       ...(extras.duties ?? []),
     ],
     options.dutyIntervalMs,
@@ -348,6 +356,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     instanceId,
     options,
     ingest,
+    statistics,
     duties,
     engine,
     events,
@@ -373,6 +382,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       await bus.start();
       await duties.start();
       ingest.start();
+      statistics.start();
       loop.start();
       timers.push(setInterval(liveness, options.pingIntervalMs));
       timers.push(setInterval(() => void beat(), options.heartbeatMs));
@@ -395,6 +405,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       while (sockets.size > 0 && Date.now() < deadline + 1_000) await new Promise((r) => setTimeout(r, 10));
       await Promise.allSettled([...pendingWork]);
       await ingest.close();
+      await statistics.close();
       if (writerDb !== db) await writerDb.destroy();
       if (livenessDb !== db) await livenessDb.destroy();
       await bus.close();
