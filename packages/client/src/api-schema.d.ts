@@ -643,6 +643,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/organizations/{id}/statistics/top-talkers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's devices (or interfaces) that moved the most bytes over a time range
+         * @description Default range: the last 24 hours. Ranges of 6 hours or more are read from the 1-hour roll-ups (the hour not yet rolled up from finer tiers), shorter ones from the 1-minute roll-ups; `from` is rounded down to that bucket. Needs the `devices` read permission.
+         */
+        get: operations["getOrganizationTopTalkers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organizations/{id}/statistics/worst-tunnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's tunnels with the highest mean loss, RTT or jitter over a time range
+         * @description Default range: the last 24 hours; both ends' samples count. Tiers as for top talkers (1-hour roll-ups for 6 hours or more, else 1-minute). Needs the `tunnels` read permission.
+         */
+        get: operations["getOrganizationWorstTunnels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/members": {
         parameters: {
             query?: never;
@@ -942,6 +982,8 @@ export interface paths {
         /**
          * Loss, round-trip time, jitter and up/down samples of both tunnel ends over a time range
          * @description Samples are taken from each end's status messages and kept for TERN_SAMPLE_RETENTION_DAYS. A range is at most 31 days. When an end has more samples in the range than `maxPoints`, its samples are averaged over equal time buckets (`bucketSeconds`; `up` means up the whole bucket).
+         *
+         *     With `step` (seconds), each end's figures are means over steps read from the statistics tiers (`tier`: raw samples below 60 s, 1-minute roll-ups below 3600 s, 1-hour roll-ups from 3600 s, kept up to TERN_STATS_HOUR_RETENTION_DAYS), and `maxPoints` does not apply; a bad range or step is 400 STATISTICS_RANGE_INVALID / STATISTICS_STEP_INVALID.
          */
         get: operations["getTunnelStats"];
         put?: never;
@@ -1257,6 +1299,26 @@ export interface paths {
          * @description `source`: `reported` (last status message, with `reportedAt`), `live` (with `live=true`: asked over the device's link just now), or `unknown` with `state: "unknown"` when the device never reported.
          */
         get: operations["getBgpStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A device's interface rates and counters, health, and BGP/VRRP state changes over a time range
+         * @description Default range: the last hour. `step` picks the storage tier (`tier`) and every series is re-bucketed to it: interface rates are the bits (packets) counted in a step over the seconds the device reported in it, health the means (and CPU maximum) of its statuses. `stateChanges` lists BGP session and VRRP state changes in the range (at most 1000, oldest first). A range older than TERN_STATS_HOUR_RETENTION_DAYS, reversed or in the future is 400 STATISTICS_RANGE_INVALID; a step its tier cannot serve is 400 STATISTICS_STEP_INVALID.
+         */
+        get: operations["getDeviceStatistics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1841,7 +1903,7 @@ export interface components {
         ErrorBody: {
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "INTERNAL";
             /** @default [] */
             details?: {
                 path: string;
@@ -2153,6 +2215,45 @@ export interface components {
         HealingSettings: {
             /** @enum {string} */
             mode: "act" | "suggest" | "off";
+        };
+        TopTalkers: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @enum {string} */
+            tier: "raw" | "1m" | "1h";
+            /** @enum {string} */
+            by: "device" | "interface";
+            items: {
+                /** Format: uuid */
+                deviceId: string;
+                deviceName: string;
+                interface: string | null;
+                rxBytes: number;
+                txBytes: number;
+                totalBytes: number;
+            }[];
+        };
+        WorstTunnels: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @enum {string} */
+            tier: "raw" | "1m" | "1h";
+            /** @enum {string} */
+            by: "loss" | "rtt" | "jitter";
+            items: {
+                /** Format: uuid */
+                tunnelId: string;
+                num: number;
+                loss: number;
+                rtt: number;
+                jitter: number;
+                upPercent: number;
+                samples: number;
+            }[];
         };
         HealingSettingsUpdated: {
             /** @enum {string} */
@@ -2532,6 +2633,8 @@ export interface components {
                 jitter: number;
                 up: boolean;
             }[];
+            /** @enum {string} */
+            tier?: "raw" | "1m" | "1h";
         };
         Peer: {
             /** Format: uuid */
@@ -3231,7 +3334,7 @@ export interface components {
              * @description refused: the error code PUT /devices/{id} would answer
              * @enum {string}
              */
-            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "INTERNAL";
+            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "INTERNAL";
             error?: string;
         };
         ApproveDevices: {
@@ -3505,6 +3608,12 @@ export interface components {
                 mtu: number;
                 rxBytes: number;
                 txBytes: number;
+                rxPackets?: number;
+                txPackets?: number;
+                rxErrors?: number;
+                txErrors?: number;
+                rxDrops?: number;
+                txDrops?: number;
                 publicIp: string;
                 publicPort: number | null;
                 lte: {
@@ -3555,6 +3664,53 @@ export interface components {
             } | "unknown";
             /** Format: date-time */
             reportedAt: string | null;
+        };
+        DeviceStatistics: {
+            /** Format: uuid */
+            deviceId: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            stepSeconds: number;
+            /** @enum {string} */
+            tier: "raw" | "1m" | "1h";
+            interfaces: {
+                interface: string;
+                points: {
+                    /** Format: date-time */
+                    at: string;
+                    rxBps: number;
+                    txBps: number;
+                    rxPps: number | null;
+                    txPps: number | null;
+                    rxBytes: number;
+                    txBytes: number;
+                    rxErrors: number | null;
+                    txErrors: number | null;
+                    rxDrops: number | null;
+                    txDrops: number | null;
+                }[];
+            }[];
+            health: {
+                /** Format: date-time */
+                at: string;
+                cpuPercent: number;
+                cpuMaxPercent: number;
+                memoryPercent: number;
+                diskPercent: number;
+                uptimeSeconds: number;
+                temperatureC: number | null;
+            }[];
+            stateChanges: {
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                kind: "bgp" | "vrrp";
+                key: string;
+                from: string | null;
+                to: string;
+            }[];
         };
         DeviceDump: {
             /** Format: uuid */
@@ -8648,6 +8804,196 @@ export interface operations {
             };
         };
     };
+    getOrganizationTopTalkers: {
+        parameters: {
+            query?: {
+                /** @description Start of the range (ISO 8601); default: 24 hours before `to` */
+                from?: string;
+                /** @description End of the range (ISO 8601); default: now */
+                to?: string;
+                /** @description Rank devices (default) or single interfaces */
+                by?: "device" | "interface";
+                /** @description How many to list (default 10, at most 100) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The top talkers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopTalkers"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); STATISTICS_RANGE_INVALID; STATISTICS_STEP_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOrganizationWorstTunnels: {
+        parameters: {
+            query?: {
+                /** @description Start of the range (ISO 8601); default: 24 hours before `to` */
+                from?: string;
+                /** @description End of the range (ISO 8601); default: now */
+                to?: string;
+                /** @description Rank by mean loss (default), RTT or jitter */
+                by?: "loss" | "rtt" | "jitter";
+                /** @description How many to list (default 10, at most 100) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The worst tunnels */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorstTunnels"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); STATISTICS_RANGE_INVALID; STATISTICS_STEP_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listMembers: {
         parameters: {
             query?: {
@@ -10613,6 +10959,8 @@ export interface operations {
                 to?: string;
                 /** @description Points per tunnel end at most (default 1000); more samples are averaged over time buckets */
                 maxPoints?: number;
+                /** @description Seconds per point. It picks the storage tier: below 60 raw samples (kept TERN_STATS_RAW_RETENTION_HOURS), 60–3599 the 1-minute roll-ups (a multiple of 60, kept TERN_STATS_MINUTE_RETENTION_DAYS), 3600 and more the 1-hour roll-ups (a multiple of 3600, kept TERN_STATS_HOUR_RETENTION_DAYS). Default: the finest that gives at most 500 points. */
+                step?: number;
                 /** @description Organization to act in; default: the caller's default organization (a key: its own) */
                 org?: string;
             };
@@ -10634,7 +10982,7 @@ export interface operations {
                     "application/json": components["schemas"]["TunnelStats"];
                 };
             };
-            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); STATISTICS_RANGE_INVALID; STATISTICS_STEP_INVALID */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12716,6 +13064,101 @@ export interface operations {
             };
             /** @description DEVICE_TIMEOUT */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDeviceStatistics: {
+        parameters: {
+            query?: {
+                /** @description Start of the range (ISO 8601); rounded down to the step */
+                from?: string;
+                /** @description End of the range (ISO 8601); default: now */
+                to?: string;
+                /** @description Seconds per point. It picks the storage tier: below 60 raw samples (kept TERN_STATS_RAW_RETENTION_HOURS), 60–3599 the 1-minute roll-ups (a multiple of 60, kept TERN_STATS_MINUTE_RETENTION_DAYS), 3600 and more the 1-hour roll-ups (a multiple of 3600, kept TERN_STATS_HOUR_RETENTION_DAYS). Default: the finest that gives at most 500 points. */
+                step?: number;
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device's statistics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceStatistics"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); STATISTICS_RANGE_INVALID; STATISTICS_STEP_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
