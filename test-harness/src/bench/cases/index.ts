@@ -22,6 +22,7 @@ import { serverDevices } from "./server-devices.ts";
 import { serverFanout } from "./server-fanout.ts";
 import { serverIngest } from "./server-ingest.ts";
 import { simulatorFootprint } from "./simulator-footprint.ts";
+import { statisticsQuery, statisticsQuerySql } from "./statistics-query.ts";
 import { vrrpBound } from "./vrrp-bound.ts";
 import { wsBroadcast } from "./ws-broadcast.ts";
 import { wsEchoConnections } from "./ws-echo-connections.ts";
@@ -40,6 +41,8 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverIngest)
     .register(serverFanout)
     .register(serverApi)
+    .register(statisticsQuerySql)
+    .register(statisticsQuery)
     .register(deviceApprove)
     .register(rawApply)
     .register(agentConvergence)

@@ -44,9 +44,10 @@ async function createPartition(db: Db, t: PartitionedTable, start: number): Prom
  * AHEAD_MS past now. Idempotent; the partition duty calls it, and the writer
  * when a row found no partition (the duty had not run yet).
  */
-export async function ensurePartitions(db: Db, now = Date.now(), since = now): Promise<number> {
+export async function ensurePartitions(db: Db, now = Date.now(), since = now, tables?: readonly string[]): Promise<number> {
   let created = 0;
   for (const t of PARTITIONED_TABLES) {
+    if (tables && !tables.includes(t.table)) continue;
     const have = new Set((await listPartitions(db, t.table)).map((p) => p.start));
     for (let start = floorTo(since, t.partitionMs); start < now + AHEAD_MS; start += t.partitionMs) {
       if (have.has(start)) continue;
