@@ -1,6 +1,6 @@
 /**
  * One device: its state and actions, interfaces with their live status (LTE
- * included), BGP and VRRP state, tunnels with loss/RTT/jitter charts, and
+ * included), its traffic and health history, BGP and VRRP state, tunnels with loss/RTT/jitter charts, and
  * its recent jobs.
  */
 import { Anchor, Button, Card, Group, Select, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
@@ -20,6 +20,7 @@ import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { approveDevice, deleteDevice } from "../devices/actions.ts";
 import { statusOf } from "../devices/device-rows.ts";
+import { DeviceHistory } from "./DeviceHistory.tsx";
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -108,6 +109,9 @@ function DeviceView({ device }: { device: Device }) {
         </EmptyHint>
       )}
       <Interfaces device={device} />
+      <Section title="History">
+        <DeviceHistory deviceId={device.id} />
+      </Section>
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Bgp device={device} />
         <Vrrp device={device} />
