@@ -52,7 +52,7 @@ test("the device page charts the router's traffic and health history", async ({ 
   await signIn(page, s.admin);
   await page.goto(`${s.consoleUrl}/devices/${router.id}`);
   const history = page.getByRole("region", { name: "History" });
-  await expect(history.getByRole("img", { name: /^Traffic: latest .* Mbit\/s/ })).toBeVisible();
+  await expect(history.getByRole("img", { name: /^Traffic: latest eth0 in \d.* kbit\/s/ })).toBeVisible();
   await expect(history.getByRole("img", { name: /^CPU and memory: latest CPU \d/ })).toBeVisible();
   await expect(history.getByText(/s per point \(raw tier\)/)).toBeVisible();
   await history.getByText("24 h", { exact: true }).click();

@@ -19,7 +19,8 @@ const RANGES = [
 ];
 const COLORS = ["#1c7ed6", "#e8590c", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599"];
 
-export function DeviceHistory({ deviceId }: { deviceId: string }) {
+/** `names`: interface names by the device's interface ids (the answer names interfaces by id). */
+export function DeviceHistory({ deviceId, names }: { deviceId: string; names: Record<string, string> }) {
   const org = useOrg();
   const [minutes, setMinutes] = useState("60");
   const stats = useQuery({ ...deviceStatisticsQuery(org.id, deviceId, Number(minutes)), refetchInterval: 60_000 });
@@ -37,27 +38,34 @@ export function DeviceHistory({ deviceId }: { deviceId: string }) {
       for (const r of rows) out[index.get(Date.parse(at(r)) / 1000)!] = value(r);
       return out;
     };
-    const mbps = (bps: number) => Math.round(bps / 10_000) / 100;
-    const traffic: Series[] = data.interfaces.flatMap((i, k) => [
-      {
-        label: `${i.interface} in`,
-        color: COLORS[(2 * k) % COLORS.length]!,
-        values: column(
-          i.points,
-          (p) => p.at,
-          (p) => mbps(p.rxBps),
-        ),
-      },
-      {
-        label: `${i.interface} out`,
-        color: COLORS[(2 * k + 1) % COLORS.length]!,
-        values: column(
-          i.points,
-          (p) => p.at,
-          (p) => mbps(p.txBps),
-        ),
-      },
-    ]);
+    // Mbit/s, or kbit/s for a quiet router.
+    const peak = Math.max(0, ...data.interfaces.flatMap((i) => i.points.map((p) => Math.max(p.rxBps, p.txBps))));
+    const [unit, divisor] = peak >= 1e6 ? ["Mbit/s", 1e6] : ["kbit/s", 1e3];
+    const scaled = (bps: number) => Math.round((bps / divisor) * 100) / 100;
+    const traffic: Series[] = data.interfaces.flatMap((i, k) => {
+      const name = names[i.interface] ?? i.interface;
+      const color = (n: number) => COLORS[(2 * k + n) % COLORS.length]!;
+      return [
+        {
+          label: `${name} in`,
+          color: color(0),
+          values: column(
+            i.points,
+            (p) => p.at,
+            (p) => scaled(p.rxBps),
+          ),
+        },
+        {
+          label: `${name} out`,
+          color: color(1),
+          values: column(
+            i.points,
+            (p) => p.at,
+            (p) => scaled(p.txBps),
+          ),
+        },
+      ];
+    });
     const health: Series[] = [
       {
         label: "CPU",
@@ -78,8 +86,9 @@ export function DeviceHistory({ deviceId }: { deviceId: string }) {
         ),
       },
     ];
-    return { times, traffic, health };
-  }, [stats.data]);
+    const range: [number, number] = [Date.parse(data.from) / 1000, Date.parse(data.to) / 1000];
+    return { times, traffic, health, unit, range };
+  }, [stats.data, names]);
   return (
     <Stack>
       <Group justify="space-between" align="flex-end">
@@ -95,8 +104,8 @@ export function DeviceHistory({ deviceId }: { deviceId: string }) {
               <Text size="sm">No statistics in this range yet: the router reports its traffic and health with each status.</Text>
             ) : (
               <SimpleGrid cols={{ base: 1, xl: 2 }}>
-                <TimeChart title="Traffic" unit="Mbit/s" times={charts.times} series={charts.traffic} />
-                <TimeChart title="CPU and memory" unit="%" times={charts.times} series={charts.health} />
+                <TimeChart title="Traffic" unit={charts.unit} times={charts.times} series={charts.traffic} range={charts.range} />
+                <TimeChart title="CPU and memory" unit="%" times={charts.times} series={charts.health} range={charts.range} />
               </SimpleGrid>
             )}
             {data.stateChanges.length > 0 && (

@@ -22,6 +22,9 @@ import { approveDevice, deleteDevice } from "../devices/actions.ts";
 import { statusOf } from "../devices/device-rows.ts";
 import { DeviceHistory } from "./DeviceHistory.tsx";
 
+/** The device's interface names by id (`devId`), for the history's legends. */
+const interfaceNames = (device: Device) => Object.fromEntries(device.interfaces.map((i) => [i.devId, i.name]));
+
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
     <Card withBorder padding="md" radius="md" component="section" aria-label={title}>
@@ -110,7 +113,7 @@ function DeviceView({ device }: { device: Device }) {
       )}
       <Interfaces device={device} />
       <Section title="History">
-        <DeviceHistory deviceId={device.id} />
+        <DeviceHistory deviceId={device.id} names={interfaceNames(device)} />
       </Section>
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Bgp device={device} />
