@@ -179,6 +179,14 @@ export const ServerConfig = z.object({
   TERN_INSTANCE_HEARTBEAT_MS: PositiveInt.default(10_000),
   /** Days tunnel samples are kept. */
   TERN_SAMPLE_RETENTION_DAYS: z.coerce.number().positive().max(3650).default(7),
+  /** Statistics history: hours raw interface and health samples are kept (the finest tier). */
+  TERN_STATS_RAW_RETENTION_HOURS: PositiveInt.max(24 * 31).default(24),
+  /** Statistics history: days 1-minute roll-ups are kept. */
+  TERN_STATS_MINUTE_RETENTION_DAYS: PositiveInt.max(366).default(7),
+  /** Statistics history: days 1-hour roll-ups (and BGP/VRRP state changes) are kept. */
+  TERN_STATS_HOUR_RETENTION_DAYS: PositiveInt.max(3650).default(90),
+  /** Statistics history: a raw interface/health row per device at most this often (statuses in between are summed into it). */
+  TERN_STATS_RAW_INTERVAL_MS: PositiveInt.min(1000).default(30_000),
   /**
    * Status ingestion: flush when this many samples wait, or every TERN_INGEST_FLUSH_MS; at most
    * TERN_INGEST_MAX_BUFFERED wait (from half of it the reporting links are not read: back-pressure).

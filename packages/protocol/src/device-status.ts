@@ -71,6 +71,16 @@ export const InterfaceState = z.object({
   mtu: z.number().int(),
   rxBytes: z.number().int().min(0),
   txBytes: z.number().int().min(0),
+  /**
+   * The kernel's cumulative counters beside the byte counts (/sys/class/net/<if>/statistics,
+   * `ip -s`): packets, errors and drops each way. Optional: agents before statistics history omit them.
+   */
+  rxPackets: z.number().int().min(0).optional(),
+  txPackets: z.number().int().min(0).optional(),
+  rxErrors: z.number().int().min(0).optional(),
+  txErrors: z.number().int().min(0).optional(),
+  rxDrops: z.number().int().min(0).optional(),
+  txDrops: z.number().int().min(0).optional(),
   /** Public address as the device sees it (e.g. from STUN); the server also records the source of the websocket. */
   publicIp: z.string(),
   publicPort: z.number().int().min(0).max(65535).nullable(),

@@ -25,6 +25,7 @@ export * from "./radio.ts";
 export * from "./remote-vpn.ts";
 export * from "./schemas.ts";
 export * from "./sso.ts";
+export * from "./statistics.ts";
 export * from "./tenancy.ts";
 export * from "./tunnel.ts";
 export * from "./vrrp.ts";

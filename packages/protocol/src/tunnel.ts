@@ -146,6 +146,8 @@ export const TunnelStats = z.object({
   /** Null: every stored sample. Otherwise each point is one end's mean over a bucket of this many seconds (`up`: up the whole bucket). */
   bucketSeconds: z.number().int().positive().nullable(),
   samples: z.array(TunnelSample),
+  /** With `step`: the storage tier read (raw samples, 1-minute or 1-hour roll-ups); absent without `step`. */
+  tier: z.enum(["raw", "1m", "1h"]).optional(),
 });
 export type TunnelStats = z.infer<typeof TunnelStats>;
 

@@ -113,6 +113,7 @@ describe("lease and iproute2 parsing", () => {
         addresses: [{ cidr: "10.9.0.1/24", dynamic: false }],
         rxBytes: 90,
         txBytes: 91,
+        counters: { rxPackets: 1, txPackets: 1, rxErrors: 0, txErrors: 0, rxDrops: 0, txDrops: 0 },
       },
     ]);
     expect(

@@ -279,6 +279,15 @@ describe("links driver: config sequences on a fake system", () => {
       }),
       expect.objectContaining({ name: "lan0", IPv4: "192.168.50.250", IPv4Mask: 24, gateway: "", mtu: 1400, rxBytes: 1002 }),
     ]);
+    // The kernel's packet, error and drop counters travel beside the bytes (statistics history).
+    expect(part.interfaces?.[1]).toMatchObject({
+      rxPackets: 12,
+      txPackets: 22,
+      rxErrors: 1,
+      txErrors: 3,
+      rxDrops: 2,
+      txDrops: 4,
+    });
     // Without a config it reports every Ethernet link, identified by MAC.
     const bare = await driver.observe(EMPTY, driverContext(sys, dirs));
     expect(bare.interfaces?.map((i) => i.devId)).toEqual(

@@ -235,7 +235,10 @@ export class FakeKernel {
             }),
           }
         : {}),
-      stats64: { rx: { bytes: 1000 + this.links.indexOf(l) }, tx: { bytes: 2000 + this.links.indexOf(l) } },
+      stats64: {
+        rx: { bytes: 1000 + this.links.indexOf(l), packets: 10 + this.links.indexOf(l), errors: 1, dropped: 2 },
+        tx: { bytes: 2000 + this.links.indexOf(l), packets: 20 + this.links.indexOf(l), errors: 3, dropped: 4 },
+      },
     };
   }
 

@@ -52,6 +52,8 @@ const server = await startServer(
     TERN_INSTANCE_HEARTBEAT_MS: "500",
     // Routers report status (tunnel loss/RTT/jitter included) every 2 s, so the charts have points.
     TERN_STATUS_INTERVAL_MS: "2000",
+    // Statistics history: a raw row per 2 s of statuses, so the device page has a chart within seconds.
+    TERN_STATS_RAW_INTERVAL_MS: "2000",
     TERN_API_RATE_TOKEN: "1000000",
     TERN_API_RATE_ADDRESS: "1000000",
     // Every spec file signs in through the page from 127.0.0.1, many times: more than the 30 per 5 minutes allowed by default.

@@ -68,3 +68,18 @@ export const tunnelStatsQuery = (org: string | null, id: string, minutes: number
       );
     },
   });
+
+/** A device's statistics history (interfaces, health, BGP/VRRP changes) over the last `minutes`; the server picks the step. */
+export const deviceStatisticsQuery = (org: string | null, id: string, minutes: number) =>
+  queryOptions({
+    queryKey: queryKey("device", org, "statistics", id, minutes),
+    queryFn: () => {
+      const to = new Date();
+      const from = new Date(to.getTime() - minutes * 60_000);
+      return ok(
+        tern.api.GET("/api/devices/{id}/statistics", {
+          params: { path: { id }, query: { from: from.toISOString(), to: to.toISOString() } },
+        }),
+      );
+    },
+  });

@@ -22,12 +22,15 @@ export function TimeChart({
   times,
   series,
   height = 200,
+  range,
 }: {
   title: string;
   unit: string;
   times: number[];
   series: Series[];
   height?: number;
+  /** The x axis' span in Unix seconds (default: the data's); a range with few points still reads as that range. */
+  range?: [number, number];
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const scheme = useComputedColorScheme("light");
@@ -44,6 +47,7 @@ export function TimeChart({
         height,
         series: [{}, ...series.map((s) => ({ label: `${s.label} (${unit})`, stroke: s.color, width: 2, spanGaps: true }))],
         axes: [axis, { ...axis, label: unit }],
+        ...(range ? { scales: { x: { time: true, range: () => range } } } : {}),
         legend: { show: true },
       },
       [times, ...series.map((s) => s.values)] as uPlot.AlignedData,
@@ -55,7 +59,7 @@ export function TimeChart({
       resize.disconnect();
       plot.destroy();
     };
-  }, [times, series, unit, height, scheme]);
+  }, [times, series, unit, height, scheme, range]);
 
   const latest = series.map((s) => `${s.label} ${s.values.findLast((v) => v !== null)?.toFixed(1) ?? "–"} ${unit}`).join(", ");
   return (

@@ -30,6 +30,7 @@ import * as healing from "./migrations/20261125-964-healing.ts";
 import * as deviceTagsActions from "./migrations/20261126-101-device-tags-actions.ts";
 import * as fanout from "./migrations/20261126-701-fanout.ts";
 import * as agentUpgrades from "./migrations/20261126-401-agent-upgrades.ts";
+import * as statistics from "./migrations/20261126-301-statistics.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -51,6 +52,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261126-101-device-tags-actions": deviceTagsActions,
   "20261126-701-fanout": fanout,
   "20261126-401-agent-upgrades": agentUpgrades,
+  "20261126-301-statistics": statistics,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

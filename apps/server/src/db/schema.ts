@@ -683,6 +683,111 @@ export interface Database {
   branding: BrandingTable;
   healing_actions: HealingActionsTable;
   healing_baselines: HealingBaselinesTable;
+  stat_if_raw: StatIfRawTable;
+  stat_if_1m: StatIfRollupTable;
+  stat_if_1h: StatIfRollupTable;
+  stat_health_raw: StatHealthRawTable;
+  stat_health_1m: StatHealthRollupTable;
+  stat_health_1h: StatHealthRollupTable;
+  stat_tunnel_1m: StatTunnelRollupTable;
+  stat_tunnel_1h: StatTunnelRollupTable;
+  stat_state_changes: StatStateChangesTable;
+  stat_rollup_progress: StatRollupProgressTable;
+}
+
+/** bigint counters: read as text by the drivers, written as numbers. */
+type Counter = ColumnType<string, number | string, number | string>;
+type OptionalCounter = ColumnType<string | null, number | string | null, number | string | null>;
+
+/** Statistics history (migration 20261126-301, partitioned by time: services/statistics/partitions.ts). */
+export interface StatIfCounters {
+  rx_bytes: Counter;
+  tx_bytes: Counter;
+  rx_packets: OptionalCounter;
+  tx_packets: OptionalCounter;
+  rx_errors: OptionalCounter;
+  tx_errors: OptionalCounter;
+  rx_drops: OptionalCounter;
+  tx_drops: OptionalCounter;
+}
+
+/** One interface's counter deltas over `seconds` ending at `at`. */
+export interface StatIfRawTable extends StatIfCounters {
+  at: Timestamp;
+  organization_id: string;
+  device_id: string;
+  interface: string;
+  seconds: number;
+}
+
+export interface StatIfRollupTable extends StatIfCounters {
+  bucket: Timestamp;
+  organization_id: string;
+  device_id: string;
+  interface: string;
+  samples: number;
+  seconds: number;
+}
+
+export interface StatHealthRawTable {
+  at: Timestamp;
+  organization_id: string;
+  device_id: string;
+  /** Statuses the means are over. */
+  samples: number;
+  cpu: number;
+  cpu_max: number;
+  memory: number;
+  disk: number;
+  uptime: number;
+  temperature: number | null;
+}
+
+export interface StatHealthRollupTable {
+  bucket: Timestamp;
+  organization_id: string;
+  device_id: string;
+  samples: number;
+  cpu_sum: number;
+  cpu_max: number;
+  memory_sum: number;
+  memory_max: number;
+  disk_sum: number;
+  disk_max: number;
+  uptime_max: number;
+  temperature_sum: number | null;
+  temperature_samples: number;
+  temperature_max: number | null;
+}
+
+export interface StatTunnelRollupTable {
+  bucket: Timestamp;
+  organization_id: string;
+  tunnel_id: string;
+  side: string;
+  samples: number;
+  up_samples: number;
+  loss_sum: number;
+  loss_max: number;
+  rtt_sum: number;
+  rtt_max: number;
+  jitter_sum: number;
+  jitter_max: number;
+}
+
+export interface StatStateChangesTable {
+  at: Timestamp;
+  organization_id: string;
+  device_id: string;
+  kind: "bgp" | "vrrp";
+  key: string;
+  from_state: string | null;
+  to_state: string;
+}
+
+export interface StatRollupProgressTable {
+  name: string;
+  done_until: Timestamp;
 }
 
 /** One healing action taken or suggested, with its evidence (migration 20261125-964). */

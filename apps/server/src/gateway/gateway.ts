@@ -16,6 +16,9 @@ import { postgresDb } from "../db/database.ts";
 import type { AppDeps } from "../deps.ts";
 import { JobEngine } from "../jobs/job-engine.ts";
 import { timeOutStaleRunning } from "../jobs/job-store.ts";
+import { statisticsDuties } from "../services/statistics/duties.ts";
+import { statisticsSettings } from "../services/statistics/settings.ts";
+import { StatisticsWriter } from "../services/statistics/writer.ts";
 import { type Bus, type BusTarget, createBus } from "./bus.ts";
 import { DeviceConnection } from "./connection.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type RequestParams } from "./device-link.ts";
@@ -39,6 +42,7 @@ export interface Gateway extends DeviceLink {
   readonly instanceId: string;
   readonly options: GatewayOptions;
   readonly ingest: IngestBuffer;
+  readonly statistics: StatisticsWriter;
   readonly duties: DutyRunner;
   readonly engine: JobEngine;
   /** The LISTEN/NOTIFY bus between instances (the live-event hub listens on it too). */
@@ -118,6 +122,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     for (const conn of heldReads) if (conn.open) conn.ws.resume();
     heldReads.clear();
   };
+  const statsSettings = statisticsSettings(deps.config);
+  const statistics = new StatisticsWriter(db, statsSettings, logger.child({ part: "statistics" }));
   const publicAddresses = new PublicAddressTracker(deps, events, {
     maxChanges: options.publicAddressMaxChanges,
     windowMs: options.publicAddressWindowMs,
@@ -166,6 +172,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       publicAddresses,
       wanAddresses,
       healing: new HealingMonitor(deps),
+      statistics,
       events,
       metrics: deps.metrics,
       holdReads(conn) {
@@ -228,6 +235,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
           if (deleted) logger.info({ deleted }, "expired tunnel samples deleted");
         },
       },
+      ...statisticsDuties(statsSettings, logger.child({ part: "statistics" })),
       ...(extras.duties ?? []),
     ],
     options.dutyIntervalMs,
@@ -390,6 +398,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     instanceId,
     options,
     ingest,
+    statistics,
     duties,
     engine,
     events,
@@ -415,6 +424,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       await bus.start();
       await duties.start();
       ingest.start();
+      statistics.start();
       loop.start();
       timers.push(setInterval(() => void liveness(), options.pingIntervalMs));
       timers.push(setInterval(() => void beat(), options.heartbeatMs));
@@ -438,6 +448,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       await Promise.allSettled([...pendingWork]);
       await ingest.close();
       await writerPool?.end();
+      await statistics.close();
       if (livenessDb !== db) await livenessDb.destroy();
       await bus.close();
       await unregisterInstance(db, instanceId).catch((err) => logger.warn({ err }, "could not unregister the instance"));

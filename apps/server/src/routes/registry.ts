@@ -56,6 +56,7 @@ import * as devicesIdentityReset from "./devices/identity-reset.ts";
 import * as devicesInterfaceStatus from "./devices/interface-status.ts";
 import * as devicesList from "./devices/list.ts";
 import * as devicesTagsEdit from "./devices/tags-edit.ts";
+import * as devicesStatistics from "./devices/statistics.ts";
 import * as devicesTunnels from "./devices/tunnels.ts";
 import * as devicesUpdate from "./devices/update.ts";
 import * as eventsStream from "./events/stream.ts";
@@ -106,6 +107,8 @@ import * as organizationsHealingUpdate from "./organizations/healing-update.ts";
 import * as organizationsList from "./organizations/list.ts";
 import * as organizationsSecurityGet from "./organizations/security-get.ts";
 import * as organizationsSecurityUpdate from "./organizations/security-update.ts";
+import * as organizationsStatisticsTopTalkers from "./organizations/statistics-top-talkers.ts";
+import * as organizationsStatisticsWorstTunnels from "./organizations/statistics-worst-tunnels.ts";
 import * as organizationsUpdate from "./organizations/update.ts";
 import * as organizationsUpdateCurrent from "./organizations/update-current.ts";
 import * as pathlabelsCreate from "./pathlabels/create.ts";
@@ -222,6 +225,8 @@ export const ROUTES: readonly RouteModule[] = [
   organizationsSecurityGet,
   organizationsSecurityUpdate,
   organizationsHealingGet,
+  organizationsStatisticsTopTalkers,
+  organizationsStatisticsWorstTunnels,
   organizationsHealingUpdate,
   membersList,
   membersUpdate,
@@ -269,6 +274,7 @@ export const ROUTES: readonly RouteModule[] = [
   devicesTunnels,
   devicesInterfaceStatus,
   devicesBgpStatus,
+  devicesStatistics,
   // Diagnostic dumps requested from a device (services/devices/dumps).
   devicesDumpRequest,
   devicesDumpsList,

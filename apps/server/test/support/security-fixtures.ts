@@ -123,6 +123,10 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
     bodies: { put: { description: "fixture" } },
   }),
   "/api/devices/{id}/tunnels": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
+  // Statistics history: a real device of tenant A; the organization aggregates take the organization's id.
+  "/api/devices/{id}/statistics": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
+  "/api/organizations/{id}/statistics/top-talkers": async (t) => ({ params: { id: t.admin.orgId } }),
+  "/api/organizations/{id}/statistics/worst-tunnels": async (t) => ({ params: { id: t.admin.orgId } }),
   // Diagnostic dumps: a device of tenant A with a stored dump, so other tenants aim at real ones.
   "/api/devices/{id}/dump": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
   "/api/devices/{id}/dumps": async (t) => ({ params: (await insertDump(t)).params }),

@@ -23,6 +23,7 @@ import { serverFanout } from "./server-fanout.ts";
 import { serverIngest } from "./server-ingest.ts";
 import { serverScaleOut } from "./server-scale-out.ts";
 import { simulatorFootprint } from "./simulator-footprint.ts";
+import { statisticsQuery, statisticsQuerySql } from "./statistics-query.ts";
 import { vrrpBound } from "./vrrp-bound.ts";
 import { wsBroadcast } from "./ws-broadcast.ts";
 import { wsEchoConnections } from "./ws-echo-connections.ts";
@@ -41,6 +42,8 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverIngest)
     .register(serverFanout)
     .register(serverApi)
+    .register(statisticsQuerySql)
+    .register(statisticsQuery)
     .register(deviceApprove)
     .register(serverScaleOut)
     .register(rawApply)

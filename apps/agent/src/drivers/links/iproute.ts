@@ -30,6 +30,17 @@ export interface ObservedLink {
   addresses: ObservedAddress[];
   rxBytes: number;
   txBytes: number;
+  /** The kernel's other cumulative counters (`ip -s`, as /sys/class/net/<if>/statistics); null when ip gave none. */
+  counters: LinkCounters | null;
+}
+
+export interface LinkCounters {
+  rxPackets: number;
+  txPackets: number;
+  rxErrors: number;
+  txErrors: number;
+  rxDrops: number;
+  txDrops: number;
 }
 
 export interface ObservedRoute {
@@ -47,6 +58,16 @@ const AddrInfo = z.object({
   dynamic: z.boolean().optional(),
 });
 
+/** One direction of `stats64`; the packet, error and drop counts are read when present (older iproute2 may lack some). */
+const DirectionStats = z
+  .object({
+    bytes: z.number(),
+    packets: z.number().optional(),
+    errors: z.number().optional(),
+    dropped: z.number().optional(),
+  })
+  .loose();
+
 const LinkJson = z.object({
   ifindex: z.number(),
   ifname: z.string(),
@@ -56,10 +77,7 @@ const LinkJson = z.object({
   link_type: z.string().default("none"),
   address: z.string().default(""),
   addr_info: z.array(AddrInfo).default([]),
-  stats64: z
-    .object({ rx: z.object({ bytes: z.number() }).loose(), tx: z.object({ bytes: z.number() }).loose() })
-    .loose()
-    .optional(),
+  stats64: z.object({ rx: DirectionStats, tx: DirectionStats }).loose().optional(),
 });
 
 const RouteJson = z.object({
@@ -100,8 +118,22 @@ export function parseAddrShow(text: string): ObservedLink[] {
         .map((a) => ({ cidr: `${a.local}/${a.prefixlen}`, dynamic: a.dynamic === true })),
       rxBytes: l.stats64?.rx.bytes ?? 0,
       txBytes: l.stats64?.tx.bytes ?? 0,
+      counters: linkCounters(l.stats64),
     };
   });
+}
+
+function linkCounters(stats: z.infer<typeof LinkJson>["stats64"]): LinkCounters | null {
+  const { rx, tx } = stats ?? {};
+  if (rx?.packets === undefined || tx?.packets === undefined) return null;
+  return {
+    rxPackets: rx.packets,
+    txPackets: tx.packets,
+    rxErrors: rx.errors ?? 0,
+    txErrors: tx.errors ?? 0,
+    rxDrops: rx.dropped ?? 0,
+    txDrops: tx.dropped ?? 0,
+  };
 }
 
 /** "default" → "0.0.0.0/0", "10.1.2.3" → "10.1.2.3/32"; anything else as is. */

@@ -174,6 +174,7 @@ export class LinksDriver implements Driver {
         mtu: link?.mtu ?? 0,
         rxBytes: link?.rxBytes ?? 0,
         txBytes: link?.txBytes ?? 0,
+        ...(link?.counters ?? {}),
         publicIp: "",
         publicPort: null,
         lte: lte.get(name) ?? null,
@@ -362,5 +363,6 @@ function blankLink(name: string, i: number): ObservedLink {
     addresses: [],
     rxBytes: 0,
     txBytes: 0,
+    counters: null,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * One device: its state and actions, interfaces with their live status (LTE
- * included), BGP and VRRP state, tunnels with loss/RTT/jitter charts, and
+ * included), its traffic and health history, BGP and VRRP state, tunnels with loss/RTT/jitter charts, and
  * its recent jobs.
  */
 import { Anchor, Button, Card, Group, Select, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
@@ -22,6 +22,10 @@ import { approveDevice, deleteDevice } from "../devices/actions.ts";
 import { statusOf } from "../devices/device-rows.ts";
 import { DeviceActions } from "./DeviceActions.tsx";
 import { DeviceTags } from "./DeviceTags.tsx";
+import { DeviceHistory } from "./DeviceHistory.tsx";
+
+/** The device's interface names by id (`devId`), for the history's legends. */
+const interfaceNames = (device: Device) => Object.fromEntries(device.interfaces.map((i) => [i.devId, i.name]));
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -113,6 +117,9 @@ function DeviceView({ device }: { device: Device }) {
         </EmptyHint>
       )}
       <Interfaces device={device} />
+      <Section title="History">
+        <DeviceHistory deviceId={device.id} names={interfaceNames(device)} />
+      </Section>
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Bgp device={device} />
         <Vrrp device={device} />

@@ -10,6 +10,7 @@ import type { Status, TunnelReport } from "@tern/protocol";
 import type { Db } from "../../db/schema.ts";
 import type { JobEngine } from "../../jobs/job-engine.ts";
 import type { ServerMetrics } from "../../metrics/server-metrics.ts";
+import type { StatisticsWriter } from "../../services/statistics/writer.ts";
 import type { DeviceConnection } from "../connection.ts";
 import type { GatewayEvents } from "../events.ts";
 import type { HealingMonitor } from "./healing-monitor.ts";
@@ -33,6 +34,8 @@ export interface StatusIngestDeps {
   holdReads?(conn: DeviceConnection): void;
   /** Reloads the device's tunnel ids (a tunnel created since the link opened). */
   reloadTunnels(conn: DeviceConnection): void;
+  /** Statistics history's writer (services/statistics/writer.ts); absent in tests that do not need it. */
+  statistics?: Pick<StatisticsWriter, "record">;
 }
 
 /** Unknown tunnel ids trigger at most one reload of the device's tunnels per this period. */
@@ -101,5 +104,6 @@ export function ingestStatus(conn: DeviceConnection, status: Status, deps: Statu
   deps.publicAddresses.observe(conn, status.interfaces);
   deps.wanAddresses.observe(conn, status.interfaces);
   deps.healing?.observe(conn, status, tunnels, receivedAt);
+  deps.statistics?.record(conn, status, receivedAt);
   observeVrrp(conn, status.vrrp, deps.db, deps.events);
 }

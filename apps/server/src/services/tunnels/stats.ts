@@ -9,6 +9,11 @@ import type { TunnelSample, TunnelStats } from "@tern/protocol";
 import { sql } from "kysely";
 import { invalidField, notFound } from "../../http/errors.ts";
 import type { ServiceCtx } from "../context.ts";
+import { resolveRange, tunnelRetention } from "../statistics/range.ts";
+import { rollupMarks } from "../statistics/rollup.ts";
+import { statisticsSettings } from "../statistics/settings.ts";
+import { tierPieces } from "../statistics/sources.ts";
+import { tunnelSteps } from "../statistics/tunnel-history.ts";
 
 export const MAX_RANGE_DAYS = 31;
 export const DEFAULT_RANGE_MS = 3_600_000;
@@ -19,6 +24,8 @@ export interface TunnelStatsQuery {
   to?: string;
   /** Points per end at most (10–10000). */
   maxPoints?: number;
+  /** Seconds per point: read from the statistics tiers instead (services/statistics/tunnel-history.ts). */
+  step?: number;
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
@@ -31,6 +38,7 @@ export async function getTunnelStats(ctx: ServiceCtx, tunnelId: string, query: T
     .where("id", "=", tunnelId)
     .executeTakeFirst();
   if (!tunnel) throw notFound("tunnel");
+  if (query.step !== undefined) return getTunnelStatsByStep(ctx, tunnelId, query);
   const to = query.to ? new Date(query.to) : new Date();
   const from = query.from ? new Date(query.from) : new Date(to.getTime() - DEFAULT_RANGE_MS);
   if (from.getTime() >= to.getTime()) throw invalidField("from", "from must be before to");
@@ -88,4 +96,19 @@ export async function getTunnelStats(ctx: ServiceCtx, tunnelId: string, query: T
     }));
   }
   return { tunnelId, from: from.toISOString(), to: to.toISOString(), bucketSeconds, samples };
+}
+
+/** With `step`: the tier the step picks (raw samples, 1-minute or 1-hour roll-ups), each end's means per step. */
+async function getTunnelStatsByStep(ctx: ServiceCtx, tunnelId: string, query: TunnelStatsQuery): Promise<TunnelStats> {
+  const range = resolveRange(query, tunnelRetention(statisticsSettings(ctx.config)), new Date(), DEFAULT_RANGE_MS);
+  const pieces = tierPieces(range.tier, await rollupMarks(ctx.db), range.from, range.to);
+  const samples = await tunnelSteps(ctx.db, tunnelId, pieces, range.from, range.stepSeconds);
+  return {
+    tunnelId,
+    from: range.from.toISOString(),
+    to: range.to.toISOString(),
+    bucketSeconds: range.stepSeconds,
+    samples,
+    tier: range.tier,
+  };
 }

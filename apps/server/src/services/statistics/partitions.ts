@@ -1,0 +1,73 @@
+/**
+ * Partitions of the statistics tables: made ahead of time, dropped whole when
+ * expired (no DELETE, no vacuum debt). Partitions are cut at multiples of
+ * their width since the Unix epoch, in UTC, and named for their start
+ * (`stat_if_raw_p2026112600`), so their range is known from the name.
+ */
+import { sql } from "kysely";
+import type { Db } from "../../db/schema.ts";
+import { AHEAD_MS, PARTITIONED_TABLES, type PartitionedTable, type StatisticsSettings } from "./settings.ts";
+
+const floorTo = (t: number, width: number) => Math.floor(t / width) * width;
+
+function partitionName(table: string, start: number): string {
+  const iso = new Date(start).toISOString(); // 2026-11-26T00:00:00.000Z
+  return `${table}_p${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}`;
+}
+
+function startOf(table: string, name: string): number | null {
+  const m = new RegExp(`^${table}_p(\\d{4})(\\d{2})(\\d{2})(\\d{2})$`).exec(name);
+  return m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4])) : null;
+}
+
+/** The partitions a table has now, with their start times. */
+export async function listPartitions(db: Db, table: string): Promise<{ name: string; start: number }[]> {
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_inherits i
+    join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
+    where p.relname = ${table} and p.relnamespace = current_schema()::regnamespace`.execute(db);
+  return rows
+    .map((r) => ({ name: r.name, start: startOf(table, r.name) }))
+    .filter((p): p is { name: string; start: number } => p.start !== null)
+    .sort((a, b) => a.start - b.start);
+}
+
+async function createPartition(db: Db, t: PartitionedTable, start: number): Promise<void> {
+  const from = new Date(start).toISOString();
+  const to = new Date(start + t.partitionMs).toISOString();
+  await sql`create table if not exists ${sql.table(partitionName(t.table, start))}
+    partition of ${sql.table(t.table)} for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(db);
+}
+
+/**
+ * Makes every partition from the one holding `since` (default: now) to
+ * AHEAD_MS past now. Idempotent; the partition duty calls it, and the writer
+ * when a row found no partition (the duty had not run yet).
+ */
+export async function ensurePartitions(db: Db, now = Date.now(), since = now, tables?: readonly string[]): Promise<number> {
+  let created = 0;
+  for (const t of PARTITIONED_TABLES) {
+    if (tables && !tables.includes(t.table)) continue;
+    const have = new Set((await listPartitions(db, t.table)).map((p) => p.start));
+    for (let start = floorTo(since, t.partitionMs); start < now + AHEAD_MS; start += t.partitionMs) {
+      if (have.has(start)) continue;
+      await createPartition(db, t, start);
+      created++;
+    }
+  }
+  return created;
+}
+
+/** Drops each partition whose whole range is older than its table's retention; returns the dropped names. */
+export async function dropExpiredPartitions(db: Db, settings: StatisticsSettings, now = Date.now()): Promise<string[]> {
+  const dropped: string[] = [];
+  for (const t of PARTITIONED_TABLES) {
+    const cutoff = now - t.retentionMs(settings);
+    for (const p of await listPartitions(db, t.table)) {
+      if (p.start + t.partitionMs > cutoff) continue;
+      await sql`drop table if exists ${sql.table(p.name)}`.execute(db);
+      dropped.push(p.name);
+    }
+  }
+  return dropped;
+}
