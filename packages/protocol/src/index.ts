@@ -6,6 +6,7 @@ export * from "./console.ts";
 export * from "./device.ts";
 export * from "./device-config.ts";
 export * from "./device-dump.ts";
+export * from "./diagnostics.ts";
 export * from "./device-status.ts";
 export * from "./errors.ts";
 export * from "./healing.ts";

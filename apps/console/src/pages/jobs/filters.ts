@@ -36,6 +36,9 @@ export const JOB_TYPES = [
   "organization",
   "application",
   "sync",
+  "ping",
+  "traceroute",
+  "dns",
 ] as const satisfies readonly Job["type"][];
 const everyType: Exclude<Job["type"], (typeof JOB_TYPES)[number]> extends never ? true : never = true;
 void everyType;
