@@ -37,6 +37,8 @@ import * as z from "zod";
 import { Timestamp } from "./common.ts";
 import { DevicePublicKey, DeviceSignature } from "./connect.ts";
 import { DeviceConfig } from "./device-config.ts";
+import { DumpChunk, DumpCreated, DumpReadParams } from "./device-dump.ts";
+import { BgpState, Health, InterfaceState, VrrpRouterState } from "./device-status.ts";
 import {
   DnsLookupParams,
   DnsLookupResult,
@@ -49,8 +51,6 @@ import {
   TracerouteParams,
   TracerouteResult,
 } from "./diagnostics.ts";
-import { DumpChunk, DumpCreated, DumpReadParams } from "./device-dump.ts";
-import { BgpState, Health, InterfaceState, VrrpRouterState } from "./device-status.ts";
 import { AgentHealingReport, LinkReport } from "./healing.ts";
 import { DriverResult } from "./job.ts";
 

@@ -128,6 +128,8 @@ export class Agent implements AgentView {
       context: this.context,
       current: () => this.reconciler.current,
       tunnels: this.tunnels,
+      // The daemon logs there (commands/run.ts); read by the server's log-read.
+      logFile: paths.logFile,
       dumps: {
         dir: paths.dumps,
         create: () =>
@@ -349,7 +351,7 @@ export class Agent implements AgentView {
             ...(o.error !== undefined ? { error: o.error } : {}),
           };
         },
-        request: (method, params) => this.requests.handle(method, params),
+        request: (method, params, run) => this.requests.handle(method, params, run),
         state: (state: ConnectionState, detail) => {
           this.metrics.setConnected(state === "connected");
           if (state === "connected") this.controlServerIs(this.control?.peer ?? null);
