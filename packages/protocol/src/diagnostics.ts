@@ -146,3 +146,9 @@ export type LogReadResult = z.infer<typeof LogReadResult>;
 /** Lines of one `request-progress` message at most, and characters of each line. */
 export const PROGRESS_MAX_LINES = 20;
 export const PROGRESS_LINE_CHARS = 300;
+
+/** The most a ping may take: every probe, the last reply's wait, and a margin for name resolution. */
+export const pingTimeLimitMs = (p: PingParams) => p.count * p.intervalMs + p.waitMs + 5000;
+
+/** A hop waits at most queries × wait (traceroute probes several hops at once); capped at 3 minutes. */
+export const tracerouteTimeLimitMs = (p: TracerouteParams) => Math.min(p.maxHops * p.queries * p.waitMs + 5000, 180_000);

@@ -51,6 +51,10 @@ export const ErrorCode = z.enum([
   "DUMP_NOT_READY",
   /** A peer `preset` that is not one of GET /api/peers/presets. */
   "PEER_PRESET_UNKNOWN",
+  /** The device answered a request with an error (its reason in the message), e.g. an agent too old for the method. */
+  "DEVICE_REQUEST_FAILED",
+  /** A request to a device stopped because its caller went away (rarely seen: the caller is gone). */
+  "REQUEST_CANCELLED",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -104,6 +108,9 @@ export const errorStatus: Record<ErrorCode, number> = {
   ACCOUNT_LIMIT: 403,
   DUMP_NOT_READY: 409,
   PEER_PRESET_UNKNOWN: 400,
+  DEVICE_REQUEST_FAILED: 502,
+  /** nginx's "client closed request". */
+  REQUEST_CANCELLED: 499,
   INTERNAL: 500,
 };
 

@@ -27,6 +27,7 @@ import * as lossCounts from "./migrations/20261125-951-loss-counts.ts";
 import * as remoteVpn from "./migrations/20261125-961-remote-vpn.ts";
 import * as signupDumps from "./migrations/20261125-963-signup-dumps.ts";
 import * as healing from "./migrations/20261125-964-healing.ts";
+import * as deviceDiagnostics from "./migrations/20261126-201-device-diagnostics.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -45,6 +46,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261125-964-healing": healing,
   "20261125-963-signup-dumps": signupDumps,
   "20261125-961-remote-vpn": remoteVpn,
+  "20261126-201-device-diagnostics": deviceDiagnostics,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

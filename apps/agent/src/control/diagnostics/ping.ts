@@ -3,7 +3,7 @@
  * one line per reply (and, with -O, per probe still unanswered) as it comes,
  * then the parsed statistics. Exit 1 (replies missing) is a result, not an error.
  */
-import { IpAddress, type PingParams, type PingResult } from "@tern/protocol";
+import { IpAddress, type PingParams, type PingResult, pingTimeLimitMs } from "@tern/protocol";
 import { AgentError } from "../../errors.ts";
 import { parsePing } from "../diagnostics.ts";
 import { runLines } from "./run-lines.ts";
@@ -26,9 +26,6 @@ export function pingArgv(p: PingParams): string[] {
     p.target,
   ];
 }
-
-/** The most a ping may take: every probe, the last reply's wait, and a margin for name resolution. */
-export const pingTimeLimitMs = (p: PingParams) => p.count * p.intervalMs + p.waitMs + 5000;
 
 export async function runPing(p: PingParams, stream: StreamContext): Promise<PingResult> {
   const r = await runLines(pingArgv(p), { ...stream, timeLimitMs: pingTimeLimitMs(p) });

@@ -3,7 +3,7 @@
  * in the agent's Debian dependencies; iputils' tracepath is not installed by
  * default): one line per hop as each completes, then the parsed hops.
  */
-import type { TracerouteHop, TracerouteParams, TracerouteResult } from "@tern/protocol";
+import { type TracerouteHop, type TracerouteParams, type TracerouteResult, tracerouteTimeLimitMs } from "@tern/protocol";
 import { AgentError } from "../../errors.ts";
 import { isAddress } from "./ping.ts";
 import { runLines } from "./run-lines.ts";
@@ -25,9 +25,6 @@ export function tracerouteArgv(p: TracerouteParams): string[] {
     p.target,
   ];
 }
-
-/** Each hop waits at most queries × wait (traceroute sends a hop's probes at once, several hops in parallel). */
-export const tracerouteTimeLimitMs = (p: TracerouteParams) => Math.min(p.maxHops * p.queries * p.waitMs + 5000, 180_000);
 
 /** " 3  10.0.0.1  0.512 ms  0.498 ms" or " 4  *" or " 5  10.0.0.9  1.2 ms * 1.1 ms". */
 export function parseHop(line: string): TracerouteHop | null {
