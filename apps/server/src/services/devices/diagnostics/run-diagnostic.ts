@@ -127,8 +127,7 @@ export async function runDiagnostic(
     },
   );
   // Not connected (or refused before it went out): the caller gets the error as the response, not a stream.
-  let failedEarly: unknown = null;
-  await Promise.race([sent, answer.then(undefined, (err: unknown) => void (failedEarly = err))]);
+  const failedEarly = await Promise.race([sent.then(() => null), answer.then(() => null, (err: unknown) => err)]);
   if (failedEarly) {
     await recordJob(ctx, { jobId, deviceId, input, started, result: null, error: jobError(failedEarly) });
     throw failedEarly;
