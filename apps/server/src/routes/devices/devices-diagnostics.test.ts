@@ -68,7 +68,7 @@ describe("device diagnostics routes", () => {
       expect(res.body.code).toBe("VALIDATION_FAILED");
       if (path) expect(res.body.details.map((d) => d.path)).toContain(path);
     }
-    for (const query of [{ lines: "0" }, { lines: "5001" }, { level: "loud" }]) {
+    for (const query of [{ lines: "0" }, { lines: "5001" }, { level: "loud" }] as Record<string, string>[]) {
       const res = await logs(t.admin.token, device.id, query);
       expect(res.status, JSON.stringify(query)).toBe(400);
       expect(res.body.code).toBe("VALIDATION_FAILED");
