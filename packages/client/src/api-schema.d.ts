@@ -1322,6 +1322,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/devices/{id}/diagnostics/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping a target from the device, answered line by line as it runs
+         * @description Runs on the router; the answer is a `text/event-stream` (server-sent events over this POST's response: read it with fetch, not EventSource). Each event is one `data:` line of JSON with a `type`:
+         *
+         *     - `started` `{jobId, deviceId, kind, target}` first;
+         *
+         *     - `lines` `{lines: [...]}` with the tool's output lines as the router sends them (an agent older than this API sends none: its whole output comes as one `lines` event before the result);
+         *
+         *     - then exactly one of `result` `{jobId, result}` (the parsed result) or `error` `{jobId, code, message}` (DEVICE_REQUEST_FAILED: the router refused, e.g. an unknown host or an agent too old for the method; DEVICE_TIMEOUT; DEVICE_NOT_CONNECTED: the link dropped meanwhile). The stream then ends.
+         *
+         *     Closing the connection stops the command on the router. Each run is audited when it starts and recorded as a job (type `ping`, `traceroute` or `dns`, with `result`) when it ends: GET /api/jobs/{jobId}.
+         *
+         *     Errors before the stream starts are ordinary JSON errors: 404 for a device of another organization, 400 VALIDATION_FAILED for a bad target or an unknown field, 409 DEVICE_NOT_CONNECTED when no server instance holds a link to the device. Viewers may run it (devices `get`).
+         */
+        post: operations["runDevicePing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/diagnostics/traceroute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trace the route from the device to a target, hop by hop as it runs
+         * @description Runs on the router; the answer is a `text/event-stream` (server-sent events over this POST's response: read it with fetch, not EventSource). Each event is one `data:` line of JSON with a `type`:
+         *
+         *     - `started` `{jobId, deviceId, kind, target}` first;
+         *
+         *     - `lines` `{lines: [...]}` with the tool's output lines as the router sends them (an agent older than this API sends none: its whole output comes as one `lines` event before the result);
+         *
+         *     - then exactly one of `result` `{jobId, result}` (the parsed result) or `error` `{jobId, code, message}` (DEVICE_REQUEST_FAILED: the router refused, e.g. an unknown host or an agent too old for the method; DEVICE_TIMEOUT; DEVICE_NOT_CONNECTED: the link dropped meanwhile). The stream then ends.
+         *
+         *     Closing the connection stops the command on the router. Each run is audited when it starts and recorded as a job (type `ping`, `traceroute` or `dns`, with `result`) when it ends: GET /api/jobs/{jobId}.
+         *
+         *     Errors before the stream starts are ordinary JSON errors: 404 for a device of another organization, 400 VALIDATION_FAILED for a bad target or an unknown field, 409 DEVICE_NOT_CONNECTED when no server instance holds a link to the device. Viewers may run it (devices `get`).
+         */
+        post: operations["runDeviceTraceroute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/diagnostics/dns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a name on the device (its own resolver, or a server given)
+         * @description Runs on the router; the answer is a `text/event-stream` (server-sent events over this POST's response: read it with fetch, not EventSource). Each event is one `data:` line of JSON with a `type`:
+         *
+         *     - `started` `{jobId, deviceId, kind, target}` first;
+         *
+         *     - `lines` `{lines: [...]}` with the tool's output lines as the router sends them (an agent older than this API sends none: its whole output comes as one `lines` event before the result);
+         *
+         *     - then exactly one of `result` `{jobId, result}` (the parsed result) or `error` `{jobId, code, message}` (DEVICE_REQUEST_FAILED: the router refused, e.g. an unknown host or an agent too old for the method; DEVICE_TIMEOUT; DEVICE_NOT_CONNECTED: the link dropped meanwhile). The stream then ends.
+         *
+         *     Closing the connection stops the command on the router. Each run is audited when it starts and recorded as a job (type `ping`, `traceroute` or `dns`, with `result`) when it ends: GET /api/jobs/{jobId}.
+         *
+         *     Errors before the stream starts are ordinary JSON errors: 404 for a device of another organization, 400 VALIDATION_FAILED for a bad target or an unknown field, 409 DEVICE_NOT_CONNECTED when no server instance holds a link to the device. Viewers may run it (devices `get`).
+         */
+        post: operations["runDeviceDns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last lines of the device agent's log, filtered by level
+         * @description Asked of the agent over its link (`log-read`): it reads its log file (`<stateDir>/logs/agent.log`, then the rotated `agent.log.1`) backwards and answers the last `lines` lines of `level` and above, oldest first, as the pino JSON lines it wrote. An answer larger than 768 KiB keeps the newest lines and says `truncated: true`. 409 DEVICE_NOT_CONNECTED when no instance holds the device's link; 502 DEVICE_REQUEST_FAILED when the agent cannot answer (an agent older than this API). Audited. Managers and owners (devices `post`, like dumps): the log shows as much of the router as a dump.
+         */
+        get: operations["getDeviceLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs": {
         parameters: {
             query?: never;
@@ -1841,7 +1951,7 @@ export interface components {
         ErrorBody: {
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
             /** @default [] */
             details?: {
                 path: string;
@@ -3231,7 +3341,7 @@ export interface components {
              * @description refused: the error code PUT /devices/{id} would answer
              * @enum {string}
              */
-            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "INTERNAL";
+            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
             error?: string;
         };
         ApproveDevices: {
@@ -3573,13 +3683,57 @@ export interface components {
             /** Format: date-time */
             completedAt: string | null;
         };
+        DiagnosticPing: {
+            target: string;
+            /** @default 4 */
+            count?: number;
+            /** @default 1000 */
+            intervalMs?: number;
+            /** @default 1000 */
+            waitMs?: number;
+            source?: string;
+            ipVersion?: 4 | 6;
+        };
+        DiagnosticTraceroute: {
+            target: string;
+            /** @default 20 */
+            maxHops?: number;
+            /** @default 1 */
+            queries?: number;
+            /** @default 1000 */
+            waitMs?: number;
+            source?: string;
+            ipVersion?: 4 | 6;
+        };
+        DiagnosticDnsLookup: {
+            name: string;
+            /**
+             * @default A
+             * @enum {string}
+             */
+            type?: "A" | "AAAA" | "CNAME" | "MX" | "NS" | "TXT" | "SRV" | "SOA" | "PTR" | "CAA";
+            server?: string;
+            /** @default 5000 */
+            timeoutMs?: number;
+        };
+        DeviceLogs: {
+            deviceId: string;
+            /** @enum {string} */
+            level: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+            /** @description The agent's pino JSON lines, oldest first */
+            lines: string[];
+            /** @description Fewer lines than asked: the answer reached its size limit (768 KiB) */
+            truncated: boolean;
+            /** @description The log file the agent read (null: it logs to none) */
+            file: string | null;
+        };
         Job: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             org: string;
             /** @enum {string} */
-            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync";
+            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync" | "ping" | "traceroute" | "dns";
             /** @enum {string} */
             state: "queued" | "running" | "complete" | "failed";
             device: {
@@ -3608,6 +3762,7 @@ export interface components {
             /** Format: date-time */
             correctedAt: string | null;
             attempts: number;
+            result?: unknown;
             createdBy: string;
             /** Format: date-time */
             createdAt: string;
@@ -13003,6 +13158,432 @@ export interface operations {
             };
             /** @description Unexpected server error (INTERNAL) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runDevicePing: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiagnosticPing"];
+            };
+        };
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_NOT_CONNECTED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runDeviceTraceroute: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiagnosticTraceroute"];
+            };
+        };
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_NOT_CONNECTED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runDeviceDns: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiagnosticDnsLookup"];
+            };
+        };
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_NOT_CONNECTED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDeviceLogs: {
+        parameters: {
+            query?: {
+                /** @description Last lines to answer (1 to 5000) */
+                lines?: number;
+                /** @description Only lines of this level and more severe (trace < debug < info < warn < error < fatal) */
+                level?: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log lines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceLogs"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_NOT_CONNECTED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_REQUEST_FAILED */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_TIMEOUT */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };

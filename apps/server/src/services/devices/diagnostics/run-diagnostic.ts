@@ -127,7 +127,13 @@ export async function runDiagnostic(
     },
   );
   // Not connected (or refused before it went out): the caller gets the error as the response, not a stream.
-  const failedEarly = await Promise.race([sent.then(() => null), answer.then(() => null, (err: unknown) => err)]);
+  const failedEarly = await Promise.race([
+    sent.then(() => null),
+    answer.then(
+      () => null,
+      (err: unknown) => err,
+    ),
+  ]);
   if (failedEarly) {
     await recordJob(ctx, { jobId, deviceId, input, started, result: null, error: jobError(failedEarly) });
     throw failedEarly;
