@@ -112,7 +112,7 @@ export function createUiApp(options: UiAppOptions): Hono<Env> {
       const body = (await c.req.json().catch(() => ({}))) as { target?: unknown };
       const bad = (message: string) => c.json({ error: message, code: "VALIDATION_FAILED" }, 400);
       // The page takes IPv4 literals only (the protocol also takes IPv6 and host names, for the server's diagnostics).
-      if (typeof body.target !== "string" || !isIPv4(body.target)) return bad("target: must be an IPv4 address");
+      if (typeof body.target !== "string" || !isIPv4(body.target)) return bad(`${kind}: target: must be an IPv4 address`);
       try {
         return c.json(kind === "ping" ? await options.data.ping(body.target) : await options.data.traceroute(body.target));
       } catch (e) {
