@@ -131,7 +131,9 @@ describe("device diagnostics over the link", () => {
     });
     const job = await waitUntil(
       async () =>
-        (await fetch(`${g.server.url}/api/jobs/${started!.jobId}`, { headers: { authorization: `Bearer ${token}` } })).json(),
+        (await (
+          await fetch(`${g.server.url}/api/jobs/${started!.jobId}`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as Job,
       (j: Job) => j.state === "failed",
       10_000,
       "the cancelled job",
