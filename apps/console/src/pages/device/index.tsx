@@ -1,7 +1,7 @@
 /**
  * One device: its state and actions, interfaces with their live status (LTE
  * included), BGP and VRRP state, tunnels with loss/RTT/jitter charts, and
- * its recent jobs.
+ * its recent jobs; diagnostics run on the router (Diagnostics.tsx).
  */
 import { Anchor, Button, Card, Group, Select, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -20,6 +20,7 @@ import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { approveDevice, deleteDevice } from "../devices/actions.ts";
 import { statusOf } from "../devices/device-rows.ts";
+import { Diagnostics } from "./Diagnostics.tsx";
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -113,6 +114,7 @@ function DeviceView({ device }: { device: Device }) {
         <Vrrp device={device} />
       </SimpleGrid>
       <Tunnels device={device} />
+      {device.isApproved && <Diagnostics device={device} />}
       <Jobs device={device} />
     </Stack>
   );
