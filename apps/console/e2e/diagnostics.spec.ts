@@ -44,7 +44,7 @@ test("a ping run from the device page shows the router's output and ends done", 
   const s = stackInfo();
   const router = routers[0]!;
   await signIn(page, s.admin);
-  await page.goto(`/devices/${router.id}`);
+  await page.goto(`${s.consoleUrl}/devices/${router.id}`);
   const panel = page.getByRole("region", { name: "Diagnostics" });
   await expect(panel).toBeVisible();
   await panel.getByLabel("Target").fill("192.0.2.1");
