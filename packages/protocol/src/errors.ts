@@ -65,6 +65,10 @@ export const ErrorCode = z.enum([
   "STATISTICS_RANGE_INVALID",
   /** A statistics step that is not allowed: not a multiple of its tier's bucket, finer than what the range keeps, or too many points. */
   "STATISTICS_STEP_INVALID",
+  /** The device answered a request with an error (its reason in the message), e.g. an agent too old for the method. */
+  "DEVICE_REQUEST_FAILED",
+  /** A request to a device stopped because its caller went away (rarely seen: the caller is gone). */
+  "REQUEST_CANCELLED",
   "INTERNAL",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -125,6 +129,9 @@ export const errorStatus: Record<ErrorCode, number> = {
   ROLLOUT_CONFLICT: 409,
   STATISTICS_RANGE_INVALID: 400,
   STATISTICS_STEP_INVALID: 400,
+  DEVICE_REQUEST_FAILED: 502,
+  /** nginx's "client closed request". */
+  REQUEST_CANCELLED: 499,
   INTERNAL: 500,
 };
 

@@ -1,4 +1,8 @@
-/** Jobs: configuration work for one device, queued → running → complete | failed. */
+/**
+ * Jobs: configuration work for one device, queued → running → complete | failed;
+ * and diagnostics run on a device (ping, traceroute, dns: issue 19), recorded
+ * as a job once they end, with their result.
+ */
 import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
 
@@ -20,8 +24,19 @@ export const JobType = z.enum([
   "stop",
   "start",
   "reset",
+  "ping",
+  "traceroute",
+  "dns",
 ]);
 export type JobType = z.infer<typeof JobType>;
+
+/**
+ * Diagnostic runs: recorded as finished jobs (never queued or running in the
+ * table, so the configuration job machinery never touches them); their
+ * `tasks` say what ran and `result` holds the final result.
+ */
+export const DIAGNOSTIC_JOB_TYPES = ["ping", "traceroute", "dns"] as const satisfies readonly JobType[];
+export type DiagnosticJobType = (typeof DIAGNOSTIC_JOB_TYPES)[number];
 
 export const JobTask = z.object({ kind: z.string(), summary: z.string() });
 export type JobTask = z.infer<typeof JobTask>;
@@ -60,6 +75,8 @@ export const Job = z.object({
   /** Set when a job that failed by time-out was later seen applied and corrected to complete. */
   correctedAt: Timestamp.nullable(),
   attempts: z.number().int().min(0),
+  /** Diagnostic jobs: the final result (PingResult, TracerouteResult, DnsLookupResult); absent on configuration jobs. */
+  result: z.unknown().optional(),
   createdBy: z.string(),
   createdAt: Timestamp,
   startedAt: Timestamp.nullable(),

@@ -32,6 +32,13 @@
  *     `upgrade-chunk`, `upgrade-install` and `status.upgrade`
  *     (agent-upgrade.ts); an older agent refuses the methods as unknown and
  *     the server counts that device's upgrade failed.
+ *   2, compatible addition (2026-11-26, issue 19): `request-progress` (the
+ *     lines of a running ping, traceroute or dns-lookup, before its
+ *     `response`); request methods `dns-lookup`, `log-read` and `cancel`;
+ *     ping and traceroute take IPv6 and host-name targets and more options
+ *     and answer more fields. An older agent sends no progress (the server
+ *     streams the final output's lines), refuses the new methods as unknown
+ *     and IPv6/host-name targets as invalid.
  */
 
 import * as z from "zod";
@@ -42,6 +49,18 @@ import { DataPlaneState, DeviceActionParams, DeviceActionResult } from "./device
 import { DeviceConfig } from "./device-config.ts";
 import { DumpChunk, DumpCreated, DumpReadParams } from "./device-dump.ts";
 import { BgpState, Health, InterfaceState, VrrpRouterState } from "./device-status.ts";
+import {
+  DnsLookupParams,
+  DnsLookupResult,
+  LogReadParams,
+  LogReadResult,
+  PingParams,
+  PingResult,
+  PROGRESS_LINE_CHARS,
+  PROGRESS_MAX_LINES,
+  TracerouteParams,
+  TracerouteResult,
+} from "./diagnostics.ts";
 import { AgentHealingReport, LinkReport } from "./healing.ts";
 import { DriverResult } from "./job.ts";
 
@@ -171,22 +190,20 @@ export const Status = z.object({
 });
 export type Status = z.infer<typeof Status>;
 
-export const PingParams = z.object({ target: IPv4, count: z.number().int().min(1).max(20).default(4), source: IPv4.optional() });
-export const PingResult = z.object({
-  transmitted: z.number().int(),
-  received: z.number().int(),
-  lossPercent: z.number(),
-  rttAvgMs: z.number().nullable(),
-  output: z.string(),
-});
-
 /** On-demand reads the server may ask a device for, each with its params and result. */
 export const REQUESTS = {
   "interface-status": { params: z.object({ devId: z.string() }), result: InterfaceState },
   "bgp-status": { params: z.object({}), result: BgpState },
   "tunnel-quality": { params: z.object({}), result: z.array(TunnelReport) },
+  /** Streamed: each output line comes in `request-progress` before the response (agents before issue 19 send none). */
   ping: { params: PingParams, result: PingResult },
-  traceroute: { params: z.object({ target: IPv4 }), result: z.object({ output: z.string() }) },
+  traceroute: { params: TracerouteParams, result: TracerouteResult },
+  /** Streamed like ping: one line per answer. */
+  "dns-lookup": { params: DnsLookupParams, result: DnsLookupResult },
+  /** The last lines of the agent's log file, filtered by level. */
+  "log-read": { params: LogReadParams, result: LogReadResult },
+  /** Stops the running request `id` (its caller went away); `stopped` is false when none of that id runs. */
+  cancel: { params: z.object({ id: z.string().min(1).max(100) }), result: z.object({ stopped: z.boolean() }) },
   /** Make a diagnostic dump (as `tern-agent dump`) in the agent's dumps directory. */
   "dump-create": { params: z.object({}), result: DumpCreated },
   /** One chunk of a dump `dump-create` made. */
@@ -218,6 +235,19 @@ export const Response = z.object({
   error: z.string().optional(),
 });
 
+/**
+ * Output of a running streamed request (ping, traceroute, dns-lookup) as it
+ * comes, before its `response`; `seq` counts from 0 per request so the server
+ * can tell a lost or reordered one.
+ */
+export const RequestProgress = z.object({
+  type: z.literal("request-progress"),
+  id: z.string(),
+  seq: z.number().int().min(0),
+  lines: z.array(z.string().max(PROGRESS_LINE_CHARS)).min(1).max(PROGRESS_MAX_LINES),
+});
+export type RequestProgress = z.infer<typeof RequestProgress>;
+
 export const ErrorMessage = z.object({
   type: z.literal("error"),
   code: z.string(),
@@ -225,7 +255,15 @@ export const ErrorMessage = z.object({
 });
 
 /** Everything a device may send. */
-export const DeviceMessage = z.discriminatedUnion("type", [Hello, ApplyResult, Status, Response, Rekey, ErrorMessage]);
+export const DeviceMessage = z.discriminatedUnion("type", [
+  Hello,
+  ApplyResult,
+  Status,
+  Response,
+  RequestProgress,
+  Rekey,
+  ErrorMessage,
+]);
 export type DeviceMessage = z.infer<typeof DeviceMessage>;
 
 /** Everything the server may send. */

@@ -203,7 +203,7 @@ describe("requests", () => {
       ok: false,
       error: "no interface with devId nope",
     });
-    expect(await server.request(id, "ping", { target: "not-an-ip" })).toMatchObject({
+    expect(await server.request(id, "ping", { target: "not-an-ip; reboot" })).toMatchObject({
       ok: false,
       error: expect.stringMatching(/bad params for ping/),
     });

@@ -27,6 +27,8 @@ import type { Logger } from "../drivers/driver.ts";
 import { AgentError, describeError } from "../errors.ts";
 import { type DeviceKey, signText } from "../identity/device-key.ts";
 import { Backoff, type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.ts";
+import { ProgressSender } from "./progress.ts";
+import type { RequestRun } from "./requests.ts";
 
 export type ConnectionState = "connecting" | "connected" | "disconnected" | "stopped";
 
@@ -35,7 +37,8 @@ export interface ControlHandlers {
   welcome(message: Welcome): void;
   /** `config` is unvalidated: the reconcile loop validates it and answers refusals with a code. */
   apply(message: { id: string; hash: string | undefined; config: unknown }): Promise<Omit<ApplyResultMessage, "type" | "id">>;
-  request(method: string, params: unknown): Promise<unknown>;
+  /** `run`: the request's id (for `cancel`) and where its output lines go as they come (`request-progress`). */
+  request(method: string, params: unknown, run?: RequestRun): Promise<unknown>;
   /** Connection state changes (metrics, status file). */
   state?(state: ConnectionState, detail: string | null): void;
 }
@@ -310,10 +313,16 @@ export class ControlClient {
     }
     if (m.type === "request" && typeof m.id === "string") {
       const id = m.id;
+      const progress = new ProgressSender(id, reply);
       try {
-        const result = await this.options.handlers.request(String(m.method), m.params);
+        const result = await this.options.handlers.request(String(m.method), m.params, {
+          id,
+          onLine: (line) => progress.line(line),
+        });
+        progress.flush();
         reply({ type: "response", id, ok: true, result });
       } catch (err) {
+        progress.flush();
         reply({ type: "response", id, ok: false, error: describeError(err) });
       }
       return;

@@ -11,12 +11,17 @@ import {
   REQUESTS,
   type RequestMethod,
 } from "@tern/protocol";
+import type * as z from "zod";
 import { BgpDriver } from "../drivers/bgp/index.ts";
 import type { Driver, DriverContext, DriverName } from "../drivers/driver.ts";
 import { AgentError, formatIssues } from "../errors.ts";
 import type { TunnelQualitySource } from "../status/tunnel-quality.ts";
 import type { UpgradeReceiver } from "../upgrade/receiver.ts";
-import { ping, traceroute } from "./diagnostics.ts";
+import { runDnsLookup } from "./diagnostics/dns.ts";
+import { readLogTail } from "./diagnostics/logs.ts";
+import { runPing } from "./diagnostics/ping.ts";
+import type { StreamContext } from "./diagnostics/stream-context.ts";
+import { runTraceroute } from "./diagnostics/traceroute.ts";
 import { createDump, type DumpSource, readDumpChunk } from "./dump-requests.ts";
 
 export interface RequestDeps {
@@ -30,19 +35,40 @@ export interface RequestDeps {
   actions?: { run(action: AgentAction): Promise<DeviceActionResult> };
   /** Receives agent upgrades (upgrade/receiver.ts); none: they are refused. */
   upgrades?: UpgradeReceiver;
+  /** The agent's log file for `log-read`; none: it answers no lines. */
+  logFile?: string | null;
+}
+
+/** How a request is run: its id (so `cancel` can name it) and where its output lines go as they come. */
+export interface RequestRun {
+  id?: string;
+  onLine?(line: string): void;
+  /** The child's pid once started (tests). */
+  onStart?(pid: number): void;
 }
 
 export class RequestHandler {
+  /** Requests running now by id, so a `cancel` can stop them. */
+  private readonly running = new Map<string, AbortController>();
+
   constructor(private readonly deps: RequestDeps) {}
 
   /** Validates params, runs the request, validates the result. Throws AgentError with a code. */
-  async handle(method: string, params: unknown): Promise<unknown> {
+  async handle(method: string, params: unknown, run: RequestRun = {}): Promise<unknown> {
     if (!Object.hasOwn(REQUESTS, method))
       throw new AgentError("INVALID_REQUEST", `unknown request method ${JSON.stringify(method)}`);
     const spec = REQUESTS[method as RequestMethod];
     const parsed = spec.params.safeParse(params ?? {});
     if (!parsed.success) throw new AgentError("INVALID_REQUEST", `${method}: ${formatIssues(parsed.error.issues)}`);
-    const result = await this.run(method as RequestMethod, parsed.data);
+    const abort = new AbortController();
+    if (run.id) this.running.set(run.id, abort);
+    const stream: StreamContext = { onLine: run.onLine ?? (() => {}), signal: abort.signal, onStart: run.onStart };
+    let result: unknown;
+    try {
+      result = await this.run(method as RequestMethod, parsed.data, stream);
+    } finally {
+      if (run.id && this.running.get(run.id) === abort) this.running.delete(run.id);
+    }
     const checked = spec.result.safeParse(result);
     if (!checked.success)
       throw new AgentError("INTERNAL", `${method}: result does not match the protocol: ${formatIssues(checked.error.issues)}`);
@@ -67,7 +93,14 @@ export class RequestHandler {
     return this.deps.upgrades;
   }
 
-  private async run(method: RequestMethod, params: Record<string, unknown>): Promise<unknown> {
+  /** Stops the request `id` if it runs; true when it did. */
+  cancel(id: string): boolean {
+    const abort = this.running.get(id);
+    abort?.abort();
+    return abort !== undefined;
+  }
+
+  private async run(method: RequestMethod, params: Record<string, unknown>, stream: StreamContext): Promise<unknown> {
     const { context, tunnels } = this.deps;
     switch (method) {
       case "interface-status": {
@@ -86,9 +119,15 @@ export class RequestHandler {
       case "tunnel-quality":
         return tunnels.report();
       case "ping":
-        return ping(context.runner, params as { target: string; count: number; source?: string });
+        return runPing(params as z.infer<typeof REQUESTS.ping.params>, stream);
       case "traceroute":
-        return traceroute(context.runner, params as { target: string });
+        return runTraceroute(params as z.infer<typeof REQUESTS.traceroute.params>, stream);
+      case "dns-lookup":
+        return runDnsLookup(params as z.infer<(typeof REQUESTS)["dns-lookup"]["params"]>, stream);
+      case "log-read":
+        return readLogTail(this.deps.logFile ?? null, params as z.infer<(typeof REQUESTS)["log-read"]["params"]>);
+      case "cancel":
+        return { stopped: this.cancel(String(params.id)) };
       case "dump-create":
         return createDump(this.dumpSource());
       case "dump-read":

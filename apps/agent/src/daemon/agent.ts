@@ -152,6 +152,8 @@ export class Agent implements AgentView {
         restart: options.onRestart,
         notify: (reason) => this.notify(reason),
       }),
+      // The daemon logs there (commands/run.ts); read by the server's log-read.
+      logFile: paths.logFile,
       dumps: {
         dir: paths.dumps,
         create: () =>
@@ -398,7 +400,7 @@ export class Agent implements AgentView {
             ...(o.error !== undefined ? { error: o.error } : {}),
           };
         },
-        request: (method, params) => this.requests.handle(method, params),
+        request: (method, params, run) => this.requests.handle(method, params, run),
         state: (state: ConnectionState, detail) => {
           this.metrics.setConnected(state === "connected");
           if (state === "connected") this.controlServerIs(this.control?.peer ?? null);

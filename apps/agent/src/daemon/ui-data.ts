@@ -34,7 +34,7 @@ export function agentUiData(view: AgentView): UiDataSource {
         at: e.at,
         message: `${e.source}: ${e.message}${e.count > 1 ? ` (×${e.count})` : ""}`,
       })),
-    ping: async (target) => (await view.request("ping", { target, count: 4 })) as z.infer<typeof PingResult>,
+    ping: async (target) => (await view.request("ping", { target, count: 4, intervalMs: 200 })) as z.infer<typeof PingResult>,
     traceroute: async (target) => (await view.request("traceroute", { target })) as { output: string },
   };
 }

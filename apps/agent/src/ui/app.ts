@@ -3,6 +3,7 @@
  * exported without a port so tests call `app.request()`; server.ts listens.
  */
 import { randomBytes } from "node:crypto";
+import { isIPv4 } from "node:net";
 import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { AgentError } from "../errors.ts";
@@ -110,11 +111,12 @@ export function createUiApp(options: UiAppOptions): Hono<Env> {
     app.post(`/api/${kind}`, async (c) => {
       const body = (await c.req.json().catch(() => ({}))) as { target?: unknown };
       const bad = (message: string) => c.json({ error: message, code: "VALIDATION_FAILED" }, 400);
-      if (typeof body.target !== "string") return bad("target: must be an IPv4 address");
+      // The page takes IPv4 literals only (the protocol also takes IPv6 and host names, for the server's diagnostics).
+      if (typeof body.target !== "string" || !isIPv4(body.target)) return bad(`${kind}: target: must be an IPv4 address`);
       try {
         return c.json(kind === "ping" ? await options.data.ping(body.target) : await options.data.traceroute(body.target));
       } catch (e) {
-        // The agent checks targets against the protocol (IPv4 literals only): nothing else reaches a command.
+        // The agent checks targets against the protocol too: nothing else reaches a command.
         if (e instanceof AgentError && e.code === "INVALID_REQUEST") return bad(e.message);
         throw e;
       }

@@ -1,9 +1,10 @@
-/** tern devices ls | show | approve | delete */
+/** tern devices ls | show | approve | delete (and ping | traceroute | resolve | logs: device-diagnostics.ts) */
 import type { Command } from "@commander-js/extra-typings";
 import { type Device, type DeviceSummary, ok } from "@tern/client";
 import { usageError } from "../exit-codes.ts";
 import { renderFields, renderTable } from "../support/output.ts";
 import { resolveDevice } from "../support/resolve.ts";
+import { registerDeviceDiagnostics } from "./device-diagnostics.ts";
 import { confirm, contextOf, positiveInt, reportJobs, seconds } from "./shared.ts";
 
 const addresses = (d: DeviceSummary, type: "WAN" | "LAN") =>
@@ -12,7 +13,10 @@ const addresses = (d: DeviceSummary, type: "WAN" | "LAN") =>
     .map((i) => `${i.name} ${i.IPv4}${i.IPv4Mask != null ? `/${i.IPv4Mask}` : ""}`);
 
 export function registerDevices(program: Command<[], { json?: boolean; org?: string }>): void {
-  const devices = program.command("devices").alias("device").description("Edge routers: list, inspect, approve, delete");
+  const devices = program
+    .command("devices")
+    .alias("device")
+    .description("Edge routers: list, inspect, approve, delete; ping, traceroute, resolve and logs from the router");
 
   devices
     .command("ls")
@@ -149,6 +153,8 @@ export function registerDevices(program: Command<[], { json?: boolean; org?: str
       }
       await reportJobs(ctx, jobIds, opts, { deleted: targets.map((d) => ({ id: d.id, name: d.name })) });
     });
+
+  registerDeviceDiagnostics(devices as never);
 }
 
 function assign(device: Device, name: string, type: "WAN" | "LAN") {

@@ -31,6 +31,7 @@ import * as deviceTagsActions from "./migrations/20261126-101-device-tags-action
 import * as fanout from "./migrations/20261126-701-fanout.ts";
 import * as agentUpgrades from "./migrations/20261126-401-agent-upgrades.ts";
 import * as statistics from "./migrations/20261126-301-statistics.ts";
+import * as deviceDiagnostics from "./migrations/20261126-201-device-diagnostics.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -53,6 +54,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261126-701-fanout": fanout,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-301-statistics": statistics,
+  "20261126-201-device-diagnostics": deviceDiagnostics,
 };
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");

@@ -394,6 +394,8 @@ export interface JobsTable {
   /** The apply a running (or finished) job went out with, and the hash that apply carried. */
   apply_id: ColumnType<string | null, string | null | undefined, string | null>;
   sent_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Diagnostic jobs (ping, traceroute, dns): their final result; null on configuration jobs. */
+  result: NullableJson<unknown>;
 }
 
 export interface NotificationsTable {

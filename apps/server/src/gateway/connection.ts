@@ -6,10 +6,11 @@
  * results, reports and disconnect are handled in the order they happened.
  */
 import { randomUUID } from "node:crypto";
-import type { DeviceMessage, Hello, Response, ServerMessage } from "@tern/protocol";
+import type { DeviceMessage, Hello, RequestProgress, Response, ServerMessage } from "@tern/protocol";
 import type { Logger } from "pino";
 import WebSocket from "ws";
 import type { PublicAddressHistory } from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
 import type { ServerMetrics, WsErrorKind } from "../metrics/server-metrics.ts";
 import { deviceTimeout, notConnected } from "./device-link.ts";
 import { parseInbound } from "./inbound.ts";
@@ -28,6 +29,19 @@ interface PendingRequest {
   resolve(response: Response): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
+  /** Output lines of a streamed request (ping, traceroute, dns-lookup) as the device sends them. */
+  onProgress?: ((lines: string[]) => void) | undefined;
+  /** The caller went away: its late progress and response are taken and dropped. */
+  cancelled?: boolean;
+}
+
+/** What a streamed request adds to a plain one. */
+export interface RequestStream {
+  onProgress?: ((lines: string[]) => void) | undefined;
+  /** Aborting stops the request on the device (`cancel`) and rejects it with REQUEST_CANCELLED. */
+  signal?: AbortSignal | undefined;
+  /** Called once the request went out on the link. */
+  onSent?: (() => void) | undefined;
 }
 
 export interface ConnectionHooks {
@@ -197,21 +211,48 @@ export class DeviceConnection {
     while (this.recentApplies.size > RECENT_APPLIES) this.recentApplies.delete(this.recentApplies.keys().next().value!);
   }
 
-  /** Sends `request` and resolves with the device's `response`; DEVICE_TIMEOUT / DEVICE_NOT_CONNECTED otherwise. */
-  request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Response> {
+  /**
+   * Sends `request` and resolves with the device's `response`; DEVICE_TIMEOUT / DEVICE_NOT_CONNECTED otherwise.
+   * `stream.onProgress` gets the lines of `request-progress` messages; aborting `stream.signal` sends the device
+   * `cancel` for this request and rejects with REQUEST_CANCELLED.
+   */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, stream: RequestStream = {}): Promise<Response> {
     const id = randomUUID();
     return new Promise<Response>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(deviceTimeout(this.deviceId, method, timeoutMs));
       }, timeoutMs);
-      this.pending.set(id, { method, resolve, reject, timer });
+      const pending: PendingRequest = { method, resolve, reject, timer, onProgress: stream.onProgress };
+      this.pending.set(id, pending);
       if (this.state !== "ready" || !this.send({ type: "request", id, method: method as never, params })) {
         clearTimeout(timer);
         this.pending.delete(id);
         reject(notConnected(this.deviceId));
+        return;
       }
+      stream.onSent?.();
+      const signal = stream.signal;
+      if (!signal) return;
+      const onAbort = () => {
+        if (this.pending.get(id) !== pending || pending.cancelled) return;
+        pending.cancelled = true;
+        pending.onProgress = undefined;
+        reject(new ApiError("REQUEST_CANCELLED", `${method} was cancelled by its caller`));
+        // The device stops it and still answers: that answer (and the cancel's) are taken and dropped.
+        this.request("cancel", { id }, timeoutMs).catch(() => undefined);
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /** Hands a `request-progress` to its waiting request; false when no request of that id is waiting. */
+  takeProgress(message: RequestProgress): boolean {
+    const pending = this.pending.get(message.id);
+    if (!pending) return false;
+    pending.onProgress?.(message.lines);
+    return true;
   }
 
   /** Hands a `response` to its waiting request; false when no request of that id is waiting. */
@@ -220,7 +261,7 @@ export class DeviceConnection {
     if (!pending) return null;
     this.pending.delete(message.id);
     clearTimeout(pending.timer);
-    pending.resolve(message);
+    if (!pending.cancelled) pending.resolve(message);
     return { method: pending.method };
   }
 

@@ -17,6 +17,16 @@ export type DeviceAnswer<M extends RequestMethod> = { ok: true; result: RequestR
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
+/** What a streamed request (ping, traceroute, dns-lookup) adds to a plain one. */
+export interface LinkRequestStream {
+  /** Output lines as the device sends them (`request-progress`); an agent before issue 19 sends none. */
+  onProgress?: ((lines: string[]) => void) | undefined;
+  /** Aborting stops the request on the device (`cancel`) and rejects with REQUEST_CANCELLED. */
+  signal?: AbortSignal | undefined;
+  /** Called once the request went out (to the device, or to the instance that holds its link). */
+  onSent?: (() => void) | undefined;
+}
+
 export interface DeviceLink {
   /**
    * Sends `request {method, params}` to the device over its websocket,
@@ -24,13 +34,14 @@ export interface DeviceLink {
    * answer. Throws ApiError DEVICE_NOT_CONNECTED when no instance holds a link
    * to the device, DEVICE_TIMEOUT when no answer came in `timeoutMs`, and
    * VALIDATION_FAILED for params the protocol refuses. The caller checks that
-   * the device belongs to its organization first.
+   * the device belongs to its organization first. `stream`: see LinkRequestStream.
    */
   requestFromDevice<M extends RequestMethod>(
     deviceId: string,
     method: M,
     params: RequestParams<M>,
     timeoutMs?: number,
+    stream?: LinkRequestStream,
   ): Promise<DeviceAnswer<M>>;
   /** True when this instance holds a welcomed link to the device (other instances: see device_sessions). */
   isConnectedHere(deviceId: string): boolean;

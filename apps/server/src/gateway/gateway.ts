@@ -21,7 +21,7 @@ import { statisticsSettings } from "../services/statistics/settings.ts";
 import { StatisticsWriter } from "../services/statistics/writer.ts";
 import { type Bus, type BusTarget, createBus } from "./bus.ts";
 import { DeviceConnection } from "./connection.ts";
-import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type RequestParams } from "./device-link.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type LinkRequestStream, type RequestParams } from "./device-link.ts";
 import { type Duty, DutyRunner } from "./duties.ts";
 import type { GatewayEvents } from "./events.ts";
 import { LinkHandler } from "./link-handler.ts";
@@ -413,8 +413,9 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       method: M,
       params: RequestParams<M>,
       timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+      stream?: LinkRequestStream,
     ) {
-      return router.request(deviceId, method, params, timeoutMs);
+      return router.request(deviceId, method, params, timeoutMs, stream);
     },
     attach(server) {
       server.on("upgrade", onUpgrade);

@@ -87,6 +87,10 @@ export class LinkHandler implements ConnectionHooks {
           );
         }
         return;
+      case "request-progress":
+        // A request that timed out already: its late lines are dropped quietly (its response is not).
+        conn.takeProgress(msg);
+        return;
       case "rekey":
         void conn.serial("rekey", () => this.rekey(conn, msg));
         return;

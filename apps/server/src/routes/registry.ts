@@ -48,6 +48,9 @@ import * as devicesApproveMany from "./devices/approve-many.ts";
 import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
 import * as devicesDeleteMany from "./devices/delete-many.ts";
+import * as devicesDiagnosticsDns from "./devices/diagnostics-dns.ts";
+import * as devicesDiagnosticsPing from "./devices/diagnostics-ping.ts";
+import * as devicesDiagnosticsTraceroute from "./devices/diagnostics-traceroute.ts";
 import * as devicesDumpDownload from "./devices/dump-download.ts";
 import * as devicesDumpRequest from "./devices/dump-request.ts";
 import * as devicesDumpsList from "./devices/dumps-list.ts";
@@ -57,6 +60,7 @@ import * as devicesInterfaceStatus from "./devices/interface-status.ts";
 import * as devicesList from "./devices/list.ts";
 import * as devicesTagsEdit from "./devices/tags-edit.ts";
 import * as devicesStatistics from "./devices/statistics.ts";
+import * as devicesLogs from "./devices/logs.ts";
 import * as devicesTunnels from "./devices/tunnels.ts";
 import * as devicesUpdate from "./devices/update.ts";
 import * as eventsStream from "./events/stream.ts";
@@ -280,6 +284,11 @@ export const ROUTES: readonly RouteModule[] = [
   devicesDumpsList,
   devicesDumpDownload,
   devicesActionRun,
+  // Diagnostics run on the router, streamed (services/devices/diagnostics), and the agent's log.
+  devicesDiagnosticsPing,
+  devicesDiagnosticsTraceroute,
+  devicesDiagnosticsDns,
+  devicesLogs,
   jobsList,
   jobsDeleteMany,
   jobsGet,

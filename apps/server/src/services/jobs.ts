@@ -50,6 +50,7 @@ const JOB_COLUMNS = [
   "j.created_at",
   "j.started_at",
   "j.finished_at",
+  "j.result",
   "j.device_id as device_id",
   "d.name as device_name",
   "d.hostname as device_hostname",
@@ -71,6 +72,7 @@ export function toJob(row: {
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  result?: unknown;
   device_id: string;
   device_name: string;
   device_hostname: string;
@@ -86,6 +88,7 @@ export function toJob(row: {
     error: row.error,
     correctedAt: iso(row.corrected_at),
     attempts: row.attempts,
+    ...(row.result !== null && row.result !== undefined ? { result: row.result } : {}),
     createdBy: row.created_by,
     createdAt: row.created_at.toISOString(),
     startedAt: iso(row.started_at),

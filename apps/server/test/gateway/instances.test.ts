@@ -97,6 +97,46 @@ describe.runIf(onPostgres)("two server instances on one PostgreSQL", () => {
     raw.ws.close();
   });
 
+  it("streams a request's lines from the holder to B as they come, and B's cancel reaches the device", async () => {
+    const {
+      devices: [d],
+    } = await g.fleet(1, { connect: false, queueConfig: false });
+    const raw = await openRawLink(a.url, d!.token, d!);
+    raw.send(helloFor(d!.machineId));
+    await raw.next("welcome");
+    const lines: string[][] = [];
+    const abort = new AbortController();
+    const answer = b.deps.deviceLink
+      .requestFromDevice(d!.id, "ping", { target: "10.0.0.9", count: 50 }, 30_000, {
+        onProgress: (l) => lines.push(l),
+        signal: abort.signal,
+      })
+      .catch((err: { code?: string }) => err.code);
+    const req = await raw.next("request", (m) => m.method === "ping");
+    raw.send({ type: "request-progress", id: req.id, seq: 0, lines: ["PING 10.0.0.9"] });
+    await waitUntil(
+      () => lines.length,
+      (n) => n === 1,
+      5000,
+      "the first line on B",
+    );
+    // Many lines at once, more than one NOTIFY holds: split, none lost, in order.
+    const many = Array.from({ length: 20 }, (_, i) => `64 bytes from 10.0.0.9: icmp_seq=${i} ${"x".repeat(280)}`.slice(0, 300));
+    raw.send({ type: "request-progress", id: req.id, seq: 1, lines: many });
+    await waitUntil(
+      () => lines.flat().length,
+      (n) => n === 21,
+      5000,
+      "the next lines on B",
+    );
+    expect(lines.flat()).toEqual(["PING 10.0.0.9", ...many]);
+    abort.abort();
+    expect(await answer).toBe("REQUEST_CANCELLED");
+    const cancel = await raw.next("request", (m) => m.method === "cancel");
+    expect(cancel.params).toEqual({ id: req.id });
+    raw.ws.close();
+  });
+
   it("replaces a link on A when the same device connects to B (4009 on A)", async () => {
     const device = devices[2]!;
     const closed = fleet.device(2).waitFor("closed", { timeoutMs: 5000 });

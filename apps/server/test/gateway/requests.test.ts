@@ -34,7 +34,7 @@ describe("requestFromDevice", () => {
   it("refuses bad params before sending anything", async () => {
     const { devices } = await g.fleet(1, { queueConfig: false });
     const err = await g.server.deps.deviceLink
-      .requestFromDevice(devices[0]!.id, "ping", { target: "not-an-ip" } as never)
+      .requestFromDevice(devices[0]!.id, "ping", { target: "not-an-ip; reboot" } as never)
       .catch((e: ApiError) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe("VALIDATION_FAILED");

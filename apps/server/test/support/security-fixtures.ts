@@ -131,6 +131,20 @@ export const SECURITY_FIXTURES: Record<string, FixtureFactory> = {
   "/api/devices/{id}/dump": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
   "/api/devices/{id}/dumps": async (t) => ({ params: (await insertDump(t)).params }),
   "/api/devices/{id}/dumps/{dumpId}": async (t) => insertDump(t),
+  // Diagnostics (issue 19): valid bodies, so other tenants get past validation to the device lookup that must fail.
+  "/api/devices/{id}/diagnostics/ping": async (t) => ({
+    params: { id: (await insertValidDevice(t)).id },
+    bodies: { post: { target: "192.0.2.1", count: 1 } },
+  }),
+  "/api/devices/{id}/diagnostics/traceroute": async (t) => ({
+    params: { id: (await insertValidDevice(t)).id },
+    bodies: { post: { target: "192.0.2.1" } },
+  }),
+  "/api/devices/{id}/diagnostics/dns": async (t) => ({
+    params: { id: (await insertValidDevice(t)).id },
+    bodies: { post: { name: "example.com" } },
+  }),
+  "/api/devices/{id}/logs": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
   "/api/devices/{id}/bgp/status": async (t) => ({ params: { id: (await insertValidDevice(t)).id } }),
   // Remote actions and tags (issue 19): devices of tenant A, with bodies that need no more than the routes' `put`
   // (reset also needs `del`: routes/devices/devices-actions.test.ts), so another tenant's request reaches the lookup.

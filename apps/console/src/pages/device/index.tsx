@@ -1,7 +1,7 @@
 /**
  * One device: its state and actions, interfaces with their live status (LTE
  * included), its traffic and health history, BGP and VRRP state, tunnels with loss/RTT/jitter charts, and
- * its recent jobs.
+ * its recent jobs; diagnostics run on the router (Diagnostics.tsx).
  */
 import { Anchor, Button, Card, Group, Select, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -26,6 +26,7 @@ import { DeviceHistory } from "./DeviceHistory.tsx";
 
 /** The device's interface names by id (`devId`), for the history's legends. */
 const interfaceNames = (device: Device) => Object.fromEntries(device.interfaces.map((i) => [i.devId, i.name]));
+import { Diagnostics } from "./Diagnostics.tsx";
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -125,6 +126,7 @@ function DeviceView({ device }: { device: Device }) {
         <Vrrp device={device} />
       </SimpleGrid>
       <Tunnels device={device} />
+      {device.isApproved && <Diagnostics device={device} />}
       <Jobs device={device} />
     </Stack>
   );

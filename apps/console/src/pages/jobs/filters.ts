@@ -40,6 +40,9 @@ export const JOB_TYPES = [
   "stop",
   "start",
   "reset",
+  "ping",
+  "traceroute",
+  "dns",
 ] as const satisfies readonly Job["type"][];
 const everyType: Exclude<Job["type"], (typeof JOB_TYPES)[number]> extends never ? true : never = true;
 void everyType;

@@ -1,0 +1,170 @@
+/**
+ * tern devices ping | traceroute | resolve <device> <target>: run on the
+ * router, its lines printed as they stream in (server-sent events of
+ * POST /api/devices/{id}/diagnostics/…); Ctrl-C closes the connection, which
+ * stops the command on the router. --json prints each event as one JSON line.
+ * tern devices logs <device> [--lines N] [--level L]: the agent's log.
+ */
+import { type Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
+import { ok, type TernClient } from "@tern/client";
+import type { CommandContext } from "../context.ts";
+import { CliError, ExitCode } from "../exit-codes.ts";
+import { resolveDevice } from "../support/resolve.ts";
+import { contextOf, positiveInt } from "./shared.ts";
+
+type StreamEvent =
+  | { type: "started"; jobId: string }
+  | { type: "lines"; lines: string[] }
+  | { type: "result"; jobId: string; result: unknown }
+  | { type: "error"; jobId: string; code: string; message: string };
+
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
+const DNS_TYPES = ["A", "AAAA", "CNAME", "MX", "NS", "TXT", "SRV", "SOA", "PTR", "CAA"] as const;
+
+const milliseconds = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected milliseconds");
+  return n;
+};
+
+/** Reads the SSE body and hands over each event's JSON as it arrives. */
+async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamEvent> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let cut = buffer.indexOf("\n\n");
+    while (cut >= 0) {
+      const data = buffer
+        .slice(0, cut)
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).trimStart())
+        .join("\n");
+      buffer = buffer.slice(cut + 2);
+      if (data) yield JSON.parse(data) as StreamEvent;
+      cut = buffer.indexOf("\n\n");
+    }
+  }
+}
+
+type Kind = "ping" | "traceroute" | "dns";
+
+async function start(tern: TernClient, id: string, kind: Kind, body: Record<string, unknown>) {
+  const params = { params: { path: { id } }, parseAs: "stream" as const };
+  const call =
+    kind === "ping"
+      ? tern.api.POST("/api/devices/{id}/diagnostics/ping", { ...params, body: body as never })
+      : kind === "traceroute"
+        ? tern.api.POST("/api/devices/{id}/diagnostics/traceroute", { ...params, body: body as never })
+        : tern.api.POST("/api/devices/{id}/diagnostics/dns", { ...params, body: body as never });
+  return (await ok(call as Promise<{ data?: unknown; error?: unknown; response: Response }>)) as ReadableStream<Uint8Array>;
+}
+
+async function runStreamed(ctx: CommandContext, ref: string, kind: Kind, body: Record<string, unknown>): Promise<void> {
+  const tern = await ctx.connect();
+  const device = await resolveDevice(tern, ref);
+  const stream = await start(tern, device.id, kind, body);
+  for await (const event of readEvents(stream)) {
+    if (ctx.printer.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    else if (event.type === "lines") process.stdout.write(`${event.lines.join("\n")}\n`);
+    else if (event.type === "started") ctx.printer.note(`${kind} on ${device.name} (job ${event.jobId})`);
+    if (event.type === "error") throw new CliError(`${kind} on ${device.name}: ${event.message}`, ExitCode.API_ERROR, event.code);
+  }
+}
+
+const ipVersion = (opts: { ipv4?: boolean; ipv6?: boolean }) =>
+  opts.ipv6 ? { ipVersion: 6 } : opts.ipv4 ? { ipVersion: 4 } : {};
+
+export function registerDeviceDiagnostics(devices: Command<[], Record<string, unknown>>): void {
+  devices
+    .command("ping")
+    .description("Ping a target from the router, each reply printed as it comes (Ctrl-C stops it on the router)")
+    .argument("<device>", "id or exact name")
+    .argument("<target>", "IPv4 or IPv6 address or host name")
+    .option("-c, --count <n>", "probes to send (default 4, at most 100)", positiveInt)
+    .option("-i, --interval <ms>", "between probes, ms (default 1000, 200 to 5000)", milliseconds)
+    .option("-I, --source <interface|address>", "leave from this interface or local address")
+    .option("-4, --ipv4", "IPv4 only")
+    .option("-6, --ipv6", "IPv6 only")
+    .action(async (ref, target, opts, command) => {
+      await runStreamed(contextOf(command), ref, "ping", {
+        target,
+        ...(opts.count !== undefined ? { count: opts.count } : {}),
+        ...(opts.interval !== undefined ? { intervalMs: opts.interval } : {}),
+        ...(opts.source ? { source: opts.source } : {}),
+        ...ipVersion(opts),
+      });
+    });
+
+  devices
+    .command("traceroute")
+    .description("Trace the route from the router to a target, hop by hop as it goes")
+    .argument("<device>", "id or exact name")
+    .argument("<target>", "IPv4 or IPv6 address or host name")
+    .option("-m, --max-hops <n>", "at most this many hops (default 20, at most 64)", positiveInt)
+    .option("-q, --queries <n>", "probes per hop (default 1, at most 3)", positiveInt)
+    .option("-s, --source <interface|address>", "leave from this interface or local address")
+    .option("-4, --ipv4", "IPv4 only")
+    .option("-6, --ipv6", "IPv6 only")
+    .action(async (ref, target, opts, command) => {
+      await runStreamed(contextOf(command), ref, "traceroute", {
+        target,
+        ...(opts.maxHops !== undefined ? { maxHops: opts.maxHops } : {}),
+        ...(opts.queries !== undefined ? { queries: opts.queries } : {}),
+        ...(opts.source ? { source: opts.source } : {}),
+        ...ipVersion(opts),
+      });
+    });
+
+  devices
+    .command("resolve")
+    .description("Resolve a name on the router (its own resolver, or --server)")
+    .argument("<device>", "id or exact name")
+    .argument("<name>", "host name (or an address, with --type PTR)")
+    .addOption(new Option("-t, --type <type>", "record type (default A)").choices(DNS_TYPES))
+    .option("--server <address>", "ask this DNS server instead of the router's resolver")
+    .action(async (ref, name, opts, command) => {
+      await runStreamed(contextOf(command), ref, "dns", {
+        name,
+        ...(opts.type ? { type: opts.type } : {}),
+        ...(opts.server ? { server: opts.server } : {}),
+      });
+    });
+
+  devices
+    .command("logs")
+    .description("The last lines of the router agent's log (managers and owners)")
+    .argument("<device>", "id or exact name")
+    .option("-n, --lines <n>", "how many lines (default 200, at most 5000)", positiveInt)
+    .addOption(new Option("-l, --level <level>", "only this level and more severe").choices(LOG_LEVELS))
+    .action(async (ref, opts, command) => {
+      const ctx = contextOf(command);
+      const tern = await ctx.connect();
+      const device = await resolveDevice(tern, ref);
+      const logs = await ok(
+        tern.api.GET("/api/devices/{id}/logs", {
+          params: {
+            path: { id: device.id },
+            query: { ...(opts.lines ? { lines: opts.lines } : {}), ...(opts.level ? { level: opts.level } : {}) },
+          },
+        }),
+      );
+      ctx.printer.result(logs, () => logs.lines.map(formatLogLine).join("\n"));
+      if (logs.truncated && !ctx.printer.json)
+        ctx.printer.note("(truncated: the answer reached its size limit; ask for fewer lines)");
+    });
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
+
+/** A pino JSON line as "time LEVEL msg {other fields}"; anything else as it is. */
+export function formatLogLine(line: string): string {
+  try {
+    const { time, level, msg, pid: _pid, hostname: _host, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : "";
+    return `${String(time ?? "")} ${(LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(5)} ${String(msg ?? "")}${extra}`;
+  } catch {
+    return line;
+  }
+}

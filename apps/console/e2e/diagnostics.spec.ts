@@ -1,0 +1,56 @@
+/**
+ * The device page's Diagnostics panel in a real browser: a ping run on a
+ * (simulated) router through the streamed API, its output shown, and the
+ * panel's screenshot in both themes with an axe scan. The simulator answers
+ * like an agent before streamed diagnostics (its whole output at the end);
+ * line-by-line streaming is tested at the API and agent levels.
+ */
+import { expect, test } from "@playwright/test";
+import { createTernClient, type TernClient } from "@tern/client";
+import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
+import { hasChromium, missingChromium } from "./support/browser.ts";
+import { signIn } from "./support/fixtures.ts";
+import { checkBothThemes } from "./support/page-check.ts";
+import { enrolRouters } from "./support/routers.ts";
+import { stackInfo } from "./support/stack-info.ts";
+
+test.skip(!hasChromium, missingChromium);
+test.describe.configure({ mode: "serial" });
+
+let api: TernClient;
+let fleet: Simulator;
+let routers: { id: string; name: string }[] = [];
+
+test.beforeAll(async () => {
+  if (!hasChromium) return;
+  const s = stackInfo();
+  api = createTernClient({ baseUrl: s.apiUrl, org: s.orgId });
+  await api.login(s.admin.email, s.admin.password);
+  // Indexes past the stack's and the other specs' routers.
+  ({ fleet, routers } = await enrolRouters(api, {
+    name: "e2e diagnostics router",
+    count: 1,
+    startIndex: 1400,
+    machinePrefix: "diag",
+  }));
+});
+
+test.afterAll(async () => {
+  await fleet?.stop().catch(() => {});
+  routers = [];
+});
+
+test("a ping run from the device page shows the router's output and ends done", async ({ page }) => {
+  const s = stackInfo();
+  const router = routers[0]!;
+  await signIn(page, s.admin);
+  await page.goto(`${s.consoleUrl}/devices/${router.id}`);
+  const panel = page.getByRole("region", { name: "Diagnostics" });
+  await expect(panel).toBeVisible();
+  await panel.getByLabel("Target").fill("192.0.2.1");
+  await panel.getByRole("button", { name: "Run" }).click();
+  await expect(panel.getByTestId("diagnostic-output")).toContainText("4 packets transmitted");
+  await expect(panel.getByText("done", { exact: true })).toBeVisible();
+  await panel.scrollIntoViewIfNeeded();
+  await checkBothThemes(page, "device-diagnostics");
+});
