@@ -551,6 +551,191 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent-signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public keys agent packages of the account may be signed with (account managers and owners) */
+        get: operations["listAgentSigningKeys"];
+        put?: never;
+        /**
+         * Register a public key agent packages may be signed with (account owners)
+         * @description The Ed25519 public key (32 bytes, base64) of a key pair the operator made with `tern agent-packages keygen`; the private key never reaches the server. Agents trust keys from their own settings (`upgrade-keys`), not from here. 409 CONFLICT when the key is registered already.
+         */
+        post: operations["addAgentSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-signing-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a signing key (account owners); 409 CONFLICT while packages it signed are kept */
+        delete: operations["deleteAgentSigningKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-packages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's agent packages, newest first (account managers and owners) */
+        get: operations["listAgentPackages"];
+        put?: never;
+        /**
+         * Upload a signed agent package (account owners)
+         * @description The package (`tern agent-packages sign` makes it and its signature file; docs/upgrades.md) as the raw body with `Content-Type: application/octet-stream`, at most TERN_AGENT_PACKAGE_MAX_BYTES (413 PAYLOAD_TOO_LARGE), and the signature file's fields as headers. The server recomputes the SHA-256 (400 PACKAGE_CHECKSUM_MISMATCH) and verifies the Ed25519 signature of version and checksum with the named key, which must be registered on the account (POST /agent-signing-keys; 400 PACKAGE_SIGNATURE_INVALID). One package per version (409 PACKAGE_VERSION_EXISTS).
+         */
+        post: operations["uploadAgentPackage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-packages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an agent package (account owners); 409 ROLLOUT_CONFLICT while a running or paused rollout uses it */
+        delete: operations["deleteAgentPackage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which agent versions the organization's devices run (as they said at their last hello), with counts
+         * @description The devices of one version: GET /devices?filter=[{"key":"versions.agent","op":"==","val":"<version>"}].
+         */
+        get: operations["listAgentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-upgrades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's agent rollouts, newest first (at most 500), with their devices counted per state */
+        get: operations["listAgentRollouts"];
+        put?: never;
+        /**
+         * Upgrade the agents of devices to a package, canaries first, then in batches
+         * @description Targets devices by `deviceIds` or by `filter` (the device selection's keys, e.g. `versions.agent`). Devices already on the version are `skipped`. The server starts the canaries (`canaryPercent` of the devices, at least one), then batches of `batchSize`, each only once the previous is done, and only inside `window` (daily, UTC) when given. A canary that rolls back or is not back healthy within `healthTimeoutSec` pauses the rollout. Follow it with GET /agent-upgrades/{id} or the live events (`upgrade`).
+         */
+        post: operations["createAgentRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-upgrades/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A rollout's report: each device upgraded, rolled back, failed (with why) or skipped */
+        get: operations["getAgentRollout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-upgrades/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a running rollout: no new batch starts (devices in flight finish); 409 ROLLOUT_CONFLICT from another state */
+        post: operations["pauseAgentRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-upgrades/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused rollout (after a failed canary: once its cause is understood); 409 ROLLOUT_CONFLICT from another state */
+        post: operations["resumeAgentRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent-upgrades/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a rollout: devices not started are skipped (devices in flight finish); 409 ROLLOUT_CONFLICT from another state */
+        post: operations["cancelAgentRollout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organizations": {
         parameters: {
             query?: never;
@@ -636,6 +821,46 @@ export interface paths {
          * @description `act`: devices repair stuck IKE SAs and damp flapping links themselves, the server moves traffic off links that leave their learned baseline and re-applies drifted devices; every action is recorded (GET /healing/actions) and audited. `suggest`: the same actions are only recorded. `off`: nothing is done or recorded (drift is then not re-synced automatically either). Devices learn the mode with their config: when it changes their config, the answer is 202 with their jobs.
          */
         put: operations["updateOrganizationHealing"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organizations/{id}/statistics/top-talkers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's devices (or interfaces) that moved the most bytes over a time range
+         * @description Default range: the last 24 hours. Ranges of 6 hours or more are read from the 1-hour roll-ups (the hour not yet rolled up from finer tiers), shorter ones from the 1-minute roll-ups; `from` is rounded down to that bucket. Needs the `devices` read permission.
+         */
+        get: operations["getOrganizationTopTalkers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/organizations/{id}/statistics/worst-tunnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's tunnels with the highest mean loss, RTT or jitter over a time range
+         * @description Default range: the last 24 hours; both ends' samples count. Tiers as for top talkers (1-hour roll-ups for 6 hours or more, else 1-minute). Needs the `tunnels` read permission.
+         */
+        get: operations["getOrganizationWorstTunnels"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -942,6 +1167,8 @@ export interface paths {
         /**
          * Loss, round-trip time, jitter and up/down samples of both tunnel ends over a time range
          * @description Samples are taken from each end's status messages and kept for TERN_SAMPLE_RETENTION_DAYS. A range is at most 31 days. When an end has more samples in the range than `maxPoints`, its samples are averaged over equal time buckets (`bucketSeconds`; `up` means up the whole bucket).
+         *
+         *     With `step` (seconds), each end's figures are means over steps read from the statistics tiers (`tier`: raw samples below 60 s, 1-minute roll-ups below 3600 s, 1-hour roll-ups from 3600 s, kept up to TERN_STATS_HOUR_RETENTION_DAYS), and `maxPoints` does not apply; a bad range or step is 400 STATISTICS_RANGE_INVALID / STATISTICS_STEP_INVALID.
          */
         get: operations["getTunnelStats"];
         put?: never;
@@ -1317,6 +1544,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/devices/{id}/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A device's interface rates and counters, health, and BGP/VRRP state changes over a time range
+         * @description Default range: the last hour. `step` picks the storage tier (`tier`) and every series is re-bucketed to it: interface rates are the bits (packets) counted in a step over the seconds the device reported in it, health the means (and CPU maximum) of its statuses. `stateChanges` lists BGP session and VRRP state changes in the range (at most 1000, oldest first). A range older than TERN_STATS_HOUR_RETENTION_DAYS, reversed or in the future is 400 STATISTICS_RANGE_INVALID; a step its tier cannot serve is 400 STATISTICS_STEP_INVALID.
+         */
+        get: operations["getDeviceStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices/{id}/dump": {
         parameters: {
             query?: never;
@@ -1394,6 +1641,116 @@ export interface paths {
          *     **202** with `{jobIds}` and `Location: /api/jobs?ids=<job>`. A device that is not approved: 409 CONFLICT.
          */
         post: operations["runDeviceAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/diagnostics/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping a target from the device, answered line by line as it runs
+         * @description Runs on the router; the answer is a `text/event-stream` (server-sent events over this POST's response: read it with fetch, not EventSource). Each event is one `data:` line of JSON with a `type`:
+         *
+         *     - `started` `{jobId, deviceId, kind, target}` first;
+         *
+         *     - `lines` `{lines: [...]}` with the tool's output lines as the router sends them (an agent older than this API sends none: its whole output comes as one `lines` event before the result);
+         *
+         *     - then exactly one of `result` `{jobId, result}` (the parsed result) or `error` `{jobId, code, message}` (DEVICE_REQUEST_FAILED: the router refused, e.g. an unknown host or an agent too old for the method; DEVICE_TIMEOUT; DEVICE_NOT_CONNECTED: the link dropped meanwhile). The stream then ends.
+         *
+         *     Closing the connection stops the command on the router. Each run is audited when it starts and recorded as a job (type `ping`, `traceroute` or `dns`, with `result`) when it ends: GET /api/jobs/{jobId}.
+         *
+         *     Errors before the stream starts are ordinary JSON errors: 404 for a device of another organization, 400 VALIDATION_FAILED for a bad target or an unknown field, 409 DEVICE_NOT_CONNECTED when no server instance holds a link to the device. Viewers may run it (devices `get`).
+         */
+        post: operations["runDevicePing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/diagnostics/traceroute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trace the route from the device to a target, hop by hop as it runs
+         * @description Runs on the router; the answer is a `text/event-stream` (server-sent events over this POST's response: read it with fetch, not EventSource). Each event is one `data:` line of JSON with a `type`:
+         *
+         *     - `started` `{jobId, deviceId, kind, target}` first;
+         *
+         *     - `lines` `{lines: [...]}` with the tool's output lines as the router sends them (an agent older than this API sends none: its whole output comes as one `lines` event before the result);
+         *
+         *     - then exactly one of `result` `{jobId, result}` (the parsed result) or `error` `{jobId, code, message}` (DEVICE_REQUEST_FAILED: the router refused, e.g. an unknown host or an agent too old for the method; DEVICE_TIMEOUT; DEVICE_NOT_CONNECTED: the link dropped meanwhile). The stream then ends.
+         *
+         *     Closing the connection stops the command on the router. Each run is audited when it starts and recorded as a job (type `ping`, `traceroute` or `dns`, with `result`) when it ends: GET /api/jobs/{jobId}.
+         *
+         *     Errors before the stream starts are ordinary JSON errors: 404 for a device of another organization, 400 VALIDATION_FAILED for a bad target or an unknown field, 409 DEVICE_NOT_CONNECTED when no server instance holds a link to the device. Viewers may run it (devices `get`).
+         */
+        post: operations["runDeviceTraceroute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/diagnostics/dns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a name on the device (its own resolver, or a server given)
+         * @description Runs on the router; the answer is a `text/event-stream` (server-sent events over this POST's response: read it with fetch, not EventSource). Each event is one `data:` line of JSON with a `type`:
+         *
+         *     - `started` `{jobId, deviceId, kind, target}` first;
+         *
+         *     - `lines` `{lines: [...]}` with the tool's output lines as the router sends them (an agent older than this API sends none: its whole output comes as one `lines` event before the result);
+         *
+         *     - then exactly one of `result` `{jobId, result}` (the parsed result) or `error` `{jobId, code, message}` (DEVICE_REQUEST_FAILED: the router refused, e.g. an unknown host or an agent too old for the method; DEVICE_TIMEOUT; DEVICE_NOT_CONNECTED: the link dropped meanwhile). The stream then ends.
+         *
+         *     Closing the connection stops the command on the router. Each run is audited when it starts and recorded as a job (type `ping`, `traceroute` or `dns`, with `result`) when it ends: GET /api/jobs/{jobId}.
+         *
+         *     Errors before the stream starts are ordinary JSON errors: 404 for a device of another organization, 400 VALIDATION_FAILED for a bad target or an unknown field, 409 DEVICE_NOT_CONNECTED when no server instance holds a link to the device. Viewers may run it (devices `get`).
+         */
+        post: operations["runDeviceDns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/devices/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last lines of the device agent's log, filtered by level
+         * @description Asked of the agent over its link (`log-read`): it reads its log file (`<stateDir>/logs/agent.log`, then the rotated `agent.log.1`) backwards and answers the last `lines` lines of `level` and above, oldest first, as the pino JSON lines it wrote. An answer larger than 768 KiB keeps the newest lines and says `truncated: true`. 409 DEVICE_NOT_CONNECTED when no instance holds the device's link; 502 DEVICE_REQUEST_FAILED when the agent cannot answer (an agent older than this API). Audited. Managers and owners (devices `post`, like dumps): the log shows as much of the router as a dump.
+         */
+        get: operations["getDeviceLogs"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1690,7 +2047,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Install the policy on many devices at once (one mlpolicy job per device whose config changes)
+         * Install the policy on many devices at once (one mlpolicy job per device whose policy changes)
          * @description Body: `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val} over the devices; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, tags, dataPlane, versions.agent, createdAt. Devices running another policy switch to this one. Unknown device ids: 404 naming them, nothing changes. 202 with the job ids; Location lists them (at most 100) or names their job group (/api/jobs?group=<id>).
          */
         post: operations["installMlPolicy"];
@@ -1919,7 +2276,7 @@ export interface components {
         ErrorBody: {
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
             /** @default [] */
             details?: {
                 path: string;
@@ -2185,6 +2542,136 @@ export interface components {
         SignupVerify: {
             token: string;
         };
+        AgentSigningKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            publicKey: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AgentSigningKeyCreate: {
+            name: string;
+            publicKey: string;
+        };
+        AgentPackage: {
+            /** Format: uuid */
+            id: string;
+            version: string;
+            size: number;
+            sha256: string;
+            signature: string;
+            /** Format: uuid */
+            signingKey: string;
+            uploadedBy: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AgentVersionCount: {
+            version: string;
+            devices: number;
+            connected: number;
+        };
+        AgentRollout: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org: string;
+            /** Format: uuid */
+            package: string;
+            version: string;
+            /** @enum {string} */
+            state: "running" | "paused" | "cancelled" | "complete";
+            pausedReason: string | null;
+            window: {
+                start: string;
+                end: string;
+            } | null;
+            canaryPercent: number;
+            batchSize: number;
+            healthTimeoutSec: number;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            counts: {
+                pending?: number;
+                sending?: number;
+                installing?: number;
+                upgraded?: number;
+                "rolled-back"?: number;
+                failed?: number;
+                skipped?: number;
+            };
+        };
+        AgentRolloutCreate: {
+            /** Format: uuid */
+            package: string;
+            target: {
+                deviceIds?: string[];
+                filter?: {
+                    key: string;
+                    /** @enum {string} */
+                    op: "==" | "!=" | "contains" | "!contains" | "<" | ">" | "<=" | ">=" | "in";
+                    val: string | number | boolean | null | (string | number | boolean | null)[];
+                }[];
+            };
+            window?: {
+                start: string;
+                end: string;
+            };
+            /** @default 10 */
+            canaryPercent?: number;
+            /** @default 10 */
+            batchSize?: number;
+            /** @default 300 */
+            healthTimeoutSec?: number;
+        };
+        AgentRolloutReport: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            org: string;
+            /** Format: uuid */
+            package: string;
+            version: string;
+            /** @enum {string} */
+            state: "running" | "paused" | "cancelled" | "complete";
+            pausedReason: string | null;
+            window: {
+                start: string;
+                end: string;
+            } | null;
+            canaryPercent: number;
+            batchSize: number;
+            healthTimeoutSec: number;
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            counts: {
+                pending?: number;
+                sending?: number;
+                installing?: number;
+                upgraded?: number;
+                "rolled-back"?: number;
+                failed?: number;
+                skipped?: number;
+            };
+            devices: {
+                /** Format: uuid */
+                device: string;
+                name: string;
+                canary: boolean;
+                batch: number;
+                /** @enum {string} */
+                state: "pending" | "sending" | "installing" | "upgraded" | "rolled-back" | "failed" | "skipped";
+                fromVersion: string;
+                detail: string | null;
+                /** Format: date-time */
+                startedAt: string | null;
+                /** Format: date-time */
+                finishedAt: string | null;
+            }[];
+        };
         Organization: {
             /** Format: uuid */
             id: string;
@@ -2231,6 +2718,45 @@ export interface components {
         HealingSettings: {
             /** @enum {string} */
             mode: "act" | "suggest" | "off";
+        };
+        TopTalkers: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @enum {string} */
+            tier: "raw" | "1m" | "1h";
+            /** @enum {string} */
+            by: "device" | "interface";
+            items: {
+                /** Format: uuid */
+                deviceId: string;
+                deviceName: string;
+                interface: string | null;
+                rxBytes: number;
+                txBytes: number;
+                totalBytes: number;
+            }[];
+        };
+        WorstTunnels: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @enum {string} */
+            tier: "raw" | "1m" | "1h";
+            /** @enum {string} */
+            by: "loss" | "rtt" | "jitter";
+            items: {
+                /** Format: uuid */
+                tunnelId: string;
+                num: number;
+                loss: number;
+                rtt: number;
+                jitter: number;
+                upPercent: number;
+                samples: number;
+            }[];
         };
         HealingSettingsUpdated: {
             /** @enum {string} */
@@ -2610,6 +3136,8 @@ export interface components {
                 jitter: number;
                 up: boolean;
             }[];
+            /** @enum {string} */
+            tier?: "raw" | "1m" | "1h";
         };
         Peer: {
             /** Format: uuid */
@@ -3318,7 +3846,7 @@ export interface components {
              * @description refused: the error code PUT /devices/{id} would answer
              * @enum {string}
              */
-            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "INTERNAL";
+            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
             error?: string;
         };
         ApproveDevices: {
@@ -3637,6 +4165,12 @@ export interface components {
                 mtu: number;
                 rxBytes: number;
                 txBytes: number;
+                rxPackets?: number;
+                txPackets?: number;
+                rxErrors?: number;
+                txErrors?: number;
+                rxDrops?: number;
+                txDrops?: number;
                 publicIp: string;
                 publicPort: number | null;
                 lte: {
@@ -3688,6 +4222,53 @@ export interface components {
             /** Format: date-time */
             reportedAt: string | null;
         };
+        DeviceStatistics: {
+            /** Format: uuid */
+            deviceId: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            stepSeconds: number;
+            /** @enum {string} */
+            tier: "raw" | "1m" | "1h";
+            interfaces: {
+                interface: string;
+                points: {
+                    /** Format: date-time */
+                    at: string;
+                    rxBps: number;
+                    txBps: number;
+                    rxPps: number | null;
+                    txPps: number | null;
+                    rxBytes: number;
+                    txBytes: number;
+                    rxErrors: number | null;
+                    txErrors: number | null;
+                    rxDrops: number | null;
+                    txDrops: number | null;
+                }[];
+            }[];
+            health: {
+                /** Format: date-time */
+                at: string;
+                cpuPercent: number;
+                cpuMaxPercent: number;
+                memoryPercent: number;
+                diskPercent: number;
+                uptimeSeconds: number;
+                temperatureC: number | null;
+            }[];
+            stateChanges: {
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                kind: "bgp" | "vrrp";
+                key: string;
+                from: string | null;
+                to: string;
+            }[];
+        };
         DeviceDump: {
             /** Format: uuid */
             id: string;
@@ -3710,13 +4291,57 @@ export interface components {
             action: "sync" | "restart-agent" | "stop" | "start" | "reset";
             confirm?: boolean;
         };
+        DiagnosticPing: {
+            target: string;
+            /** @default 4 */
+            count?: number;
+            /** @default 1000 */
+            intervalMs?: number;
+            /** @default 1000 */
+            waitMs?: number;
+            source?: string;
+            ipVersion?: 4 | 6;
+        };
+        DiagnosticTraceroute: {
+            target: string;
+            /** @default 20 */
+            maxHops?: number;
+            /** @default 1 */
+            queries?: number;
+            /** @default 1000 */
+            waitMs?: number;
+            source?: string;
+            ipVersion?: 4 | 6;
+        };
+        DiagnosticDnsLookup: {
+            name: string;
+            /**
+             * @default A
+             * @enum {string}
+             */
+            type?: "A" | "AAAA" | "CNAME" | "MX" | "NS" | "TXT" | "SRV" | "SOA" | "PTR" | "CAA";
+            server?: string;
+            /** @default 5000 */
+            timeoutMs?: number;
+        };
+        DeviceLogs: {
+            deviceId: string;
+            /** @enum {string} */
+            level: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+            /** @description The agent's pino JSON lines, oldest first */
+            lines: string[];
+            /** @description Fewer lines than asked: the answer reached its size limit (768 KiB) */
+            truncated: boolean;
+            /** @description The log file the agent read (null: it logs to none) */
+            file: string | null;
+        };
         Job: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             org: string;
             /** @enum {string} */
-            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync" | "restart-agent" | "stop" | "start" | "reset";
+            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync" | "restart-agent" | "stop" | "start" | "reset" | "ping" | "traceroute" | "dns";
             /** @enum {string} */
             state: "queued" | "running" | "complete" | "failed";
             device: {
@@ -3729,7 +4354,7 @@ export interface components {
                 kind: string;
                 summary: string;
             }[];
-            targetHash: string;
+            targetHash: string | null;
             error: {
                 reason: string;
                 message: string;
@@ -3745,6 +4370,7 @@ export interface components {
             /** Format: date-time */
             correctedAt: string | null;
             attempts: number;
+            result?: unknown;
             createdBy: string;
             /** Format: date-time */
             createdAt: string;
@@ -7820,6 +8446,1231 @@ export interface operations {
             };
         };
     };
+    listAgentSigningKeys: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signing keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSigningKey"][];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    addAgentSigningKey: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSigningKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The registered key */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSigningKey"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAgentSigningKey: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAgentPackages: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Agent packages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPackage"][];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    uploadAgentPackage: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header: {
+                /** @description The package's version (as signed) */
+                "x-tern-package-version": string;
+                /** @description Hex SHA-256 of the body (as signed) */
+                "x-tern-package-sha256": string;
+                /** @description Ed25519 signature, base64 */
+                "x-tern-package-signature": string;
+                /** @description The signing key's public key (32 bytes, base64) */
+                "x-tern-package-public-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The stored package */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPackage"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); PACKAGE_CHECKSUM_MISMATCH; PACKAGE_SIGNATURE_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PACKAGE_VERSION_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAgentPackage: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, with the finished rollouts of the package */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description ROLLOUT_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAgentVersions: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Versions and their devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersionCount"][];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAgentRollouts: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rollouts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRollout"][];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createAgentRollout: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentRolloutCreate"];
+            };
+        };
+        responses: {
+            /** @description The rollout */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRollout"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAgentRollout: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout and its devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRolloutReport"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pauseAgentRollout: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRollout"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description ROLLOUT_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resumeAgentRollout: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRollout"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description ROLLOUT_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancelAgentRollout: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rollout */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRollout"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description ROLLOUT_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listOrganizations: {
         parameters: {
             query?: {
@@ -8721,6 +10572,196 @@ export interface operations {
                 };
             };
             /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOrganizationTopTalkers: {
+        parameters: {
+            query?: {
+                /** @description Start of the range (ISO 8601); default: 24 hours before `to` */
+                from?: string;
+                /** @description End of the range (ISO 8601); default: now */
+                to?: string;
+                /** @description Rank devices (default) or single interfaces */
+                by?: "device" | "interface";
+                /** @description How many to list (default 10, at most 100) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The top talkers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopTalkers"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); STATISTICS_RANGE_INVALID; STATISTICS_STEP_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOrganizationWorstTunnels: {
+        parameters: {
+            query?: {
+                /** @description Start of the range (ISO 8601); default: 24 hours before `to` */
+                from?: string;
+                /** @description End of the range (ISO 8601); default: now */
+                to?: string;
+                /** @description Rank by mean loss (default), RTT or jitter */
+                by?: "loss" | "rtt" | "jitter";
+                /** @description How many to list (default 10, at most 100) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The worst tunnels */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorstTunnels"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); STATISTICS_RANGE_INVALID; STATISTICS_STEP_INVALID */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10750,6 +12791,8 @@ export interface operations {
                 to?: string;
                 /** @description Points per tunnel end at most (default 1000); more samples are averaged over time buckets */
                 maxPoints?: number;
+                /** @description Seconds per point. It picks the storage tier: below 60 raw samples (kept TERN_STATS_RAW_RETENTION_HOURS), 60–3599 the 1-minute roll-ups (a multiple of 60, kept TERN_STATS_MINUTE_RETENTION_DAYS), 3600 and more the 1-hour roll-ups (a multiple of 3600, kept TERN_STATS_HOUR_RETENTION_DAYS). Default: the finest that gives at most 500 points. */
+                step?: number;
                 /** @description Organization to act in; default: the caller's default organization (a key: its own) */
                 org?: string;
             };
@@ -10771,7 +12814,7 @@ export interface operations {
                     "application/json": components["schemas"]["TunnelStats"];
                 };
             };
-            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); STATISTICS_RANGE_INVALID; STATISTICS_STEP_INVALID */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13053,6 +15096,101 @@ export interface operations {
             };
         };
     };
+    getDeviceStatistics: {
+        parameters: {
+            query?: {
+                /** @description Start of the range (ISO 8601); rounded down to the step */
+                from?: string;
+                /** @description End of the range (ISO 8601); default: now */
+                to?: string;
+                /** @description Seconds per point. It picks the storage tier: below 60 raw samples (kept TERN_STATS_RAW_RETENTION_HOURS), 60–3599 the 1-minute roll-ups (a multiple of 60, kept TERN_STATS_MINUTE_RETENTION_DAYS), 3600 and more the 1-hour roll-ups (a multiple of 3600, kept TERN_STATS_HOUR_RETENTION_DAYS). Default: the finest that gives at most 500 points. */
+                step?: number;
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The device's statistics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceStatistics"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); STATISTICS_RANGE_INVALID; STATISTICS_STEP_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     requestDeviceDump: {
         parameters: {
             query?: {
@@ -13435,6 +15573,432 @@ export interface operations {
             };
             /** @description Unexpected server error (INTERNAL) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runDevicePing: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiagnosticPing"];
+            };
+        };
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_NOT_CONNECTED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runDeviceTraceroute: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiagnosticTraceroute"];
+            };
+        };
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_NOT_CONNECTED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runDeviceDns: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiagnosticDnsLookup"];
+            };
+        };
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_NOT_CONNECTED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDeviceLogs: {
+        parameters: {
+            query?: {
+                /** @description Last lines to answer (1 to 5000) */
+                lines?: number;
+                /** @description Only lines of this level and more severe (trace < debug < info < warn < error < fatal) */
+                level?: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log lines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceLogs"];
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_NOT_CONNECTED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_REQUEST_FAILED */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DEVICE_TIMEOUT */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
