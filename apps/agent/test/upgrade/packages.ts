@@ -13,6 +13,7 @@ export interface SignedPackage {
   publicKey: string;
 }
 
+export const signingText: (version: string, sha256: string) => string = tool.signingText;
 export const generateSigningKeys: () => { privateKeyPem: string; publicKey: string } = tool.generateSigningKeys;
 export const signPackageBytes: (
   bytes: Buffer,

@@ -7,13 +7,14 @@
 import { mkdtemp, readFile, readlink, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { agentPackageSigningText } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { AgentError } from "../../src/errors.ts";
 import { ExecRunner } from "../../src/runner.ts";
 import { readMarker } from "../../src/upgrade/marker.ts";
 import { UpgradeReceiver } from "../../src/upgrade/receiver.ts";
 import { parseTrustedKeys } from "../../src/upgrade/trust.ts";
-import { fakePackage, generateSigningKeys, type SignedPackage } from "./packages.ts";
+import { fakePackage, generateSigningKeys, type SignedPackage, signingText } from "./packages.ts";
 
 const operator = generateSigningKeys();
 const stranger = generateSigningKeys();
@@ -156,6 +157,11 @@ describe("upgrade receiver", () => {
     for (let i = 0; i < 100 && !(await stat(argvFile).catch(() => null)); i++) await new Promise((res) => setTimeout(res, 50));
     expect(JSON.parse(await readFile(argvFile, "utf8"))).toEqual(["upgrade-guard", stateDir]);
     expect(stopped).toEqual(["stop"]);
+  });
+
+  it("the operator's tool signs the protocol's text (packaging/agent-package.mjs cannot import the protocol)", () => {
+    const sha = "ab".repeat(32);
+    expect(signingText("2.0.0", sha)).toBe(agentPackageSigningText("2.0.0", sha));
   });
 
   it("parses the upgrade-keys setting and refuses a malformed key", () => {
