@@ -25,7 +25,8 @@ export function recordUpgradeReports(db: Db, events: GatewayEvents, logger: Logg
       .set({
         state: report.outcome === "committed" ? "upgraded" : "rolled-back",
         detail: report.detail?.slice(0, 1000) ?? (report.outcome === "committed" ? null : "rolled back by the device"),
-        finished_at: new Date(report.at),
+        // The server's time, not the agent's: the scheduler compares it with the rollout's own timestamps.
+        finished_at: new Date(),
       })
       .where("id", "=", report.upgradeId)
       .where("device_id", "=", deviceId)
