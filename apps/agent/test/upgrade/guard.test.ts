@@ -9,7 +9,7 @@
  * The "versions" are small scripts that log their start to <state>/ran.log.
  */
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, readlink, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,12 +17,14 @@ import { readMarker, type UpgradeMarker, writeMarker } from "../../src/upgrade/m
 
 const LAUNCHER = resolve(import.meta.dirname, "../../bin/tern-agent");
 const started: number[] = [];
+const dirs: string[] = [];
 
-afterEach(() => {
+afterEach(async () => {
   for (const pid of started.splice(0))
     try {
       process.kill(pid, "SIGKILL");
     } catch {}
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
 /** A version whose "agent" logs `<version> <pid>` and then does what `body` says. */
@@ -35,6 +37,7 @@ const STAYS = `setInterval(() => {}, 1000); process.on("SIGTERM", () => process.
 
 async function stateWith(versions: Record<string, string>, current: string): Promise<string> {
   const stateDir = await mkdtemp(join(tmpdir(), "tern-guard-"));
+  dirs.push(stateDir);
   for (const [v, script] of Object.entries(versions)) {
     await mkdir(join(stateDir, "versions", v, "dist"), { recursive: true });
     await writeFile(join(stateDir, "versions", v, "dist", "cli.js"), script);

@@ -7,13 +7,14 @@
 import { mkdtemp, readFile, readlink, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { agentPackageSigningText } from "@tern/protocol";
+import { afterAll, describe, expect, it } from "vitest";
 import { AgentError } from "../../src/errors.ts";
 import { ExecRunner } from "../../src/runner.ts";
 import { readMarker } from "../../src/upgrade/marker.ts";
 import { UpgradeReceiver } from "../../src/upgrade/receiver.ts";
 import { parseTrustedKeys } from "../../src/upgrade/trust.ts";
-import { fakePackage, generateSigningKeys, type SignedPackage } from "./packages.ts";
+import { fakePackage, generateSigningKeys, removeTestDirs, type SignedPackage, signingText, testDirs } from "./packages.ts";
 
 const operator = generateSigningKeys();
 const stranger = generateSigningKeys();
@@ -21,6 +22,7 @@ const UPGRADE_ID = "7d8e2f0a-6b1c-4b8e-9f3a-1c2d3e4f5a6b";
 
 async function receiver(keys: string[], opts: { launcher?: string } = {}) {
   const stateDir = await mkdtemp(join(tmpdir(), "tern-upgrade-state-"));
+  testDirs.push(stateDir);
   const stopped: string[] = [];
   const r = new UpgradeReceiver({
     stateDir,
@@ -63,6 +65,8 @@ const codeOf = async (p: Promise<unknown>) => {
     return err instanceof AgentError ? `${err.code}: ${err.message}` : String(err);
   }
 };
+
+afterAll(removeTestDirs);
 
 describe("upgrade receiver", () => {
   it("an agent without trusted keys refuses every upgrade (secure default)", async () => {
@@ -123,6 +127,7 @@ describe("upgrade receiver", () => {
     const pkg = await fakePackage("2.0.0", "process.exit(0);\n", operator.privateKeyPem);
     // A launcher that records how it was called (the real one is tested in guard.test.ts).
     const probeDir = await mkdtemp(join(tmpdir(), "tern-upgrade-launcher-"));
+    testDirs.push(probeDir);
     const launcher = join(probeDir, "launcher.mjs");
     const { writeFile } = await import("node:fs/promises");
     await writeFile(
@@ -156,6 +161,11 @@ describe("upgrade receiver", () => {
     for (let i = 0; i < 100 && !(await stat(argvFile).catch(() => null)); i++) await new Promise((res) => setTimeout(res, 50));
     expect(JSON.parse(await readFile(argvFile, "utf8"))).toEqual(["upgrade-guard", stateDir]);
     expect(stopped).toEqual(["stop"]);
+  });
+
+  it("the operator's tool signs the protocol's text (packaging/agent-package.mjs cannot import the protocol)", () => {
+    const sha = "ab".repeat(32);
+    expect(signingText("2.0.0", sha)).toBe(agentPackageSigningText("2.0.0", sha));
   });
 
   it("parses the upgrade-keys setting and refuses a malformed key", () => {

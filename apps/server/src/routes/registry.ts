@@ -206,20 +206,6 @@ export const ROUTES: readonly RouteModule[] = [
   // Self-service sign-up (shared SaaS option; services/accounts/signup.ts).
   accountsSignup,
   accountsSignupVerify,
-  // Staged agent upgrades (docs/upgrades.md): the account's signing keys and packages, the organization's rollouts.
-  agentSigningKeysList,
-  agentSigningKeysCreate,
-  agentSigningKeysDelete,
-  agentPackagesList,
-  agentPackagesUpload,
-  agentPackagesDelete,
-  agentVersionsList,
-  agentUpgradesList,
-  agentUpgradesCreate,
-  agentUpgradesGet,
-  agentUpgradesPause,
-  agentUpgradesResume,
-  agentUpgradesCancel,
   organizationsList,
   organizationsCreate,
   organizationsGet,
@@ -335,6 +321,20 @@ export const ROUTES: readonly RouteModule[] = [
   appstorePurchasedDelete,
   appstoreActionGet,
   appstoreActionPost,
+  // Staged agent upgrades (docs/upgrades.md): the account's signing keys and packages, the organization's rollouts.
+  agentSigningKeysList,
+  agentSigningKeysCreate,
+  agentSigningKeysDelete,
+  agentPackagesList,
+  agentPackagesUpload,
+  agentPackagesDelete,
+  agentVersionsList,
+  agentUpgradesList,
+  agentUpgradesCreate,
+  agentUpgradesGet,
+  agentUpgradesPause,
+  agentUpgradesResume,
+  agentUpgradesCancel,
 ];
 
 export function registerRoutes(app: ApiApp): void {

@@ -56,8 +56,12 @@ function status(fields: Partial<Status> = {}): Status {
 
 type Behaviour = "commit" | "roll-back" | "refuse";
 
-/** A connected device that takes the package and then reports as `behaviour` says; collects what it received. */
-async function upgradingDevice(device: SimRow, behaviour: Behaviour) {
+/**
+ * A connected device that takes the package and then reports as `behaviour` says (decided when the package
+ * comes, when it is a function); collects what it received.
+ */
+async function upgradingDevice(device: SimRow, decide: Behaviour | (() => Behaviour)) {
+  let behaviour: Behaviour = typeof decide === "function" ? "commit" : decide;
   const raw: RawLink = await openRawLink(g.server.url, device.token, device);
   raw.send(helloFor(device.machineId));
   await raw.next("welcome");
@@ -72,6 +76,7 @@ async function upgradingDevice(device: SimRow, behaviour: Behaviour) {
     if (m.type !== "request") return;
     const ok = (received: number) => raw.send({ type: "response", id: m.id, ok: true, result: { ok: true, received } });
     if (m.method === "upgrade-begin") {
+      if (typeof decide === "function") behaviour = decide();
       if (behaviour === "refuse")
         return raw.send({ type: "response", id: m.id, ok: false, error: "INVALID_REQUEST: this agent trusts no upgrade key" });
       got.begin = m.params;
@@ -189,22 +194,23 @@ describe("agent rollouts over the device link", () => {
     const token = await adminToken();
     const pkg = await uploadPackage(token, "5.1.0", randomBytes(1000));
     const { devices } = await g.fleet(3, { connect: false, queueConfig: false });
-    const canary = await upgradingDevice(devices[0]!, "roll-back");
-    const others = await Promise.all([upgradingDevice(devices[1]!, "commit"), upgradingDevice(devices[2]!, "commit")]);
-    // Device ids are random: the canary is the first in id order, so choose the canary's share and order by target.
-    const ids = [canary.id, ...others.map((o) => o.id)];
+    // Canaries are the first devices in id order: whichever gets the package first is the canary, and rolls back.
+    let sent = 0;
+    const firstRollsBack = (): Behaviour => (sent++ === 0 ? "roll-back" : "commit");
+    const links = await Promise.all(devices.map((d) => upgradingDevice(d, firstRollsBack)));
     const created = await call<Rollout>(token, "POST", "/api/agent-upgrades", {
       package: pkg,
-      target: { deviceIds: ids },
-      canaryPercent: 34,
+      target: { deviceIds: links.map((l) => l.id) },
+      canaryPercent: 33,
       batchSize: 1,
     });
     const paused = await settled(token, created.body.id, (r) => r.state === "paused");
-    const first = paused.devices.find((d) => d.canary)!;
-    const sent = [canary, ...others].filter((d) => d.got.begin !== null).map((d) => d.id);
-    expect(sent).toEqual([first.device]);
+    const canaries = paused.devices.filter((d) => d.canary);
+    expect(canaries).toHaveLength(1);
+    expect(canaries[0]).toMatchObject({ state: "rolled-back" });
+    expect(links.filter((l) => l.got.begin !== null).map((l) => l.id)).toEqual([canaries[0]!.device]);
     expect(paused.devices.filter((d) => !d.canary).every((d) => d.state === "pending")).toBe(true);
-    expect(paused.pausedReason).toMatch(new RegExp(`^canary ${first.name} (rolled-back|failed)`));
-    for (const d of [canary, ...others]) d.raw.ws.close();
+    expect(paused.pausedReason).toBe(`canary ${canaries[0]!.name} rolled-back: tunnels not up again: t-1`);
+    for (const l of links) l.raw.ws.close();
   });
 });

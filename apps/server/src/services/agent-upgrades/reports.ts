@@ -5,6 +5,7 @@
  * repeat from another instance a no-op too. A device marked failed by its deadline that reports later still
  * gets the truth recorded.
  */
+import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Db } from "../../db/schema.ts";
 import type { GatewayEvents } from "../../gateway/events.ts";
@@ -25,7 +26,8 @@ export function recordUpgradeReports(db: Db, events: GatewayEvents, logger: Logg
       .set({
         state: report.outcome === "committed" ? "upgraded" : "rolled-back",
         detail: report.detail?.slice(0, 1000) ?? (report.outcome === "committed" ? null : "rolled back by the device"),
-        finished_at: new Date(report.at),
+        // The database's time, not the agent's: the scheduler compares it with the rollout's own timestamps.
+        finished_at: sql`now()`,
       })
       .where("id", "=", report.upgradeId)
       .where("device_id", "=", deviceId)

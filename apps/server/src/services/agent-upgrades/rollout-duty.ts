@@ -29,7 +29,7 @@ export interface StartedUpgrade {
 export async function scheduleRollouts(db: Db, now: Date = new Date()): Promise<StartedUpgrade[]> {
   await db
     .updateTable("agent_rollout_devices")
-    .set({ state: "failed", detail: "not back healthy on the new version in time", finished_at: now })
+    .set({ state: "failed", detail: "not back healthy on the new version in time", finished_at: sql`now()` })
     .where("state", "in", ["sending", "installing"])
     .where("deadline_at", "<", now)
     .execute();

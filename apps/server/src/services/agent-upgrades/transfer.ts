@@ -6,6 +6,7 @@
  * with the reason.
  */
 import { UPGRADE_CHUNK_BYTES } from "@tern/protocol";
+import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Db } from "../../db/schema.ts";
 import type { DeviceLink } from "../../gateway/device-link.ts";
@@ -29,7 +30,7 @@ export async function transferPackage(deps: TransferDeps, up: StartedUpgrade): P
     logger.warn({ deviceId: up.deviceId, rollout: up.rolloutId, detail }, "agent upgrade failed");
     await db
       .updateTable("agent_rollout_devices")
-      .set({ state: "failed", detail: detail.slice(0, 1000), finished_at: new Date() })
+      .set({ state: "failed", detail: detail.slice(0, 1000), finished_at: sql`now()` })
       .where("id", "=", up.id)
       .where("state", "=", "sending")
       .execute();
