@@ -62,13 +62,6 @@ export interface Gateway extends DeviceLink {
 const SWEEP_MS = 30_000;
 
 /** What the rest of the server adds to the gateway: periodic duties of its own (the notification engine's). */
-/**
- * The upgrade socket's error listener stays on the socket for the link's life. Declared here, not as an arrow
- * in onUpgrade: a closure there would hold onUpgrade's scope, and with it the upgrade request and its head
- * buffer, for as long as the link lives (about 1.2 KB per device in a heap snapshot).
- */
-function ignoreSocketError(): void {}
-
 /** Links pinged per turn of the event loop by the liveness sweep. */
 const PINGS_PER_TURN = 500;
 
@@ -348,7 +341,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   }
 
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on("error", ignoreSocketError);
+    socket.on("error", () => {});
     if (closing) {
       refuseUpgrade(socket, 503, "INTERNAL", "server shutting down: connect again");
       return;
