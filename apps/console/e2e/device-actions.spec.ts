@@ -62,7 +62,7 @@ test("tags are edited on the device page and filter the devices list", async ({ 
   await page.getByRole("option", { name: tag }).click();
   const table = page.getByRole("table", { name: "Devices" });
   await expect(table.getByRole("row")).toHaveCount(2);
-  await expect(table.getByText(router.name)).toBeVisible();
+  await expect(table.getByRole("link", { name: router.name })).toBeVisible();
   await expect(page.getByText(/^1 of \d+ devices$/)).toBeVisible();
 });
 

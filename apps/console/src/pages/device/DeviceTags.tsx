@@ -53,7 +53,7 @@ export function DeviceTags({ device }: { device: Device }) {
       </Group>
     );
   return (
-    <Group gap="xs" aria-label="Tags">
+    <Group gap="xs" role="group" aria-label="Tags">
       {tags.length === 0 ? (
         <Text size="sm" c="dimmed">
           No tags
