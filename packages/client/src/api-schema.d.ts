@@ -652,7 +652,7 @@ export interface paths {
         };
         /**
          * The organization's devices (or interfaces) that moved the most bytes over a time range
-         * @description Default range: the last 24 hours. Ranges of 6 hours or more are read from the 1-hour roll-ups (the hour not yet rolled up from finer tiers), shorter ones from the 1-minute roll-ups; `from` is rounded down to that bucket. Needs the `devices` read permission.
+         * @description Default range: the last 24 hours. Ranges of 6 hours or more are read from the 1-hour roll-ups and end with the last rolled-up hour (`to` in the answer), shorter ones from the 1-minute roll-ups and the last minute's raw rows; `from` is rounded down to that bucket. Needs the `devices` read permission.
          */
         get: operations["getOrganizationTopTalkers"];
         put?: never;

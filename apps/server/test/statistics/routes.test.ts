@@ -319,6 +319,8 @@ describe("organization aggregates", () => {
       `/api/organizations/${t.admin.orgId}/statistics/top-talkers?from=${iso(HOUR - 5 * HOUR_MS)}&to=${iso(HOUR + HOUR_MS)}&by=interface&limit=1`,
     );
     expect(day.body.tier).toBe("1h");
+    // From the hour tier, the range ends with the last rolled-up hour.
+    expect(Date.parse(day.body.to)).toBeLessThanOrEqual(Math.floor(Date.now() / HOUR_MS) * HOUR_MS);
     expect(day.body.items.map((i) => [i.deviceId, i.interface, i.rxBytes, i.totalBytes])).toEqual([
       [device.id, "wan", 3_600_000, 5_400_000],
     ]);

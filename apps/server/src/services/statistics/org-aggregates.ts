@@ -2,9 +2,10 @@
  * Organization-wide aggregates over a range (default: the last 24 hours):
  * top talkers (devices or interfaces by bytes moved) and worst tunnels (by
  * mean loss, RTT or jitter of both ends). Ranges of 6 hours or more are read
- * from the 1-hour roll-ups (the open hour from finer tiers, sources.ts),
- * shorter ones from the 1-minute roll-ups; the range's start is rounded down
- * to that tier's bucket.
+ * from the 1-hour roll-ups,
+ * shorter ones from the 1-minute roll-ups (and the last minute's raw rows);
+ * the range's start is rounded down to that tier's bucket, and from the
+ * 1-hour tier the range ends with the last rolled-up hour.
  */
 import type { TopTalkers, WorstTunnels } from "@tern/protocol";
 import { sql } from "kysely";
@@ -12,7 +13,7 @@ import { sql } from "kysely";
 import type { ServiceCtx } from "../context.ts";
 import { deviceRetention, resolveRange, type TierRetention, tunnelRetention } from "./range.ts";
 import { rollupMarks } from "./rollup.ts";
-import { HOUR_MS, statisticsSettings, type TierName } from "./settings.ts";
+import { HOUR_MS, statisticsSettings } from "./settings.ts";
 import { type Piece, tierPieces } from "./sources.ts";
 import { tunnelSource } from "./tunnel-history.ts";
 
@@ -31,7 +32,12 @@ async function aggregateRange(ctx: ServiceCtx, query: AggregateQuery, retention:
   const step = to.getTime() - from.getTime() >= 6 * HOUR_MS ? 3600 : 60;
   // The step picks the tier and aligns the start; the whole range is one bucket here.
   const range = resolveRange({ from: from.toISOString(), to: to.toISOString(), step }, retention, now, DEFAULT_RANGE_MS);
-  const pieces = tierPieces(range.tier, await rollupMarks(ctx.db), range.from, range.to);
+  const marks = await rollupMarks(ctx.db);
+  // From the 1-hour tier, whole rolled-up hours only: the open hour from the minute tier would be up to 60 rows
+  // per interface of the whole fleet, many times the day's hour rows. The answer's `to` says where it ends.
+  if (range.tier === "1h")
+    range.to = new Date(Math.max(range.from.getTime(), Math.min(range.to.getTime(), marks.hour?.getTime() ?? 0)));
+  const pieces = tierPieces(range.tier, marks, range.from, range.to);
   return { range, pieces };
 }
 
@@ -48,6 +54,8 @@ export async function getTopTalkers(
 ): Promise<TopTalkers> {
   const by = query.by ?? "device";
   const { range, pieces } = await aggregateRange(ctx, query, deviceRetention(statisticsSettings(ctx.config)), now);
+  const head = { from: range.from.toISOString(), to: range.to.toISOString(), tier: range.tier, by };
+  if (pieces.length === 0) return { ...head, items: [] };
   const keys = by === "device" ? sql`device_id` : sql`device_id, interface`;
   const { rows } = await sql<{ device_id: string; name: string; interface: string | null; rx: string; tx: string }>`
     select top.device_id, d.name, top.interface, top.rx, top.tx from (
@@ -60,10 +68,7 @@ export async function getTopTalkers(
     ) top join devices d on d.id = top.device_id and d.organization_id = ${ctx.org.id}
     order by top.total desc`.execute(ctx.db);
   return {
-    from: range.from.toISOString(),
-    to: range.to.toISOString(),
-    tier: range.tier,
-    by,
+    ...head,
     items: rows.map((r) => ({
       deviceId: r.device_id,
       deviceName: r.name,
@@ -84,6 +89,8 @@ export async function getWorstTunnels(
 ): Promise<WorstTunnels> {
   const by = query.by ?? "loss";
   const { range, pieces } = await aggregateRange(ctx, query, tunnelRetention(statisticsSettings(ctx.config)), now);
+  const head = { from: range.from.toISOString(), to: range.to.toISOString(), tier: range.tier, by };
+  if (pieces.length === 0) return { ...head, items: [] };
   const { rows } = await sql<{
     tunnel_id: string;
     num: number;
@@ -104,10 +111,7 @@ export async function getWorstTunnels(
     ) w join tunnels t on t.id = w.tunnel_id and t.organization_id = ${ctx.org.id}
     order by ${sql.ref(`w.${by}`)} desc, w.tunnel_id`.execute(ctx.db);
   return {
-    from: range.from.toISOString(),
-    to: range.to.toISOString(),
-    tier: range.tier as TierName,
-    by,
+    ...head,
     items: rows.map((r) => ({
       tunnelId: r.tunnel_id,
       num: r.num,
