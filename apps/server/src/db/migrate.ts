@@ -28,10 +28,10 @@ import * as remoteVpn from "./migrations/20261125-961-remote-vpn.ts";
 import * as signupDumps from "./migrations/20261125-963-signup-dumps.ts";
 import * as healing from "./migrations/20261125-964-healing.ts";
 import * as deviceTagsActions from "./migrations/20261126-101-device-tags-actions.ts";
-import * as fanout from "./migrations/20261126-701-fanout.ts";
-import * as agentUpgrades from "./migrations/20261126-401-agent-upgrades.ts";
-import * as statistics from "./migrations/20261126-301-statistics.ts";
 import * as deviceDiagnostics from "./migrations/20261126-201-device-diagnostics.ts";
+import * as statistics from "./migrations/20261126-301-statistics.ts";
+import * as agentUpgrades from "./migrations/20261126-401-agent-upgrades.ts";
+import * as fanout from "./migrations/20261126-701-fanout.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,

@@ -186,7 +186,8 @@ export class JobEngine {
       // A device whose data plane was stopped (a `stop` action) keeps its jobs queued until `start`; one a
       // fan-out marked stale waits for the recompiler (services/fanout): its stored config is the old one.
       for (const { id, desired_config_enc: sealed, desired_hash: hash, data_plane, desired_stale: stale } of devs.values())
-        if (sealed && hash && data_plane !== "stopped" && !stale) applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
+        if (sealed && hash && data_plane !== "stopped" && !stale)
+          applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
       const started = await startQueuedJobs(trx, [...applies.values()]);
       const plans: Plan[] = [];
       for (const conn of conns) {

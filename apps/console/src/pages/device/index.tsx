@@ -21,12 +21,12 @@ import { useOrg } from "../../session/session-context.ts";
 import { approveDevice, deleteDevice } from "../devices/actions.ts";
 import { statusOf } from "../devices/device-rows.ts";
 import { DeviceActions } from "./DeviceActions.tsx";
-import { DeviceTags } from "./DeviceTags.tsx";
 import { DeviceHistory } from "./DeviceHistory.tsx";
+import { DeviceTags } from "./DeviceTags.tsx";
+import { Diagnostics } from "./Diagnostics.tsx";
 
 /** The device's interface names by id (`devId`), for the history's legends. */
 const interfaceNames = (device: Device) => Object.fromEntries(device.interfaces.map((i) => [i.devId, i.name]));
-import { Diagnostics } from "./Diagnostics.tsx";
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
