@@ -69,6 +69,8 @@ test("tags are edited on the device page and filter the devices list", async ({ 
 test("the actions menu starts a job; reset asks first and Cancel sends nothing", async ({ page }) => {
   await signIn(page, stackInfo().admin);
   await page.goto(`${stackInfo().consoleUrl}/devices/${router.id}`);
+  await expect(page.getByRole("button", { name: "Actions" })).toBeVisible();
+  await checkBothThemes(page, "device-tags-actions");
   await page.getByRole("button", { name: "Actions" }).click();
   await page.getByRole("menuitem", { name: "Restart agent" }).click();
   await expect(page.getByRole("status").filter({ hasText: "restart-agent started" })).toBeVisible();
@@ -83,7 +85,6 @@ test("the actions menu starts a job; reset asks first and Cancel sends nothing",
   await page.getByRole("menuitem", { name: "Reset router…" }).click();
   const dialog = page.getByRole("dialog", { name: "Reset router" });
   await expect(dialog).toContainText(`Reset ${router.name}?`);
-  await checkBothThemes(page, "device-reset-dialog");
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(dialog).toBeHidden();
   const after = await ok(
