@@ -60,7 +60,7 @@ export function ConfirmDialog({
     }
   };
   return (
-    <Modal opened={opened} onClose={onClose} title={title} centered>
+    <Modal opened={opened} onClose={onClose} title={title} centered closeButtonProps={{ "aria-label": "Close" }}>
       <Text mb="md">{question}</Text>
       {error !== null && <ErrorAlert title="Refused" error={error} />}
       <Group justify="flex-end" mt="md">
