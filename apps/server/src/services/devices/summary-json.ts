@@ -22,6 +22,7 @@ import { DEVICE_LIST, pendingNotificationsSql } from "./devices.ts";
 const summaryJson = sql<string>`json_build_object(
     'id', d.id, 'name', d.name, 'hostname', d.hostname, 'isApproved', d.is_approved,
     'isConnected', d.connection = 'connected', 'pendingNotifications', ${pendingNotificationsSql},
+    'tags', to_json(d.tags),
     'interfaces', (select coalesce(json_agg(json_build_object(
         'id', e->'id', 'name', e->'name', 'type', e->'type', 'IPv4', e->'IPv4', 'IPv4Mask', e->'IPv4Mask',
         'isPublicAddressRateLimited',
