@@ -21,6 +21,7 @@ import { DeviceConnection } from "./connection.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type RequestParams } from "./device-link.ts";
 import { type Duty, DutyRunner } from "./duties.ts";
 import type { GatewayEvents } from "./events.ts";
+import { HELLO_WINDOW_MS } from "./hello-batch.ts";
 import { LinkHandler } from "./link-handler.ts";
 import { HealingMonitor } from "./live-state/healing-monitor.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
@@ -32,7 +33,7 @@ import { type GatewayOptions, gatewayOptions } from "./options.ts";
 import { RequestRouter, type RpcMessage } from "./requests.ts";
 import { heartbeat, openSession, reapStaleLinks, registerInstance, unregisterInstance } from "./sessions.ts";
 import { loadTunnelSides } from "./tunnel-sides.ts";
-import { authenticateUpgrade, refuseUpgrade, requestHost } from "./upgrade.ts";
+import { refuseUpgrade, requestHost, upgradeAuthenticator } from "./upgrade.ts";
 
 export interface Gateway extends DeviceLink {
   readonly instanceId: string;
@@ -113,6 +114,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   });
   const timers: NodeJS.Timeout[] = [];
   let closing = false;
+  // Upgrades arriving together (a fleet reconnecting) look their tokens up in one statement.
+  const authenticate = upgradeAuthenticator(db, HELLO_WINDOW_MS);
 
   const track = (work: Promise<void>) => {
     pendingWork.add(work);
@@ -303,7 +306,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       refuseUpgrade(socket, 503, "INTERNAL", "server shutting down: connect again");
       return;
     }
-    authenticateUpgrade(db, req).then(
+    authenticate(req).then(
       (outcome) => {
         if (!outcome.ok) {
           deps.metrics.wsErrors.inc({ kind: outcome.kind });
