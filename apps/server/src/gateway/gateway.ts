@@ -114,6 +114,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   });
   const timers: NodeJS.Timeout[] = [];
   let closing = false;
+  /** Upgrades and links not yet welcomed (admission, TERN_WS_ADMISSION_MAX). */
+  let admitting = 0;
   // Upgrades arriving together (a fleet reconnecting) look their tokens up in one statement.
   const authenticate = upgradeAuthenticator(db, HELLO_WINDOW_MS);
 
@@ -306,6 +308,26 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       refuseUpgrade(socket, 503, "INTERNAL", "server shutting down: connect again");
       return;
     }
+    // Admission: a reconnect storm beyond what is being admitted is told when to come back (jittered).
+    if (admitting >= options.admissionMax) {
+      deps.metrics.wsErrors.inc({ kind: "admission" });
+      refuseUpgrade(
+        socket,
+        503,
+        "INTERNAL",
+        "server busy admitting devices: connect again after Retry-After",
+        1 + Math.floor(Math.random() * 5),
+      );
+      return;
+    }
+    admitting++;
+    let admitted = false;
+    const done = () => {
+      if (admitted) return;
+      admitted = true;
+      admitting--;
+    };
+    socket.once("close", done);
     authenticate(req).then(
       (outcome) => {
         if (!outcome.ok) {
@@ -326,6 +348,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
             logger,
           );
           sockets.add(conn);
+          // Admitted once its hello is recorded (or the link ends first).
+          void conn.welcomedOrClosed().then(done);
           // Every link starts with a fresh challenge that only the device key can answer (in its hello).
           conn.challenge = { nonce: randomBytes(32).toString("base64url"), host: requestHost(req, options.trustProxy) };
           conn.send({ type: "challenge", nonce: conn.challenge.nonce, publicKey: outcome.device.publicKey });

@@ -27,7 +27,7 @@ import { SERVER_VERSION } from "../version.ts";
 import type { Bus } from "./bus.ts";
 import type { ConnectionHooks, DeviceConnection } from "./connection.ts";
 import type { GatewayEvents } from "./events.ts";
-import { type HelloOutcome, helloBatcher } from "./hello-batch.ts";
+import { helloBatcher } from "./hello-batch.ts";
 import { ingestStatus, type StatusIngestDeps } from "./live-state/ingest-status.ts";
 import { initialHistory } from "./live-state/public-address.ts";
 import { initialWanAddresses } from "./live-state/wan-address.ts";
@@ -50,7 +50,7 @@ export interface LinkContext {
 
 export class LinkHandler implements ConnectionHooks {
   /** Hellos of devices arriving together share one transaction (hello-batch.ts). */
-  private readonly hellos: GroupCommit<DeviceConnection, HelloOutcome>;
+  private readonly hellos: ReturnType<typeof helloBatcher>;
 
   constructor(private readonly ctx: LinkContext) {
     this.hellos = helloBatcher(ctx.deps, ctx.instanceId);
@@ -167,6 +167,7 @@ export class LinkHandler implements ConnectionHooks {
 
     conn.state = "ready";
     conn.welcomed = true;
+    conn.admittedNow();
     deps.metrics.connectedDevices.inc();
     conn.send({
       type: "welcome",

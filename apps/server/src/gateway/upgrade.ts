@@ -137,7 +137,14 @@ export function requestHost(req: IncomingMessage, trustProxy: boolean): string {
 const REASONS: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable" };
 
 /** Answers the upgrade request with an HTTP error and the JSON error body, then closes the socket. */
-export function refuseUpgrade(socket: Duplex, status: number, code: ErrorCode, message: string): void {
+export function refuseUpgrade(
+  socket: Duplex,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  /** Seconds the client should wait before trying again (503 only). */
+  retryAfterS?: number,
+): void {
   if (socket.destroyed) return;
   const body = JSON.stringify({ error: message, code, details: [] } satisfies ErrorBody);
   const headers = [
@@ -146,6 +153,7 @@ export function refuseUpgrade(socket: Duplex, status: number, code: ErrorCode, m
     "Content-Type: application/json",
     `Content-Length: ${Buffer.byteLength(body)}`,
     ...(status === 401 ? ['WWW-Authenticate: Bearer realm="tern-device"'] : []),
+    ...(retryAfterS !== undefined ? [`Retry-After: ${retryAfterS}`] : []),
   ];
   socket.end(`${headers.join("\r\n")}\r\n\r\n${body}`);
 }

@@ -21,6 +21,7 @@ import { serverApi } from "./server-api.ts";
 import { serverDevices } from "./server-devices.ts";
 import { serverFanout } from "./server-fanout.ts";
 import { serverIngest } from "./server-ingest.ts";
+import { serverRestart } from "./server-restart.ts";
 import { simulatorFootprint } from "./simulator-footprint.ts";
 import { vrrpBound } from "./vrrp-bound.ts";
 import { wsBroadcast } from "./ws-broadcast.ts";
@@ -39,6 +40,7 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverDevices)
     .register(serverIngest)
     .register(serverFanout)
+    .register(serverRestart)
     .register(serverApi)
     .register(deviceApprove)
     .register(rawApply)

@@ -12,6 +12,8 @@ let fleet: Simulator | null = null;
 /** Wall-clock times (epoch ms) of the apply-results sent since `mark`. */
 let applyResults: number[] = [];
 let marked = false;
+/** Hashes of the applies each device received since `mark` (a restart case counts re-deliveries). */
+let appliesByDevice = new Map<number, string[]>();
 
 function need(): Simulator {
   if (!fleet) throw new Error("no fleet: call create first");
@@ -30,6 +32,11 @@ serve(
       fleet = Simulator.create({ failFast: false, ...(args.options as SimulatorInput) });
       fleet.on((e) => {
         if (marked && e.type === "apply-result") applyResults.push(performance.timeOrigin + e.at);
+        if (marked && e.type === "apply") {
+          const list = appliesByDevice.get(e.device) ?? [];
+          list.push(String((e as { hash?: string }).hash));
+          appliesByDevice.set(e.device, list);
+        }
       });
       return { devices: fleet.size };
     },
@@ -64,9 +71,22 @@ serve(
     /** Starts recording apply-results (fan-out). */
     mark: () => {
       applyResults = [];
+      appliesByDevice = new Map();
       marked = true;
       return {};
     },
+    /** Since `mark`: devices that received an apply, and those that received the same config more than once. */
+    applyCounts: () => {
+      let repeated = 0;
+      let applies = 0;
+      for (const hashes of appliesByDevice.values()) {
+        applies += hashes.length;
+        if (new Set(hashes).size < hashes.length) repeated++;
+      }
+      return { devices: appliesByDevice.size, applies, repeated };
+    },
+    /** Devices whose link is welcomed now. */
+    ready: () => ({ ready: need().stats().ready }),
     applyResults: (args) => ({ count: applyResults.length, ...(args.times ? { times: applyResults } : {}) }),
     setMetrics: (args) => {
       need().setTunnelMetrics(args.metrics as TunnelMetricsInput);
