@@ -16,7 +16,6 @@ import {
   type Rekey,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@tern/protocol";
-import type { GroupCommit } from "../db/group-commit.ts";
 import type { AppDeps } from "../deps.ts";
 import { type JobEngine, lockDevice } from "../jobs/job-engine.ts";
 import { requeueRunning } from "../jobs/job-store.ts";
