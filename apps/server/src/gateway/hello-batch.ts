@@ -60,31 +60,46 @@ export const HELLO_WINDOW_MS = 0;
 const BUSY_RETRY_MS = 20;
 
 /**
- * Batches in flight at once. One lane alone was slower than a transaction per hello on the loaded
- * 2-core machine (every statement waits for a core, and a lane runs them one after another): lanes
- * keep the parallelism of the pool (TERN_DB_POOL_SIZE 10), batches the statement count.
+ * Hello transactions of one link each in flight at once, as before batching (the pool has
+ * TERN_DB_POOL_SIZE 10 connections): a steady arrival is recorded with the pool's parallelism.
  */
-export const HELLO_LANES = 6;
+export const HELLO_DIRECT = 8;
 
-/** Several group commits taken in turn, so up to HELLO_LANES batches are written at once. */
+/**
+ * Lanes for the hellos beyond HELLO_DIRECT (a storm): each a group commit, so what queues is
+ * recorded a batch per transaction. One lane alone, for every hello, was slower than a transaction
+ * per hello on the loaded 2-core machine: a lane runs its statements one after another.
+ */
+export const HELLO_LANES = 2;
+
+/** Direct transactions while few are in flight, batches of what queues beyond them. */
 export function helloBatcher(
   deps: AppDeps,
   instanceId: string,
 ): { submit(conn: DeviceConnection): Promise<Exclude<HelloOutcome, { kind: "busy" }>> } {
+  const record = (conns: DeviceConnection[]) =>
+    deps.db.transaction().execute((trx) => recordHellos(deps, instanceId, trx, conns));
   const lanes = Array.from(
     { length: HELLO_LANES },
-    () =>
-      new GroupCommit<DeviceConnection, HelloOutcome>(
-        (conns) => deps.db.transaction().execute((trx) => recordHellos(deps, instanceId, trx, conns)),
-        200,
-        HELLO_WINDOW_MS,
-      ),
+    () => new GroupCommit<DeviceConnection, HelloOutcome>(record, 200, HELLO_WINDOW_MS),
   );
   let next = 0;
+  let direct = 0;
+  const once = async (conn: DeviceConnection): Promise<HelloOutcome> => {
+    if (direct >= HELLO_DIRECT) {
+      next = (next + 1) % lanes.length;
+      return lanes[next]!.submit(conn);
+    }
+    direct++;
+    try {
+      return (await record([conn]))[0]!;
+    } finally {
+      direct--;
+    }
+  };
   const submit = async (conn: DeviceConnection): Promise<Exclude<HelloOutcome, { kind: "busy" }>> => {
     if (conn.state !== "welcoming") return { kind: "gone" };
-    next = (next + 1) % lanes.length;
-    const out = await lanes[next]!.submit(conn);
+    const out = await once(conn);
     if (out.kind !== "busy") return out;
     // Its row is held elsewhere for a moment: a later batch (the link's hello time-out bounds the tries).
     await new Promise((r) => setTimeout(r, BUSY_RETRY_MS));
