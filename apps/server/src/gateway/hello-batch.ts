@@ -1,7 +1,8 @@
 /**
- * The hellos of devices arriving together, recorded in one transaction (a
- * group commit with a short coalescing window): a few statements per batch
- * instead of about ten per device. For every link of the batch, with the
+ * The hellos of devices, recorded in one transaction each while few are in
+ * flight, and in batches (group commits) when more arrive than the pool can
+ * take: a fixed nine statements per transaction, whatever its size, instead
+ * of about ten per device plus a dispatch transaction. For every link of the batch, with the
  * device rows locked in id order: the device must still be approved and hold
  * the key its hello proved (a device registered before keys binds it, one by
  * one, audited); then the session is opened, the jobs its applied hash
