@@ -152,6 +152,12 @@ export const ServerConfig = z.object({
   /** A connection that sends no valid `hello` within this time is closed. */
   TERN_WS_HELLO_TIMEOUT_MS: PositiveInt.default(10_000),
   /**
+   * Device links being admitted at once (token look-up, challenge, hello, its transaction). Upgrades
+   * beyond it (a whole fleet reconnecting after a restart) are refused with 503 and a `Retry-After` of
+   * 1–5 s (jittered), so the storm is spread out instead of timing out hellos in a queue.
+   */
+  TERN_WS_ADMISSION_MAX: PositiveInt.default(2000),
+  /**
    * Hosts (`host` or `host:port`, comma-separated) a device's hello may be signed for besides the Host
    * its request arrived with: the server's public name behind a reverse proxy that rewrites Host.
    */

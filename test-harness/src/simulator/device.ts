@@ -363,7 +363,10 @@ export class SimDevice {
   }
 
   private send(message: object): void {
-    this.ws?.send(JSON.stringify(message));
+    // A result finishing after its link was lost (a server restart) has no link to go on: the next
+    // hello reports the applied hash instead, as a real agent's does.
+    if (this.ws?.readyState !== WebSocket.OPEN) return;
+    this.ws.send(JSON.stringify(message));
   }
 
   private onMessage(text: string | null): void {

@@ -15,6 +15,7 @@ import { serverApi } from "../../src/bench/cases/server-api.ts";
 import { serverDevices } from "../../src/bench/cases/server-devices.ts";
 import { serverFanout } from "../../src/bench/cases/server-fanout.ts";
 import { serverIngest } from "../../src/bench/cases/server-ingest.ts";
+import { serverRestart } from "../../src/bench/cases/server-restart.ts";
 import { wsBroadcast } from "../../src/bench/cases/ws-broadcast.ts";
 import { DEV_DATABASE_URL } from "../../src/bench/main.ts";
 import type { BenchContext, Measurement } from "../../src/bench/types.ts";
@@ -115,6 +116,18 @@ describe.runIf(pgBlocker === null)("server case smoke runs", () => {
     expect(value(m, "all-complete-ms")).toBeGreaterThanOrEqual(value(m, "request-ms"));
     expect(m.figures.find((f) => f.key === "jobs-per-sec")?.baseline?.case).toBe("ws-broadcast");
   }, 180_000);
+
+  it("server-restart: every device back online and reconciled after kill -9, each queued job complete once", async () => {
+    const m = await serverRestart.run({ devices: 12 }, ctx());
+    const fig = (key: string) => m.figures.find((f) => f.key === key)?.value;
+    expect(value(m, "online-rate")).toBeGreaterThan(0);
+    expect(fig("jobs-queued")).toBe(12);
+    expect(fig("jobs-complete")).toBe(12);
+    expect(fig("jobs-failed")).toBe(0);
+    expect(fig("jobs-doubled")).toBe(0);
+    expect(fig("reconciled-from-start-ms")!).toBeGreaterThanOrEqual(fig("online-from-start-ms")!);
+    expect(fig("online-from-kill-ms")!).toBeGreaterThan(fig("online-from-start-ms")!);
+  }, 300_000);
 
   it("server-api answers every endpoint with 200 on PGlite", async () => {
     const m = await serverApi.run({ devices: 12, db: "pglite", concurrency: 4, durationMs: 300 }, ctx());

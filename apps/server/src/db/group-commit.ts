@@ -2,8 +2,10 @@
  * Group commit: callers submit one item each and await its own outcome, while
  * the items that arrive during a flush go to the database together in the
  * next one (one transaction of a few statements instead of one per item).
- * An idle queue flushes the first item at once, so a lone caller waits no
- * longer than before; under load the batches grow by themselves.
+ * An idle queue flushes the first item at once (or after `windowMs`, a
+ * short coalescing window for items that tend to arrive together), so a lone
+ * caller waits no longer than before; under load the batches grow by
+ * themselves.
  *
  * A failed batch of several items is run again item by item, so one item
  * that cannot be written (or a deadlock with another writer) fails only its
@@ -17,12 +19,18 @@ export class GroupCommit<In, Out> {
   constructor(
     private readonly run: (batch: In[]) => Promise<Out[]>,
     private readonly maxBatch = 500,
+    private readonly windowMs = 0,
   ) {}
 
   submit(input: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.pending.push({ input, resolve, reject });
-      if (!this.flushing) void this.flush();
+      if (this.flushing) return;
+      if (this.windowMs <= 0) void this.flush();
+      else {
+        this.flushing = true;
+        setTimeout(() => void this.flush(), this.windowMs);
+      }
     });
   }
 

@@ -112,6 +112,10 @@ export class DeviceConnection {
   private lastFaultLogAt = 0;
   private faultsNotLogged = 0;
   private helloTimer: NodeJS.Timeout | null;
+  private admittedResolve!: () => void;
+  private readonly admitted = new Promise<void>((resolve) => {
+    this.admittedResolve = resolve;
+  });
 
   constructor(
     readonly ws: WebSocket,
@@ -161,6 +165,16 @@ export class DeviceConnection {
   /** Resolves when everything queued so far has run. */
   idle(): Promise<void> {
     return this.chain;
+  }
+
+  /** Resolves once the link is welcomed or closed (the gateway's admission count). */
+  welcomedOrClosed(): Promise<void> {
+    return this.admitted;
+  }
+
+  /** The hello is recorded and welcomed: the link no longer counts as being admitted. */
+  admittedNow(): void {
+    this.admittedResolve();
   }
 
   helloDone(): void {
@@ -294,6 +308,7 @@ export class DeviceConnection {
   private onClosed(code: number, reason: string): void {
     if (this.state === "closed") return;
     this.state = "closed";
+    this.admittedResolve();
     if (this.helloTimer) clearTimeout(this.helloTimer);
     if (this.inFlight) clearTimeout(this.inFlight.timer);
     for (const [id, p] of this.pending) {

@@ -24,6 +24,7 @@ import { DeviceConnection } from "./connection.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type LinkRequestStream, type RequestParams } from "./device-link.ts";
 import { type Duty, DutyRunner } from "./duties.ts";
 import type { GatewayEvents } from "./events.ts";
+import { HELLO_WINDOW_MS } from "./hello-batch.ts";
 import { LinkHandler } from "./link-handler.ts";
 import { HealingMonitor } from "./live-state/healing-monitor.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
@@ -36,7 +37,7 @@ import { type GatewayOptions, gatewayOptions } from "./options.ts";
 import { RequestRouter, type RpcMessage } from "./requests.ts";
 import { heartbeat, openSession, reapStaleLinks, registerInstance, unregisterInstance } from "./sessions.ts";
 import { loadTunnelSides } from "./tunnel-sides.ts";
-import { authenticateUpgrade, refuseUpgrade, requestHost } from "./upgrade.ts";
+import { refuseUpgrade, requestHost, upgradeAuthenticator } from "./upgrade.ts";
 
 export interface Gateway extends DeviceLink {
   readonly instanceId: string;
@@ -132,6 +133,10 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   });
   const timers: NodeJS.Timeout[] = [];
   let closing = false;
+  /** Upgrades and links not yet welcomed (admission, TERN_WS_ADMISSION_MAX). */
+  let admitting = 0;
+  // Upgrades arriving together (a fleet reconnecting) look their tokens up in one statement.
+  const authenticate = upgradeAuthenticator(db, HELLO_WINDOW_MS);
 
   const track = (work: Promise<void>) => {
     pendingWork.add(work);
@@ -346,7 +351,27 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       refuseUpgrade(socket, 503, "INTERNAL", "server shutting down: connect again");
       return;
     }
-    authenticateUpgrade(db, req).then(
+    // Admission: a reconnect storm beyond what is being admitted is told when to come back (jittered).
+    if (admitting >= options.admissionMax) {
+      deps.metrics.wsErrors.inc({ kind: "admission" });
+      refuseUpgrade(
+        socket,
+        503,
+        "INTERNAL",
+        "server busy admitting devices: connect again after Retry-After",
+        1 + Math.floor(Math.random() * 5),
+      );
+      return;
+    }
+    admitting++;
+    let admitted = false;
+    const done = () => {
+      if (admitted) return;
+      admitted = true;
+      admitting--;
+    };
+    socket.once("close", done);
+    authenticate(req).then(
       (outcome) => {
         if (!outcome.ok) {
           deps.metrics.wsErrors.inc({ kind: outcome.kind });
@@ -366,6 +391,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
             logger,
           );
           sockets.add(conn);
+          // Admitted once its hello is recorded (or the link ends first).
+          void conn.welcomedOrClosed().then(done);
           // Every link starts with a fresh challenge that only the device key can answer (in its hello).
           conn.challenge = { nonce: randomBytes(32).toString("base64url"), host: requestHost(req, options.trustProxy) };
           conn.send({ type: "challenge", nonce: conn.challenge.nonce, publicKey: outcome.device.publicKey });

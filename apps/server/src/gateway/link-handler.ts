@@ -20,18 +20,18 @@ import type { AppDeps } from "../deps.ts";
 import { type JobEngine, lockDevice } from "../jobs/job-engine.ts";
 import { requeueRunning } from "../jobs/job-store.ts";
 import { openDesiredConfig } from "../services/desired-config-seal.ts";
-import { holdsOrBindsKey, rekeyDevice } from "../services/devices/identity/link-identity.ts";
+import { rekeyDevice } from "../services/devices/identity/link-identity.ts";
 import { checkHelloProof } from "../services/devices/identity/link-proof.ts";
 import { SERVER_VERSION } from "../version.ts";
 import type { Bus } from "./bus.ts";
 import type { ConnectionHooks, DeviceConnection } from "./connection.ts";
 import type { GatewayEvents } from "./events.ts";
+import { helloBatcher } from "./hello-batch.ts";
 import { ingestStatus, type StatusIngestDeps } from "./live-state/ingest-status.ts";
 import { initialHistory } from "./live-state/public-address.ts";
 import { initialWanAddresses } from "./live-state/wan-address.ts";
 import type { GatewayOptions } from "./options.ts";
-import { closeSession, openSession } from "./sessions.ts";
-import { loadTunnelSides } from "./tunnel-sides.ts";
+import { closeSession } from "./sessions.ts";
 
 export interface LinkContext {
   deps: AppDeps;
@@ -48,7 +48,12 @@ export interface LinkContext {
 }
 
 export class LinkHandler implements ConnectionHooks {
-  constructor(private readonly ctx: LinkContext) {}
+  /** Hellos of devices arriving together share one transaction (hello-batch.ts). */
+  private readonly hellos: ReturnType<typeof helloBatcher>;
+
+  constructor(private readonly ctx: LinkContext) {
+    this.hellos = helloBatcher(ctx.deps, ctx.instanceId);
+  }
 
   onMessage(conn: DeviceConnection, msg: DeviceMessage): void {
     if (conn.state === "hello") {
@@ -138,66 +143,43 @@ export class LinkHandler implements ConnectionHooks {
 
   private async welcome(conn: DeviceConnection, hello: Hello): Promise<void> {
     const { deps, engine, instanceId } = this.ctx;
-    const found = await deps.db.transaction().execute(async (trx) => {
-      const dev = await trx
-        .selectFrom("devices")
-        .select(["desired_hash", "desired_config_enc", "interfaces", "is_approved", "public_key"])
-        .where("id", "=", conn.deviceId)
-        .forNoKeyUpdate()
-        .executeTakeFirst();
-      if (!dev?.is_approved || conn.state !== "welcoming") return null;
-      // Reset or re-keyed since the upgrade: the key this hello proved is no longer the device's.
-      if (!(await holdsOrBindsKey(deps, trx, conn.device, dev.public_key, conn.publicKey!))) return "identity" as const;
-      await openSession(trx, conn, instanceId, hello);
-      const settled = await engine.settleByHash(trx, conn, hello.appliedHash, dev.desired_hash);
-      // Whatever is still running came from an earlier link (or a dead instance): it goes out again.
-      await requeueRunning(trx, conn.deviceId);
-      const tunnels = await loadTunnelSides(trx, conn.deviceId);
-      const state = await trx
-        .selectFrom("device_state")
-        .select("public_addresses")
-        .where("device_id", "=", conn.deviceId)
-        .executeTakeFirst();
-      return { dev, settled, tunnels, stored: state?.public_addresses };
-    });
-    if (found === "identity") {
+    const found = await this.hellos.submit(conn);
+    if (found.kind === "identity") {
       conn.reject("identity", "IDENTITY_PROOF_INVALID", "the device's key changed while this link said hello");
       conn.close(CLOSE_CODES.unauthenticated, "device identity not proven");
       return;
     }
-    if (!found) {
+    if (found.kind === "gone") {
       if (conn.state === "welcoming") conn.close(CLOSE_CODES.notApproved, "device not approved or deleted");
       return;
     }
     if (conn.state === "closed") {
-      // The link went away while its hello was being recorded: undo the session.
-      await this.endLink(conn, 1006, "closed during hello");
+      // The link went away while its hello was being recorded: undo the session (and the apply it started).
+      await this.endLink(conn, 1006, "closed during hello", found.apply?.applyId);
       return;
     }
     conn.tunnelSides = found.tunnels;
     conn.tunnelSidesLoadedAt = Date.now();
-    conn.publicAddresses = initialHistory(found.dev.interfaces, found.stored);
-    conn.wanAddresses = initialWanAddresses(found.dev.interfaces);
+    conn.publicAddresses = initialHistory(found.interfaces as never, found.storedAddresses);
+    conn.wanAddresses = initialWanAddresses(found.interfaces as never);
 
     const previous = this.ctx.links.get(conn.deviceId);
     if (previous && previous !== conn) previous.close(CLOSE_CODES.replaced, "replaced by a newer connection of this device");
+    // (The other instances were told of the new session by the hello's transaction.)
     this.ctx.links.set(conn.deviceId, conn);
-    this.ctx.bus
-      .publish(
-        "tern_gateway",
-        JSON.stringify({ kind: "session", deviceId: conn.deviceId, sessionId: conn.sessionId, instanceId }),
-      )
-      .catch((err) => conn.logger.warn({ err }, "could not announce the new session to other instances"));
 
     conn.state = "ready";
     conn.welcomed = true;
+    conn.admittedNow();
     deps.metrics.connectedDevices.inc();
     conn.send({
       type: "welcome",
       deviceId: conn.deviceId,
       protocolVersion: PROTOCOL_VERSION,
       serverVersion: SERVER_VERSION,
-      statusIntervalMs: this.statusInterval(conn.deviceId, found.dev.desired_config_enc),
+      statusIntervalMs: found.apply
+        ? found.apply.config.monitoring.statusIntervalMs
+        : this.statusInterval(conn.deviceId, found.desiredSealed),
     });
     conn.logger.info({ agent: hello.agentVersion, applied: hello.appliedHash, remote: conn.remoteAddress }, "device connected");
     this.ctx.events.emit("device-connected", {
@@ -208,7 +190,13 @@ export class LinkHandler implements ConnectionHooks {
       appliedHash: hello.appliedHash,
     });
     engine.report(conn, found.settled);
+    // The first apply went out of the hello's transaction: sent before any early message is handled.
+    if (found.apply) await engine.send(conn, { kind: "send", ...found.apply, settled: found.settled });
     for (const msg of conn.early.splice(0)) this.handle(conn, msg);
+    // Nothing started and nothing to look at (it runs its desired config, nothing queued meanwhile): no
+    // dispatch transaction. Otherwise the dispatcher decides (drift, no config, a job queued since).
+    const converged = found.desiredSealed !== null && conn.appliedHash === found.desiredHash;
+    if (found.apply || (converged && !conn.wokenSinceSend)) return;
     await engine.dispatch(conn);
   }
 
@@ -245,10 +233,11 @@ export class LinkHandler implements ConnectionHooks {
   }
 
   /** The link's jobs in flight go back to the queue and its session ends (when it is still its own). */
-  private async endLink(conn: DeviceConnection, code: number, reason: string): Promise<void> {
+  private async endLink(conn: DeviceConnection, code: number, reason: string, startedApply?: string): Promise<void> {
     const disconnected = await this.ctx.deps.db.transaction().execute(async (trx) => {
       await lockDevice(trx, conn.deviceId);
       await this.ctx.engine.onLinkLost(trx, conn);
+      if (startedApply) await requeueRunning(trx, conn.deviceId, startedApply);
       return closeSession(trx, conn);
     });
     if (disconnected) {

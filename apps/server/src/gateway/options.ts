@@ -5,6 +5,8 @@ export interface GatewayOptions {
   pingIntervalMs: number;
   pingMisses: number;
   helloTimeoutMs: number;
+  /** Links being admitted at once (TERN_WS_ADMISSION_MAX); more are refused with 503 and Retry-After. */
+  admissionMax: number;
   rate: number;
   rateBurst: number;
   statusIntervalMs: number;
@@ -29,6 +31,7 @@ export function gatewayOptions(config: ServerConfig): GatewayOptions {
     pingIntervalMs: config.TERN_WS_PING_INTERVAL_MS,
     pingMisses: config.TERN_WS_PING_MISSES,
     helloTimeoutMs: config.TERN_WS_HELLO_TIMEOUT_MS,
+    admissionMax: config.TERN_WS_ADMISSION_MAX,
     rate: config.TERN_DEVICE_RATE,
     rateBurst: config.TERN_DEVICE_RATE_BURST,
     statusIntervalMs: config.TERN_STATUS_INTERVAL_MS,

@@ -65,6 +65,27 @@ export async function openSession(trx: Db, conn: DeviceConnection, instanceId: s
     .execute();
 }
 
+/**
+ * openSession for the links of a batch of hellos (one per device, rows locked by the caller), in two
+ * statements: the devices' connection columns, then their session rows.
+ */
+export async function openSessions(trx: Db, conns: readonly DeviceConnection[], instanceId: string): Promise<void> {
+  if (conns.length === 0) return;
+  const col = <T>(f: (c: DeviceConnection) => T) => conns.map(f);
+  await sql`update devices set connection = 'connected', disconnected_at = null, last_connected_at = now(),
+      last_seen_at = now(), agent_version = u.agent_version, protocol_version = u.protocol_version,
+      hostname = coalesce(nullif(u.hostname, ''), devices.hostname), applied_hash = u.applied_hash
+    from unnest(${col((c) => c.deviceId)}::uuid[], ${col((c) => c.hello!.agentVersion)}::text[],
+      ${col((c) => c.hello!.protocolVersion)}::int[], ${col((c) => c.hello!.hostname)}::text[],
+      ${col((c) => c.hello!.appliedHash)}::text[]) as u(id, agent_version, protocol_version, hostname, applied_hash)
+    where devices.id = u.id`.execute(trx);
+  await sql`insert into device_sessions (device_id, session_id, instance_id, remote_address)
+    select * from unnest(${col((c) => c.deviceId)}::uuid[], ${col((c) => c.sessionId)}::uuid[],
+      ${col(() => instanceId)}::uuid[], ${col((c) => c.remoteAddress)}::text[])
+    on conflict (device_id) do update set session_id = excluded.session_id, instance_id = excluded.instance_id,
+      remote_address = excluded.remote_address, connected_at = now()`.execute(trx);
+}
+
 /** Ends the session if it is still this link's; true when the device is now disconnected. */
 export async function closeSession(trx: Db, conn: DeviceConnection): Promise<boolean> {
   const gone = await trx

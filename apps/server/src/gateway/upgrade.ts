@@ -9,7 +9,9 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ErrorBody, ErrorCode } from "@tern/protocol";
+import { sql } from "kysely";
 import { hashSecretToken } from "../auth/secret-tokens.ts";
+import { GroupCommit } from "../db/group-commit.ts";
 import type { Db } from "../db/schema.ts";
 
 export const DEVICE_WS_PATH = "/api/connect/ws";
@@ -40,7 +42,47 @@ export function bearerToken(req: IncomingMessage): string | null {
   return match?.[1] ?? null;
 }
 
-export async function authenticateUpgrade(db: Db, req: IncomingMessage): Promise<UpgradeOutcome> {
+/** The device (and organization) of a device token's hash, in one statement for any number of hashes. */
+async function devicesByTokenHash(db: Db, hashes: readonly string[]) {
+  const rows = await db
+    .selectFrom("devices")
+    .innerJoin("organizations", "organizations.id", "devices.organization_id")
+    .select([
+      "devices.id",
+      "devices.organization_id",
+      "devices.is_approved",
+      "devices.machine_id",
+      "devices.public_key",
+      "devices.device_token_hash",
+      "organizations.account_id",
+      "organizations.name as org_name",
+    ])
+    .where("devices.device_token_hash", "=", sql<string>`any(${hashes}::text[])`)
+    .execute();
+  const byHash = new Map(rows.map((r) => [r.device_token_hash, r]));
+  return hashes.map((h) => byHash.get(h));
+}
+
+type TokenLookup = (hash: string) => Promise<Awaited<ReturnType<typeof devicesByTokenHash>>[number]>;
+
+/**
+ * authenticateUpgrade with the token look-ups of upgrades arriving together in one statement (a group
+ * commit with a short window: a fleet reconnecting after a restart sends thousands at once).
+ */
+export function upgradeAuthenticator(db: Db, windowMs: number): (req: IncomingMessage) => Promise<UpgradeOutcome> {
+  const batch = new GroupCommit<string, Awaited<ReturnType<TokenLookup>>>(
+    (hashes) => devicesByTokenHash(db, hashes),
+    500,
+    windowMs,
+  );
+  return (req) => authenticateUpgrade(db, req, (hash) => batch.submit(hash));
+}
+
+export async function authenticateUpgrade(
+  db: Db,
+  req: IncomingMessage,
+  lookup: TokenLookup = async (hash) => (await devicesByTokenHash(db, [hash]))[0],
+): Promise<UpgradeOutcome> {
   const path = new URL(req.url ?? "/", "http://device.invalid").pathname;
   if (path !== DEVICE_WS_PATH) {
     return { ok: false, status: 404, code: "NOT_FOUND", message: `no websocket at ${path}`, kind: "bad-path" };
@@ -55,20 +97,7 @@ export async function authenticateUpgrade(db: Db, req: IncomingMessage): Promise
       kind: "unauthenticated",
     };
   }
-  const row = await db
-    .selectFrom("devices")
-    .innerJoin("organizations", "organizations.id", "devices.organization_id")
-    .select([
-      "devices.id",
-      "devices.organization_id",
-      "devices.is_approved",
-      "devices.machine_id",
-      "devices.public_key",
-      "organizations.account_id",
-      "organizations.name as org_name",
-    ])
-    .where("devices.device_token_hash", "=", hashSecretToken(token))
-    .executeTakeFirst();
+  const row = await lookup(hashSecretToken(token));
   if (!row) return { ok: false, status: 401, code: "UNAUTHENTICATED", message: "unknown device token", kind: "unauthenticated" };
   if (!row.is_approved) {
     return {
@@ -108,7 +137,14 @@ export function requestHost(req: IncomingMessage, trustProxy: boolean): string {
 const REASONS: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable" };
 
 /** Answers the upgrade request with an HTTP error and the JSON error body, then closes the socket. */
-export function refuseUpgrade(socket: Duplex, status: number, code: ErrorCode, message: string): void {
+export function refuseUpgrade(
+  socket: Duplex,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  /** Seconds the client should wait before trying again (503 only). */
+  retryAfterS?: number,
+): void {
   if (socket.destroyed) return;
   const body = JSON.stringify({ error: message, code, details: [] } satisfies ErrorBody);
   const headers = [
@@ -117,6 +153,7 @@ export function refuseUpgrade(socket: Duplex, status: number, code: ErrorCode, m
     "Content-Type: application/json",
     `Content-Length: ${Buffer.byteLength(body)}`,
     ...(status === 401 ? ['WWW-Authenticate: Bearer realm="tern-device"'] : []),
+    ...(retryAfterS !== undefined ? [`Retry-After: ${retryAfterS}`] : []),
   ];
   socket.end(`${headers.join("\r\n")}\r\n\r\n${body}`);
 }

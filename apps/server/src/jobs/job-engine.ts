@@ -60,8 +60,10 @@ interface ResultOutcome {
   converged: boolean;
 }
 
+export type SendPlan = { kind: "send"; applyId: string; hash: string; config: DeviceConfig; settled: Settled };
+
 type Plan =
-  | { kind: "send"; applyId: string; hash: string; config: DeviceConfig; settled: Settled }
+  | SendPlan
   | { kind: "idle" | "again" | "gone"; settled: Settled }
   | { kind: "paused"; settled: Settled; desiredHash: string; attempts: number };
 
@@ -301,7 +303,8 @@ export class JobEngine {
     return { kind: "again", settled };
   }
 
-  private async send(conn: DeviceConnection, plan: Extract<Plan, { kind: "send" }>): Promise<void> {
+  /** Sends a started apply (its jobs are running): the dispatcher's, or the first one of a hello (hello-batch.ts). */
+  async send(conn: DeviceConnection, plan: SendPlan): Promise<void> {
     const text = JSON.stringify({ type: "apply", id: plan.applyId, hash: plan.hash, config: plan.config });
     if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) {
       const error: JobError = {

@@ -128,6 +128,12 @@ export async function requeueRunning(db: Db, deviceId: string, applyId?: string)
   return Number(result.numUpdatedRows);
 }
 
+/** `requeueRunning` for many devices at once (batched hellos): their running config jobs go back to the queue. */
+export async function requeueRunningMany(db: Db, deviceIds: readonly string[]): Promise<void> {
+  await sql`update jobs set state = 'queued', started_at = null, apply_id = null, sent_hash = null
+    where device_id = any(${deviceIds}::uuid[]) and state = 'running' and type <> all(${AGENT_ACTION_TYPES})`.execute(db);
+}
+
 /** Safety net for running jobs nobody answers for (e.g. their instance died): failed with reason `timeout`. */
 export async function timeOutStaleRunning(db: Db, olderThanMs: number): Promise<FinishedJob[]> {
   const error: JobError = {

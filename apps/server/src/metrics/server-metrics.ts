@@ -22,6 +22,7 @@ export type WsErrorKind =
   | "foreign-tunnel"
   | "liveness"
   | "device-error"
+  | "admission"
   | "socket";
 
 export interface ServerMetrics {

@@ -278,6 +278,8 @@ export interface QueueJobsInput {
 
 export interface QueuedJobs {
   jobIds: string[];
+  /** The desired hash each device now has (compiled here). */
+  hashes: Map<string, string>;
   /** Compile warnings per device (e.g. a tunnel left out because an end has no address). */
   warnings: Map<string, CompileWarning[]>;
 }
@@ -294,8 +296,9 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   if (!ctx.db.isTransaction) throw new Error("queueConfigJobs must run inside the transaction of the change (inTransaction)");
   const warnings = new Map<string, CompileWarning[]>();
   const jobIds: string[] = [];
+  const hashes = new Map<string, string>();
   const ids = [...new Set(input.deviceIds)];
-  if (ids.length === 0) return { jobIds, warnings };
+  if (ids.length === 0) return { jobIds, warnings, hashes };
   // Lock the devices first, in id order: every writer of device rows that locks several in the
   // same order (the device gateway does too) cannot deadlock with another.
   const locked = await lockDevices(ctx.db, ids)
@@ -312,6 +315,7 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   for (const [deviceId, compileInput] of inputs) {
     const { config, hash, warnings: w } = compileDeviceConfig(compileInput);
     if (w.length) warnings.set(deviceId, w);
+    hashes.set(deviceId, hash);
     const changed = current.get(deviceId) !== hash;
     if (changed || stale.has(deviceId))
       jobs.push({
@@ -340,7 +344,7 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
     input.queue === false ? [] : [...jobs.filter((j) => input.force || current.get(j.deviceId) !== j.hash), ...unchangedForced];
   await insertJobs(ctx, input, queued);
   for (const r of queued) jobIds.push(r.id);
-  return { jobIds, warnings };
+  return { jobIds, warnings, hashes };
 }
 
 /**

@@ -21,6 +21,7 @@ import { serverApi } from "./server-api.ts";
 import { serverDevices } from "./server-devices.ts";
 import { serverFanout } from "./server-fanout.ts";
 import { serverIngest } from "./server-ingest.ts";
+import { serverRestart } from "./server-restart.ts";
 import { serverScaleOut } from "./server-scale-out.ts";
 import { simulatorFootprint } from "./simulator-footprint.ts";
 import { statisticsQuery, statisticsQuerySql } from "./statistics-query.ts";
@@ -41,6 +42,7 @@ export function defaultRegistry(): CaseRegistry {
     .register(serverDevices)
     .register(serverIngest)
     .register(serverFanout)
+    .register(serverRestart)
     .register(serverApi)
     .register(statisticsQuerySql)
     .register(statisticsQuery)

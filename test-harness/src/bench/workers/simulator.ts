@@ -12,8 +12,8 @@ let fleet: Simulator | null = null;
 /** Wall-clock times (epoch ms) of the apply-results sent since `mark`. */
 let applyResults: number[] = [];
 let marked = false;
-/** Applies received since `mark`, per device index and config hash (the scale-out case counts doubles). */
-let appliesByDevice = new Map<number, Map<string, number>>();
+/** Hashes of the applies each device received since `mark` (the restart and scale-out cases count re-deliveries). */
+let appliesByDevice = new Map<number, string[]>();
 
 function need(): Simulator {
   if (!fleet) throw new Error("no fleet: call create first");
@@ -32,10 +32,10 @@ serve(
       fleet = Simulator.create({ failFast: false, ...(args.options as SimulatorInput) });
       fleet.on((e) => {
         if (marked && e.type === "apply-result") applyResults.push(performance.timeOrigin + e.at);
-        if (marked && e.type === "apply" && e.hash) {
-          const perHash = appliesByDevice.get(e.device) ?? new Map<string, number>();
-          perHash.set(e.hash, (perHash.get(e.hash) ?? 0) + 1);
-          appliesByDevice.set(e.device, perHash);
+        if (marked && e.type === "apply") {
+          const list = appliesByDevice.get(e.device) ?? [];
+          list.push(String((e as { hash?: string }).hash));
+          appliesByDevice.set(e.device, list);
         }
       });
       return { devices: fleet.size };
@@ -75,21 +75,31 @@ serve(
       marked = true;
       return {};
     },
-    applyResults: (args) => ({ count: applyResults.length, ...(args.times ? { times: applyResults } : {}) }),
-    /** Since `mark`: devices that received an apply, and those that received the same config (hash) more than once. */
+    /**
+     * Since `mark`: devices that received an apply, the applies, devices that received the same config
+     * (hash) more than once (`repeated`), and the (device, hash) pairs received more than once (`doubled`).
+     */
     applyCounts: () => {
+      let repeated = 0;
+      let applies = 0;
       let doubled = 0;
       const examples: { device: number; hash: string; times: number }[] = [];
-      for (const [device, perHash] of appliesByDevice)
+      for (const [device, hashes] of appliesByDevice) {
+        applies += hashes.length;
+        const perHash = new Map<string, number>();
+        for (const h of hashes) perHash.set(h, (perHash.get(h) ?? 0) + 1);
+        if (perHash.size < hashes.length) repeated++;
         for (const [hash, times] of perHash)
           if (times > 1) {
             doubled++;
             if (examples.length < 5) examples.push({ device, hash, times });
           }
-      return { devices: appliesByDevice.size, doubled, examples };
+      }
+      return { devices: appliesByDevice.size, applies, repeated, doubled, examples };
     },
-    /** Devices whose link is up (welcomed) right now. */
+    /** Devices whose link is welcomed now. */
     ready: () => ({ ready: need().stats().ready }),
+    applyResults: (args) => ({ count: applyResults.length, ...(args.times ? { times: applyResults } : {}) }),
     setMetrics: (args) => {
       need().setTunnelMetrics(args.metrics as TunnelMetricsInput);
       return {};

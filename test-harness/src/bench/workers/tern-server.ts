@@ -5,6 +5,7 @@
  * small queries for the parent between measurements.
  */
 import { canonicalJson } from "@tern/protocol";
+import { sql } from "kysely";
 import { pino } from "pino";
 import { loadConfig } from "../../../../apps/server/src/config.ts";
 import { type RunningServer, startServer } from "../../../../apps/server/src/server.ts";
@@ -89,6 +90,29 @@ serve(
       let total = 0;
       for (const { id } of ids) total += Buffer.byteLength(canonicalJson(await readDesiredConfig(deps.db, deps.keyring, id)));
       return { bytes: (ids.length ? Math.round(total / ids.length) : 0) + 120 };
+    },
+    /**
+     * A fleet's state in the database (restart case): devices connected, devices reconciled (applied
+     * hash = desired hash), the jobs of a type by state, how many devices have other than one such
+     * job, and how many of those jobs went out more than once.
+     */
+    fleetState: async (args) => {
+      const db = need().deps.db;
+      const dev = await sql<{ connected: number; reconciled: number }>`select
+          count(*) filter (where connection = 'connected')::int as connected,
+          count(*) filter (where connection = 'connected' and applied_hash = desired_hash)::int as reconciled
+        from devices`.execute(db);
+      const jobs = await sql<{ state: string; n: number; resent: number }>`select state, count(*)::int as n,
+          count(*) filter (where attempts > 1)::int as resent
+        from jobs where type = ${String(args.type)} group by state`.execute(db);
+      const perDevice = await sql<{ n: number }>`select count(*)::int as n from (select device_id from jobs
+        where type = ${String(args.type)} group by device_id having count(*) <> 1) x`.execute(db);
+      return {
+        ...dev.rows[0]!,
+        jobs: Object.fromEntries(jobs.rows.map((r) => [r.state, r.n])),
+        resent: jobs.rows.reduce((a, r) => a + r.resent, 0),
+        devicesWithOtherThanOneJob: perDevice.rows[0]!.n,
+      };
     },
     samplesInTable: async () => {
       const row = await need()

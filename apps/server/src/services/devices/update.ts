@@ -9,6 +9,7 @@
 import { canonicalJson, type Device, type DeviceInterface, type DeviceUpdate, type JobTask } from "@tern/protocol";
 import { sql } from "kysely";
 import { toJson } from "../../db/json.ts";
+import type { Db } from "../../db/schema.ts";
 import { ApiError, notFound } from "../../http/errors.ts";
 import { invalid, type Problem, problemsToErrorBody, validateDevice } from "../../validate/index.ts";
 import { assertDeviceRoom } from "../accounts/plan-limits.ts";
@@ -19,7 +20,7 @@ import { newLanOverlaps } from "../lan-index/check.ts";
 import { syncLanIndex } from "../lan-index/store.ts";
 import { sealInterfaceSecrets } from "../radio/interface-secrets.ts";
 import { approvedDevices, dependentDevices } from "./dependents.ts";
-import { type DeviceReadRow, findDeviceRow, toDevice } from "./devices.ts";
+import { DEVICE_COLUMNS, type DeviceReadRow, pendingNotificationsSql, toDevice } from "./devices.ts";
 import { applyInterfaceUpdates } from "./interfaces.ts";
 import { tagsArray } from "./tags/tags-sql.ts";
 import { checkTunnelInterfaces, checkVrrpMembership } from "./update-checks.ts";
@@ -63,15 +64,36 @@ interface MergedDevice {
  * A device is approved only once it holds a key (it registered with one): approving a device without
  * one (its identity was reset) would trust whichever machine registers its machine id next.
  */
-async function requireIdentity(ctx: ServiceCtx, id: string): Promise<void> {
-  const row = await ctx.db.selectFrom("devices").select("public_key").where("id", "=", id).executeTakeFirst();
-  if (row && row.public_key === null)
+function requireIdentity(row: LockedRow): void {
+  if (!row.has_key)
     throw new ApiError(
       "CONFLICT",
       "the device has no identity (its identity was reset, or it registered before device keys): register the router again, then approve it",
       [{ path: "isApproved", message: "the device must register with its key first" }],
     );
 }
+
+type LockedRow = DeviceReadRow & { has_key: boolean };
+
+/** findDeviceRow, locked, with whether the device holds a key (one statement for both). */
+async function findLockedRow(db: Db, orgId: string, id: string): Promise<LockedRow | null> {
+  return (
+    (await db
+      .selectFrom("devices as d")
+      .select([
+        ...DEVICE_COLUMNS,
+        pendingNotificationsSql.as("pending_notifications"),
+        sql<boolean>`d.public_key is not null`.as("has_key"),
+      ])
+      .where("d.organization_id", "=", orgId)
+      .where("d.id", "=", id)
+      .forUpdate("d")
+      .executeTakeFirst()) ?? null
+  );
+}
+
+/** What a stored JSON value reads back as (the response is built without reading the row again). */
+const asStored = <T>(value: T): T => JSON.parse(toJson(value)) as T;
 
 function merge(row: DeviceReadRow, input: DeviceUpdateInput): { merged: MergedDevice; problems: Problem[] } {
   const { body } = input;
@@ -130,10 +152,17 @@ function changedSections(row: DeviceReadRow, merged: MergedDevice): string[] {
 async function collectProblems(ctx: ServiceCtx, row: DeviceReadRow, input: DeviceUpdateInput, merged: MergedDevice) {
   const orgId = ctx.org.id;
   const { body } = input;
-  const org = await ctx.db.selectFrom("organizations").select("tunnel_range").where("id", "=", orgId).executeTakeFirstOrThrow();
-  const labels = await ctx.db.selectFrom("path_labels").select("id").where("organization_id", "=", orgId).execute();
+  // The organization's tunnel range and path label ids in one statement.
+  const org = await ctx.db
+    .selectFrom("organizations")
+    .select([
+      "tunnel_range",
+      sql<string[]>`array(select l.id from path_labels l where l.organization_id = organizations.id)`.as("label_ids"),
+    ])
+    .where("id", "=", orgId)
+    .executeTakeFirstOrThrow();
   const ordered = { ...merged, interfaces: inBodyOrder(merged.interfaces, body) };
-  const problems = validateDevice(ordered, { tunnelRange: org.tunnel_range, pathLabelIds: labels.map((l) => l.id) });
+  const problems = validateDevice(ordered, { tunnelRange: org.tunnel_range, pathLabelIds: org.label_ids });
 
   if (merged.multilink && merged.multilink !== row.mlpolicy_id) {
     const policy = await ctx.db
@@ -223,10 +252,10 @@ async function lanOverlapsOf(
 
 export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): Promise<DeviceUpdateResult> {
   return inTransaction(ctx, async (tx) => {
-    const row = await findDeviceRow(tx.db, tx.org.id, input.id, true);
+    const row = await findLockedRow(tx.db, tx.org.id, input.id);
     if (!row) throw notFound("device");
     if (input.body.isApproved && !row.is_approved) {
-      await requireIdentity(tx, row.id);
+      requireIdentity(row);
       await assertDeviceRoom(tx.db, tx.org.accountId, 1, true);
     }
     const { merged, problems } = merge(row, input);
@@ -242,7 +271,7 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
     if (error) throw new ApiError(error.code, error.error, error.details);
 
     const sections = changedSections(row, merged);
-    await tx.db
+    const { updated_at: updatedAt } = await tx.db
       .updateTable("devices")
       .set({
         name: merged.name,
@@ -259,15 +288,22 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
         updated_at: sql`now()`,
       })
       .where("id", "=", row.id)
-      .execute();
-    await syncLanIndex(tx.db, {
-      id: row.id,
-      organizationId: tx.org.id,
-      interfaces: merged.interfaces,
-      firewall: merged.firewall,
-    });
+      .returning("updated_at")
+      .executeTakeFirstOrThrow();
+    // The LAN index is a function of the interfaces and the firewall: unchanged (an approval, a rename), kept.
+    if (
+      canonicalJson(row.interfaces) !== canonicalJson(merged.interfaces) ||
+      canonicalJson(row.firewall) !== canonicalJson(merged.firewall)
+    )
+      await syncLanIndex(tx.db, {
+        id: row.id,
+        organizationId: tx.org.id,
+        interfaces: merged.interfaces,
+        firewall: merged.firewall,
+      });
 
     const jobIds: string[] = [];
+    let desiredHash = row.desired_hash;
     const approvedNow = merged.isApproved && !row.is_approved;
     if (merged.isApproved) {
       const summary = approvedNow
@@ -275,7 +311,9 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
         : `${merged.name}: ${sections.join(", ")} changed`;
       const tasks: JobTask[] = [{ kind: approvedNow ? "approve-device" : "modify-device", summary }];
       // Approval always sends the whole config, even when an earlier compile already stored the same hash.
-      jobIds.push(...(await queueConfigJobs(tx, { deviceIds: [row.id], type: "modify", tasks, force: approvedNow })).jobIds);
+      const queued = await queueConfigJobs(tx, { deviceIds: [row.id], type: "modify", tasks, force: approvedNow });
+      jobIds.push(...queued.jobIds);
+      desiredHash = queued.hashes.get(row.id) ?? desiredHash;
     }
     if (sections.length) {
       const dependents = await approvedDevices(tx.db, tx.org.id, await dependentDevices(tx.db, tx.org.id, [row.id]));
@@ -285,8 +323,23 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
       jobIds.push(...(await queueConfigJobs(tx, { deviceIds: dependents, type: "modify", tasks })).jobIds);
     }
 
-    const after = await findDeviceRow(tx.db, tx.org.id, row.id);
-    const device = toDevice(after!);
+    // The row as it now reads (the update above and the compile's desired hash), without reading it again.
+    const { has_key: _, ...stored } = row;
+    const device = toDevice({
+      ...stored,
+      name: merged.name,
+      description: merged.description,
+      is_approved: merged.isApproved,
+      interfaces: asStored(merged.interfaces),
+      static_routes: asStored(merged.staticRoutes),
+      dhcp: asStored(merged.dhcp),
+      bgp: asStored(merged.bgp),
+      firewall: asStored(merged.firewall),
+      device_specific_rules_enabled: merged.deviceSpecificRulesEnabled,
+      mlpolicy_id: merged.multilink,
+      desired_hash: desiredHash,
+      updated_at: updatedAt,
+    });
     const before = toDevice(row);
     await recordAudit(tx, {
       action: approvedNow ? "approve" : "update",

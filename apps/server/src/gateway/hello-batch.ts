@@ -1,0 +1,213 @@
+/**
+ * The hellos of devices, recorded in one transaction each while few are in
+ * flight, and in batches (group commits) when more arrive than the pool can
+ * take: a fixed nine statements per transaction, whatever its size, instead
+ * of about ten per device plus a dispatch transaction. For every link of the batch, with the
+ * device rows locked in id order: the device must still be approved and hold
+ * the key its hello proved (a device registered before keys binds it, one by
+ * one, audited); then the session is opened, the jobs its applied hash
+ * satisfies are settled, jobs still running from an earlier link go back to
+ * the queue, its tunnels and stored public addresses are read, and its queued
+ * jobs start as one apply of its newest desired config (the first dispatch,
+ * checked with the row locked like every dispatch). The other instances are
+ * told of each new session at commit (NOTIFY in the transaction).
+ *
+ * The signature of the hello (link-proof.ts) is checked before a link gets
+ * here, one link at a time, exactly as before.
+ */
+import { randomUUID } from "node:crypto";
+import type { DeviceConfig } from "@tern/protocol";
+import { sql } from "kysely";
+import { GroupCommit } from "../db/group-commit.ts";
+import type { Db, PublicAddressHistory } from "../db/schema.ts";
+import type { AppDeps } from "../deps.ts";
+import type { Settled } from "../jobs/job-engine.ts";
+import { requeueRunningMany, settleJobsByHashMany, startQueuedJobs } from "../jobs/job-store.ts";
+import { lockDevices } from "../services/desired-config.ts";
+import { openDesiredConfig } from "../services/desired-config-seal.ts";
+import { holdsOrBindsKey } from "../services/devices/identity/link-identity.ts";
+import type { DeviceConnection } from "./connection.ts";
+import { openSessions } from "./sessions.ts";
+import { loadTunnelSidesMany } from "./tunnel-sides.ts";
+
+/** What the hello's transaction found for one link. */
+export type HelloOutcome =
+  /** Not approved (any more), deleted, or the link closed before its turn. */
+  | { kind: "gone" }
+  /** The device row was locked elsewhere: try again in a later batch. */
+  | { kind: "busy" }
+  /** The key the hello proved is no longer the device's (reset or re-key since the upgrade). */
+  | { kind: "identity" }
+  | {
+      kind: "welcome";
+      interfaces: unknown;
+      desiredHash: string | null;
+      desiredSealed: string | null;
+      storedAddresses: Record<string, PublicAddressHistory> | undefined;
+      tunnels: Map<string, "a" | "b">;
+      settled: Settled;
+      /** The first apply, started in the same transaction (its jobs are running). */
+      apply: { applyId: string; hash: string; config: DeviceConfig } | null;
+    };
+
+/**
+ * How long the first hello of a quiet moment waits for others to share its transaction: none. A
+ * lone hello goes at once (as before batching); under load the hellos that arrive while a lane's
+ * transaction runs go together in its next one.
+ */
+export const HELLO_WINDOW_MS = 0;
+
+/** A hello whose device row was locked elsewhere is tried again after this long. */
+const BUSY_RETRY_MS = 20;
+
+/**
+ * Hello transactions of one link each in flight at once, as before batching (the pool has
+ * TERN_DB_POOL_SIZE 10 connections): a steady arrival is recorded with the pool's parallelism.
+ */
+export const HELLO_DIRECT = 8;
+
+/**
+ * Lanes for the hellos beyond HELLO_DIRECT (a storm): each a group commit, so what queues is
+ * recorded a batch per transaction. One lane alone, for every hello, was slower than a transaction
+ * per hello on the loaded 2-core machine: a lane runs its statements one after another.
+ */
+export const HELLO_LANES = 2;
+
+/** Direct transactions while few are in flight, batches of what queues beyond them. */
+export function helloBatcher(
+  deps: AppDeps,
+  instanceId: string,
+): { submit(conn: DeviceConnection): Promise<Exclude<HelloOutcome, { kind: "busy" }>> } {
+  const record = (conns: DeviceConnection[]) =>
+    deps.db.transaction().execute((trx) => recordHellos(deps, instanceId, trx, conns));
+  const lanes = Array.from(
+    { length: HELLO_LANES },
+    () => new GroupCommit<DeviceConnection, HelloOutcome>(record, 200, HELLO_WINDOW_MS),
+  );
+  let next = 0;
+  let direct = 0;
+  const once = async (conn: DeviceConnection): Promise<HelloOutcome> => {
+    if (direct >= HELLO_DIRECT) {
+      next = (next + 1) % lanes.length;
+      return lanes[next]!.submit(conn);
+    }
+    direct++;
+    try {
+      return (await record([conn]))[0]!;
+    } finally {
+      direct--;
+    }
+  };
+  const submit = async (conn: DeviceConnection): Promise<Exclude<HelloOutcome, { kind: "busy" }>> => {
+    if (conn.state !== "welcoming") return { kind: "gone" };
+    const out = await once(conn);
+    if (out.kind !== "busy") return out;
+    // Its row is held elsewhere for a moment: a later batch (the link's hello time-out bounds the tries).
+    await new Promise((r) => setTimeout(r, BUSY_RETRY_MS));
+    return submit(conn);
+  };
+  return { submit };
+}
+
+async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: DeviceConnection[]): Promise<HelloOutcome[]> {
+  const outcomes = new Map<DeviceConnection, HelloOutcome>();
+  const waiting = conns.filter((c) => c.state === "welcoming");
+  const rows = new Map(
+    (
+      await lockDevices(
+        trx,
+        waiting.map((c) => c.deviceId),
+      )
+        .select([
+          "id",
+          "desired_hash",
+          "desired_config_enc",
+          "interfaces",
+          "is_approved",
+          "public_key",
+          "data_plane",
+          "desired_stale",
+          sql<
+            Record<string, PublicAddressHistory> | undefined
+          >`(select public_addresses from device_state s where s.device_id = devices.id)`.as("stored"),
+        ])
+        // A row held by another transaction (the status writer, an admin change) is not waited for: its
+        // hello goes into a later batch, so one busy row does not hold up the batch.
+        .skipLocked()
+        .execute()
+    ).map((r) => [r.id, r]),
+  );
+  const exists = new Set(
+    waiting.length > rows.size
+      ? (
+          await trx
+            .selectFrom("devices")
+            .select("id")
+            .where("id", "=", sql<string>`any(${waiting.filter((c) => !rows.has(c.deviceId)).map((c) => c.deviceId)}::uuid[])`)
+            .execute()
+        ).map((r) => r.id)
+      : [],
+  );
+  const welcomed: DeviceConnection[] = [];
+  for (const conn of waiting) {
+    const dev = rows.get(conn.deviceId);
+    if (!dev && exists.has(conn.deviceId)) {
+      outcomes.set(conn, { kind: "busy" });
+      continue;
+    }
+    if (!dev?.is_approved) continue;
+    // Reset or re-keyed since the upgrade: the key this hello proved is no longer the device's.
+    if (!(await holdsOrBindsKey(deps, trx, conn.device, dev.public_key, conn.publicKey!))) {
+      outcomes.set(conn, { kind: "identity" });
+      continue;
+    }
+    welcomed.push(conn);
+  }
+  if (welcomed.length > 0) {
+    const ids = welcomed.map((c) => c.deviceId);
+    await openSessions(trx, welcomed, instanceId);
+    // The jobs each device's reported hash satisfies end (and time-outs it proves wrong are corrected).
+    for (const conn of welcomed) conn.settledHash = conn.appliedHash;
+    const settledBy = await settleJobsByHashMany(
+      trx,
+      welcomed.flatMap((c) =>
+        c.appliedHash ? [{ deviceId: c.deviceId, hash: c.appliedHash, desiredHash: rows.get(c.deviceId)!.desired_hash }] : [],
+      ),
+    );
+    // Whatever is still running came from an earlier link (or a dead instance): it goes out again.
+    // (Remote actions other than sync are not: they were asked of that link, see job-store.)
+    await requeueRunningMany(trx, ids);
+    const tunnels = await loadTunnelSidesMany(trx, ids);
+    const applies = welcomed.flatMap((c) => {
+      const d = rows.get(c.deviceId)!;
+      // A stopped data plane holds its config jobs until `start`; a device a fan-out marked stale waits for
+      // the recompiler (its stored config is the old one): as the dispatcher does (job-engine.ts).
+      return d.desired_config_enc && d.desired_hash && d.data_plane !== "stopped" && !d.desired_stale
+        ? [{ deviceId: c.deviceId, applyId: randomUUID(), hash: d.desired_hash, sealed: d.desired_config_enc }]
+        : [];
+    });
+    const started = await startQueuedJobs(trx, applies);
+    const applyOf = new Map(applies.filter((a) => started.has(a.deviceId)).map((a) => [a.deviceId, a]));
+    await sql`select pg_notify('tern_gateway', p) from unnest(${welcomed.map((c) =>
+      JSON.stringify({ kind: "session", deviceId: c.deviceId, sessionId: c.sessionId, instanceId }),
+    )}::text[]) as p`.execute(trx);
+    for (const conn of welcomed) {
+      const dev = rows.get(conn.deviceId)!;
+      const apply = applyOf.get(conn.deviceId);
+      outcomes.set(conn, {
+        kind: "welcome",
+        interfaces: dev.interfaces,
+        desiredHash: dev.desired_hash,
+        desiredSealed: dev.desired_config_enc,
+        storedAddresses: dev.stored ?? undefined,
+        tunnels: tunnels.get(conn.deviceId)!,
+        settled: { completed: [], corrected: [], failed: [], ...settledBy.get(conn.deviceId) },
+        // The one place besides the dispatcher a desired config is opened: it goes to its device.
+        apply: apply
+          ? { applyId: apply.applyId, hash: apply.hash, config: openDesiredConfig(deps.keyring, conn.deviceId, apply.sealed) }
+          : null,
+      });
+    }
+  }
+  return conns.map((c) => outcomes.get(c) ?? { kind: "gone" });
+}
