@@ -12,6 +12,8 @@ const NO_ORG_PATHS = new Set([
   "/api/organizations/{id}",
   "/api/organizations/{id}/security",
   "/api/organizations/{id}/healing",
+  "/api/organizations/{id}/statistics/top-talkers",
+  "/api/organizations/{id}/statistics/worst-tunnels",
   // Self-service sign-up: no organization exists yet.
   "/api/accounts/signup",
   "/api/accounts/signup/verify",
