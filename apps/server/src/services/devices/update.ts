@@ -337,6 +337,7 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
       firewall: asStored(merged.firewall),
       device_specific_rules_enabled: merged.deviceSpecificRulesEnabled,
       mlpolicy_id: merged.multilink,
+      tags: merged.tags,
       desired_hash: desiredHash,
       updated_at: updatedAt,
     });
