@@ -97,7 +97,9 @@ describe.runIf(enabled)("healing: a terminated CHILD_SA is brought back by the a
     let action: HealingAction | undefined;
     await waitFor(30_000, async () => {
       const list = await s.api.get(`/api/healing/actions?tunnelId=${tunnel.id}&kind=sa-reinitiate`, z.array(HealingAction));
-      action = list.find((a) => a.source === "agent" && a.mode === "act" && a.after !== null);
+      const done = list.filter((a) => a.source === "agent" && a.mode === "act" && a.after !== null);
+      // The initiator's own repair when it is listed (it saw the CHILD_SA gone), else the responder's.
+      action = done.find((a) => a.deviceId === s.deviceId("site-a")) ?? done[0];
       return action ? true : `actions so far: ${JSON.stringify(list)}`;
     });
     if (!action) throw new Error("unreachable");
@@ -106,7 +108,12 @@ describe.runIf(enabled)("healing: a terminated CHILD_SA is brought back by the a
     // The initiator (site-a, side A) repairs at once, the responder (site-b) 5 s later if its probes are still
     // silent: on a loaded machine both may act, and either end's action is the agent's own repair.
     expect([s.deviceId("site-a"), s.deviceId("site-b")]).toContain(action.deviceId);
-    expect(action.before).toMatchObject({ ike: "ESTABLISHED", child: "none" });
+    expect(action.before).toMatchObject({ ike: "ESTABLISHED" });
+    // Either repair the agent makes: the CHILD_SA gone (initiated again), or one installed that carried no
+    // probe for a while (what a terminate leaves when a new CHILD_SA came up half-way on a loaded machine:
+    // terminated and initiated again). Both are the agent's doing: H1b shows charon does not bring it back.
+    expect(["none", "INSTALLED"]).toContain(action.before?.child);
+    if (action.before?.child === "INSTALLED") expect(Number(action.before?.silentMs)).toBeGreaterThan(0);
     expect(Number(action.after?.restoredAfterMs)).toBeLessThan(RESTORE_LIMIT_MS);
   });
 
