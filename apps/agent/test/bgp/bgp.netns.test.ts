@@ -148,6 +148,10 @@ describe.runIf(enabled)("bgp driver with real FRR in namespaces", () => {
     await expect
       .poll(async () => (await driverA.observe(configA(2), ctxA)).bgp?.neighbors[0]?.prefixesReceived, { timeout: 10_000 })
       .toBe(1);
+    // The count of prefixes sent follows FRR's update timer: on a loaded machine a moment after the received.
+    await expect
+      .poll(async () => (await driverA.observe(configA(2), ctxA)).bgp?.neighbors[0]?.prefixesSent ?? 0, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(1);
     const part = await driverA.observe(configA(2), ctxA);
     expect(part.bgp?.neighbors[0]?.state).toBe("Established");
     expect(part.bgp?.neighbors[0]?.prefixesSent).toBeGreaterThanOrEqual(1);

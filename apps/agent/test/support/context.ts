@@ -25,7 +25,9 @@ export async function tempDirs(label = "agent"): Promise<TempDirs> {
     root,
     stateDir: join(root, "state"),
     runDir: join(root, "run"),
-    remove: () => rm(root, { recursive: true, force: true }),
+    // Retried: a daemon or a last write of a stopping agent may still add a file while the tree goes
+    // (ENOTEMPTY, seen in CI); Node's rm retries those errors.
+    remove: () => rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
   };
 }
 
