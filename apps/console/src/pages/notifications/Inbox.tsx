@@ -195,12 +195,13 @@ function NotificationTable({
                   <Text size="sm" fw="inherit">
                     {n.title}
                   </Text>
+                  {/* Links inside the sentence are underlined: told apart from the text without colour (axe link-in-text-block). */}
                   <Text size="xs">
                     {n.details}
                     {n.targets.tunnelId && (
                       <>
                         {" "}
-                        <Anchor component={Link} to={`/tunnels/${n.targets.tunnelId}`} size="xs">
+                        <Anchor component={Link} to={`/tunnels/${n.targets.tunnelId}`} size="xs" underline="always">
                           tunnel
                         </Anchor>
                       </>
@@ -208,7 +209,7 @@ function NotificationTable({
                     {n.deviceId && (
                       <>
                         {" "}
-                        <Anchor component={Link} to={`/devices/${n.deviceId}`} size="xs">
+                        <Anchor component={Link} to={`/devices/${n.deviceId}`} size="xs" underline="always">
                           device
                         </Anchor>
                       </>
