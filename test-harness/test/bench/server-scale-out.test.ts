@@ -9,30 +9,21 @@ import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import { REQUIRE_VAR } from "@tern/netlab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverScaleOut } from "../../src/bench/cases/server-scale-out.ts";
-import { DEV_DATABASE_URL } from "../../src/bench/main.ts";
 import { haproxyBinary, haproxyConfig } from "../../src/bench/server/haproxy.ts";
 import type { BenchContext, Measurement } from "../../src/bench/types.ts";
+import { benchDatabaseBlocker, benchDatabaseUrl } from "./support/database.ts";
 
-const databaseUrl = process.env.TERN_TEST_DATABASE_URL || process.env.TERN_BENCH_DATABASE_URL || DEV_DATABASE_URL;
-
-async function reachable(url: string): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.end();
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
-const pgBlocker = await reachable(databaseUrl);
+const databaseUrl = benchDatabaseUrl;
+const pgBlocker = await benchDatabaseBlocker("bench scale-out smoke");
 const haproxy = haproxyBinary();
-if (pgBlocker !== null) console.warn(`bench scale-out smoke: skipped, ${databaseUrl} not reachable: ${pgBlocker}`);
-if (haproxy === null) console.warn("bench scale-out smoke: skipped, haproxy is not installed (apt-get install haproxy)");
+if (haproxy === null) {
+  // .ci/run installs haproxy: there a missing one is an error, not a skip.
+  if (process.env[REQUIRE_VAR] === "1") throw new Error("bench scale-out smoke: haproxy is not installed");
+  console.warn("bench scale-out smoke: skipped, haproxy is not installed (apt-get install haproxy)");
+}
 
 let tmpDir: string;
 beforeAll(async () => {

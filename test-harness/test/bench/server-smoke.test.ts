@@ -17,27 +17,11 @@ import { serverFanout } from "../../src/bench/cases/server-fanout.ts";
 import { serverIngest } from "../../src/bench/cases/server-ingest.ts";
 import { serverRestart } from "../../src/bench/cases/server-restart.ts";
 import { wsBroadcast } from "../../src/bench/cases/ws-broadcast.ts";
-import { DEV_DATABASE_URL } from "../../src/bench/main.ts";
 import type { BenchContext, Measurement } from "../../src/bench/types.ts";
+import { benchDatabaseBlocker, benchDatabaseUrl } from "./support/database.ts";
 
-const databaseUrl = process.env.TERN_TEST_DATABASE_URL || process.env.TERN_BENCH_DATABASE_URL || DEV_DATABASE_URL;
-
-async function reachable(url: string): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.end();
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  }
-}
-
-const pgBlocker = await reachable(databaseUrl);
-if (pgBlocker !== null) {
-  if (process.env.TERN_TEST_DATABASE_URL) throw new Error(`TERN_TEST_DATABASE_URL is set but not reachable: ${pgBlocker}`);
-  console.warn(`bench server smoke: skipped, ${databaseUrl} not reachable: ${pgBlocker}`);
-}
+const databaseUrl = benchDatabaseUrl;
+const pgBlocker = await benchDatabaseBlocker("bench server smoke");
 
 let tmpDir: string;
 const measured: string[] = [];
