@@ -1238,6 +1238,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/devices/diagnostics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping, trace or resolve from many devices at once (by ids, filter or tag), streamed
+         * @description `kind` (`ping`, `traceroute` or `dns`) and its `params` (the bodies of the single-device routes), and the devices: Devices by `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val}; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, tags, dataPlane, versions.agent, createdAt. `tags` takes `contains` (has the tag), `!contains`, `in` (has any of the tags) and `== null` (no tags). Unknown device ids: 404 NOT_FOUND naming them, nothing happens. At most 100 devices (400 DIAGNOSTIC_TOO_MANY_DEVICES), none is 400 VALIDATION_FAILED.
+         *
+         *     The answer is one `text/event-stream` for every device: each device's run is that of POST /api/devices/{id}/diagnostics/… (audited, recorded as a job) and its events (`started`, `lines`, `result` or `error`) carry its `deviceId`; eight run at a time. A device that is not connected gets an `error` event with code DEVICE_NOT_CONNECTED and `jobId: null` (its failed run is still a job), the others go on. The last event is `summary` `{devices, succeeded, failed, cancelled}`. Closing the connection stops every run still going and starts no more. Viewers may run it (devices `get`).
+         */
+        post: operations["runDevicesDiagnostic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices/{id}": {
         parameters: {
             query?: never;
@@ -2276,7 +2298,7 @@ export interface components {
         ErrorBody: {
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "DIAGNOSTIC_TOO_MANY_DEVICES" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
             /** @default [] */
             details?: {
                 path: string;
@@ -3716,7 +3738,7 @@ export interface components {
              * @description refused: the error code PUT /devices/{id} would answer
              * @enum {string}
              */
-            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
+            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "DIAGNOSTIC_TOO_MANY_DEVICES" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
             error?: string;
         };
         ApproveDevices: {
@@ -3764,6 +3786,70 @@ export interface components {
             /** @enum {string} */
             action: "sync" | "restart-agent" | "stop" | "start" | "reset";
             confirm?: boolean;
+            deviceIds?: string[];
+            filter?: {
+                key: string;
+                /** @enum {string} */
+                op: "==" | "!=" | "contains" | "!contains" | "<" | ">" | "<=" | ">=" | "in";
+                val: string | number | boolean | null | (string | number | boolean | null)[];
+            }[];
+        };
+        DevicesDiagnosticRequest: {
+            /** @enum {string} */
+            kind: "ping";
+            params: {
+                target: string;
+                /** @default 4 */
+                count?: number;
+                /** @default 1000 */
+                intervalMs?: number;
+                /** @default 1000 */
+                waitMs?: number;
+                source?: string;
+                ipVersion?: 4 | 6;
+            };
+            deviceIds?: string[];
+            filter?: {
+                key: string;
+                /** @enum {string} */
+                op: "==" | "!=" | "contains" | "!contains" | "<" | ">" | "<=" | ">=" | "in";
+                val: string | number | boolean | null | (string | number | boolean | null)[];
+            }[];
+        } | {
+            /** @enum {string} */
+            kind: "traceroute";
+            params: {
+                target: string;
+                /** @default 20 */
+                maxHops?: number;
+                /** @default 1 */
+                queries?: number;
+                /** @default 1000 */
+                waitMs?: number;
+                source?: string;
+                ipVersion?: 4 | 6;
+            };
+            deviceIds?: string[];
+            filter?: {
+                key: string;
+                /** @enum {string} */
+                op: "==" | "!=" | "contains" | "!contains" | "<" | ">" | "<=" | ">=" | "in";
+                val: string | number | boolean | null | (string | number | boolean | null)[];
+            }[];
+        } | {
+            /** @enum {string} */
+            kind: "dns";
+            params: {
+                name: string;
+                /**
+                 * @default A
+                 * @enum {string}
+                 */
+                type?: "A" | "AAAA" | "CNAME" | "MX" | "NS" | "TXT" | "SRV" | "SOA" | "PTR" | "CAA";
+                server?: string;
+                /** @default 5000 */
+                timeoutMs?: number;
+            };
             deviceIds?: string[];
             filter?: {
                 key: string;
@@ -13074,6 +13160,96 @@ export interface operations {
                 };
             };
             /** @description Invalid body, query or path parameter (VALIDATION_FAILED); CONFIRMATION_REQUIRED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    runDevicesDiagnostic: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DevicesDiagnosticRequest"];
+            };
+        };
+        responses: {
+            /** @description The run's events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); DIAGNOSTIC_TOO_MANY_DEVICES */
             400: {
                 headers: {
                     [name: string]: unknown;

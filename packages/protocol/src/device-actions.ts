@@ -35,13 +35,13 @@ export const DeviceTags = z
   });
 
 /** Which devices: explicit ids or a filter of the device-selection keys (`[]` = every device of the organization). */
-const selectionFields = {
+export const selectionFields = {
   deviceIds: z.array(Id).min(1).max(10_000).optional(),
   filter: z.array(Filter).max(20).optional(),
 };
-const oneSelection = <T extends { deviceIds?: unknown; filter?: unknown }>(s: T) =>
+export const oneSelection = <T extends { deviceIds?: unknown; filter?: unknown }>(s: T) =>
   (s.deviceIds === undefined) !== (s.filter === undefined);
-const SELECTION_MESSAGE = {
+export const SELECTION_MESSAGE = {
   message: "give either deviceIds or filter ([] = every device), not both or neither",
   path: ["deviceIds"],
 };

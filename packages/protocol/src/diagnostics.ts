@@ -9,6 +9,7 @@
  */
 import * as z from "zod";
 import { Hostname, IPv4 } from "./common.ts";
+import { oneSelection, SELECTION_MESSAGE, selectionFields } from "./device-actions.ts";
 
 export const IPv6 = z.ipv6({ message: "must be an IPv6 address" });
 export const IpAddress = z.union([IPv4, IPv6]);
@@ -152,3 +153,18 @@ export const pingTimeLimitMs = (p: PingParams) => p.count * p.intervalMs + p.wai
 
 /** A hop waits at most queries × wait (traceroute probes several hops at once); capped at 3 minutes. */
 export const tracerouteTimeLimitMs = (p: TracerouteParams) => Math.min(p.maxHops * p.queries * p.waitMs + 5000, 180_000);
+
+/** Devices one fleet diagnostic (`POST /devices/diagnostics`) may run on; more is a job for a monitoring system. */
+export const MAX_DIAGNOSTIC_DEVICES = 100;
+/** Runs of a fleet diagnostic in flight at once. */
+export const DIAGNOSTIC_DEVICES_IN_FLIGHT = 8;
+
+/** Body of `POST /devices/diagnostics`: one diagnostic on many devices (by ids, filter or tag), streamed. */
+export const DevicesDiagnosticRequest = z
+  .discriminatedUnion("kind", [
+    z.strictObject({ kind: z.literal("ping"), params: z.strictObject(PingParams.shape), ...selectionFields }),
+    z.strictObject({ kind: z.literal("traceroute"), params: z.strictObject(TracerouteParams.shape), ...selectionFields }),
+    z.strictObject({ kind: z.literal("dns"), params: z.strictObject(DnsLookupParams.shape), ...selectionFields }),
+  ])
+  .refine(oneSelection, SELECTION_MESSAGE);
+export type DevicesDiagnosticRequest = z.infer<typeof DevicesDiagnosticRequest>;

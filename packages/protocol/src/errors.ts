@@ -53,6 +53,7 @@ export const ErrorCode = z.enum([
   "PEER_PRESET_UNKNOWN",
   /** A destructive act (a device `reset`) was asked without `confirm: true`. */
   "CONFIRMATION_REQUIRED",
+  "DIAGNOSTIC_TOO_MANY_DEVICES",
   /** An uploaded agent package whose bytes do not match the SHA-256 it was signed with. */
   "PACKAGE_CHECKSUM_MISMATCH",
   /** An agent package whose Ed25519 signature is wrong or made by a key not registered on the account. */
@@ -123,6 +124,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   DUMP_NOT_READY: 409,
   PEER_PRESET_UNKNOWN: 400,
   CONFIRMATION_REQUIRED: 400,
+  DIAGNOSTIC_TOO_MANY_DEVICES: 400,
   PACKAGE_CHECKSUM_MISMATCH: 400,
   PACKAGE_SIGNATURE_INVALID: 400,
   PACKAGE_VERSION_EXISTS: 409,

@@ -49,6 +49,7 @@ import * as devicesBgpStatus from "./devices/bgp-status.ts";
 import * as devicesDelete from "./devices/delete.ts";
 import * as devicesDeleteMany from "./devices/delete-many.ts";
 import * as devicesDiagnosticsDns from "./devices/diagnostics-dns.ts";
+import * as devicesDiagnosticsMany from "./devices/diagnostics-many.ts";
 import * as devicesDiagnosticsPing from "./devices/diagnostics-ping.ts";
 import * as devicesDiagnosticsTraceroute from "./devices/diagnostics-traceroute.ts";
 import * as devicesDumpDownload from "./devices/dump-download.ts";
@@ -257,6 +258,7 @@ export const ROUTES: readonly RouteModule[] = [
   // Tags and remote actions (services/devices/tags, services/devices/actions); before /devices/{id}.
   devicesTagsEdit,
   devicesActionRunMany,
+  devicesDiagnosticsMany,
   devicesGet,
   devicesUpdate,
   devicesDelete,
