@@ -11,9 +11,8 @@
  */
 import { randomUUID } from "node:crypto";
 import {
-  type DiagnosticJobType,
+  type DiagnosticStreamEvent,
   type DnsLookupParams,
-  type ErrorCode,
   type JobError,
   type PingParams,
   pingTimeLimitMs,
@@ -37,12 +36,8 @@ export type DiagnosticInput =
   | { kind: "traceroute"; params: TracerouteParams }
   | { kind: "dns"; params: DnsLookupParams };
 
-/** One event of the stream (each an SSE `data:` line of JSON). */
-export type DiagnosticEvent =
-  | { type: "started"; jobId: string; deviceId: string; kind: DiagnosticJobType; target: string }
-  | { type: "lines"; lines: string[] }
-  | { type: "result"; jobId: string; result: unknown }
-  | { type: "error"; jobId: string; code: ErrorCode; message: string };
+/** One event of the stream (each an SSE `data:` line of JSON): the protocol's, which the client reads. */
+export type DiagnosticEvent = DiagnosticStreamEvent;
 
 const METHOD = { ping: "ping", traceroute: "traceroute", dns: "dns-lookup" } as const;
 
