@@ -2,20 +2,17 @@
  * Retention under <state>/versions (upgrade/prune.ts) on real temporary directories: after a commit only the
  * running version and the rollback target stay; a pending marker's versions are never removed; a partial unpack
  * and a half-received package are removed at start; a removal that fails is logged, not thrown; a prune waits
- * for an install in progress; and the running agent prunes when it commits (not before).
+ * for an install in progress. The running agent's prune on commit: agent-upgrade.test.ts.
  */
 import { execFile } from "node:child_process";
 import { lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { readMarker, type UpgradeMarker, upgradeDir, versionsPath, writeMarker } from "../../src/upgrade/marker.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { type UpgradeMarker, upgradeDir, versionsPath, writeMarker } from "../../src/upgrade/marker.ts";
 import { pruneVersions, removeUnpackLeftovers } from "../../src/upgrade/prune.ts";
 import { withVersionsLock } from "../../src/upgrade/versions-lock.ts";
-import { type Harness, startAgent } from "../support/agent-harness.ts";
-import { tempDirs } from "../support/context.ts";
-import { FakeControlServer } from "../support/fake-control-server.ts";
 
 const UPGRADE_ID = "7d8e2f0a-6b1c-4b8e-9f3a-1c2d3e4f5a6b";
 const created: string[] = [];
@@ -186,37 +183,5 @@ describe("removeUnpackLeftovers", () => {
     const stateDir = await stateWith(["1.0.unpacking"], "1.0.unpacking");
     expect(await removeUnpackLeftovers(stateDir, recordingLog())).toEqual([]);
     expect(await listed(stateDir)).toEqual(["1.0.unpacking", "current"]);
-  });
-});
-
-describe("the running agent prunes when it commits", () => {
-  let server: FakeControlServer | null = null;
-  let h: Harness | null = null;
-  afterEach(async () => {
-    await h?.stop();
-    await server?.stop();
-    h = null;
-    server = null;
-  });
-
-  it("removes leftovers at start, keeps every version while pending, prunes once committed", async () => {
-    server = await FakeControlServer.start();
-    const dirs = await tempDirs("agent-prune");
-    await stateWith(["0.9.0", "1.0.0", "2.0.0", "3.0.0.unpacking"], "2.0.0", dirs.stateDir);
-    await writeMarker(
-      dirs.stateDir,
-      marker(dirs.stateDir, { state: "pending", previous: "1.0.0", tunnelsUp: ["t-1"], hadConfig: false }),
-    );
-    h = await startAgent(server, { dirs, version: "2.0.0", statusIntervalMs: 100 });
-    await server.waitFor("status");
-    await h.agent.refresh();
-    expect((await readMarker(dirs.stateDir))?.state).toBe("pending");
-    expect(await listed(dirs.stateDir)).toEqual(["0.9.0", "1.0.0", "2.0.0", "current"]);
-    h.tunnels.reports = [{ id: "t-1", up: true, loss: 0, rtt: 1, jitter: 0, samples: 10 }];
-    expect((await h.agent.refresh()).upgrade?.outcome).toBe("committed");
-    expect(await listed(dirs.stateDir)).toEqual(["1.0.0", "2.0.0", "current"]);
-    await h.stop();
-    h = null;
-    await dirs.remove();
   });
 });
