@@ -11,6 +11,13 @@ export {
 } from "./console-session.ts";
 export { CSRF_HEADER, cookieFetch } from "./cookie-fetch.ts";
 export { bearerOf, type Credentials, sessionFromPair } from "./credentials.ts";
+export {
+  type DiagnosticBody,
+  type DiagnosticEvent,
+  type DiagnosticKind,
+  diagnosticEvents,
+  runDeviceDiagnostic,
+} from "./diagnostic-events.ts";
 export { apiErrorFrom, TernApiError, TernConnectionError, type TernErrorCode } from "./errors.ts";
 export { takesOrg } from "./org-scope.ts";
 export { REFRESH_MARGIN_MS, Session } from "./session.ts";

@@ -9,6 +9,7 @@ export * from "./device-actions.ts";
 export * from "./device-config.ts";
 export * from "./device-dump.ts";
 export * from "./device-status.ts";
+export * from "./diagnostic-stream.ts";
 export * from "./diagnostics.ts";
 export * from "./errors.ts";
 export * from "./healing.ts";

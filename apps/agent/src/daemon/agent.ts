@@ -31,6 +31,7 @@ import type { Runner } from "../runner.ts";
 import { type HealthSource, noTunnelQuality, StatusComposer, type TunnelQualitySource } from "../status/index.ts";
 import { missingForCommit } from "../upgrade/health.ts";
 import { readMarker, reportOf, type UpgradeMarker, writeMarker } from "../upgrade/marker.ts";
+import { pruneVersions, removeUnpackLeftovers } from "../upgrade/prune.ts";
 import { UpgradeReceiver } from "../upgrade/receiver.ts";
 import { AGENT_VERSION } from "../version.ts";
 import { DeviceActions } from "./device-actions.ts";
@@ -215,6 +216,11 @@ export class Agent implements AgentView {
   private async startLocked(): Promise<void> {
     const { log } = this.options;
     this.upgradeMarker = await readMarker(this.options.paths.stateDir);
+    // Retention (docs/upgrades.md#retention): what a crash mid-upgrade left, and old versions a commit that was
+    // interrupted before its prune (or a rollback) left; nothing but leftovers while an upgrade is pending.
+    const upgradeLog = log.child({ component: "upgrade" });
+    await removeUnpackLeftovers(this.options.paths.stateDir, upgradeLog);
+    if (this.upgradeMarker?.state !== "pending") await pruneVersions(this.options.paths.stateDir, upgradeLog);
     if (this.upgradeMarker?.state === "pending" && this.upgradeMarker.to !== this.version) this.upgradeMarker = null;
     if (this.upgradeMarker?.state === "pending")
       log.info("upgraded: committing once healthy", {
@@ -512,6 +518,8 @@ export class Agent implements AgentView {
     this.upgradeMarker = { ...marker, state: "committed", at: new Date().toISOString() };
     await writeMarker(this.options.paths.stateDir, this.upgradeMarker);
     this.options.log.info("upgrade committed: this version is healthy", { from: marker.from, to: marker.to });
+    // Only now may older versions go: until the commit, the guard may still roll back to `previous`.
+    await pruneVersions(this.options.paths.stateDir, this.options.log.child({ component: "upgrade" }));
   }
 
   /** What the drivers healed by themselves lately and the WAN link figures (docs/healing.md); left out when empty. */

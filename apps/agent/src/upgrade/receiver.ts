@@ -18,7 +18,9 @@ import type { LaunchInfo } from "../commands/deps.ts";
 import { AgentError } from "../errors.ts";
 import type { Runner } from "../runner.ts";
 import { markerPath, upgradeDir, versionsPath, writeMarker } from "./marker.ts";
+import { UNPACKING_SUFFIX } from "./prune.ts";
 import { signedByTrustedKey } from "./trust.ts";
+import { withVersionsLock } from "./versions-lock.ts";
 
 export interface UpgradeEnv {
   stateDir: string;
@@ -90,7 +92,12 @@ export class UpgradeReceiver {
     return { ok: true, received: inc.received };
   }
 
-  async install(p: { upgradeId: string; healthTimeoutSec: number }): Promise<{ ok: true; received: number }> {
+  /** Under the versions lock: a prune (prune.ts) never sees a version between its unpack and its marker. */
+  install(p: { upgradeId: string; healthTimeoutSec: number }): Promise<{ ok: true; received: number }> {
+    return withVersionsLock(() => this.installLocked(p));
+  }
+
+  private async installLocked(p: { upgradeId: string; healthTimeoutSec: number }): Promise<{ ok: true; received: number }> {
     const inc = this.current(p.upgradeId);
     const launch = this.env.launch;
     if (!launch) throw new AgentError("INVALID_REQUEST", "this agent cannot upgrade");
@@ -102,7 +109,7 @@ export class UpgradeReceiver {
       throw new AgentError("INVALID_REQUEST", "the package is not signed by a key this agent trusts");
     const versions = versionsPath(this.env.stateDir);
     const target = join(versions, inc.version);
-    const tmp = `${target}.unpacking`;
+    const tmp = `${target}${UNPACKING_SUFFIX}`;
     await rm(tmp, { recursive: true, force: true });
     await mkdir(tmp, { recursive: true, mode: 0o755 });
     await this.env.runner.run(["tar", "-xzf", this.file, "-C", tmp, "--no-same-owner"], { timeoutMs: 120_000 });

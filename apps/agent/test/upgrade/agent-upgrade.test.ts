@@ -2,11 +2,12 @@
  * The running agent's side of upgrades over a real websocket (fake control server): the upgrade requests reach
  * the receiver (refused without trusted keys), a freshly upgraded agent commits once connected with the tunnels
  * it had before up again, never while one is missing, and reports the outcome in its status; an agent restored
- * by the guard reports the rollback.
+ * by the guard reports the rollback; old versions are pruned on the commit, not before (upgrade/prune.ts).
  */
-import { readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, symlink } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { markerPath, readMarker, type UpgradeMarker, writeMarker } from "../../src/upgrade/marker.ts";
+import { markerPath, readMarker, type UpgradeMarker, versionsPath, writeMarker } from "../../src/upgrade/marker.ts";
 import { type Harness, startAgent } from "../support/agent-harness.ts";
 import { tempDirs } from "../support/context.ts";
 import { FakeControlServer } from "../support/fake-control-server.ts";
@@ -108,6 +109,26 @@ describe("agent upgrades in the running agent", () => {
     await server.waitFor("status");
     await h.agent.refresh();
     expect((await readMarker(dirs.stateDir))?.state).toBe("pending");
+    await h.stop();
+    h = null;
+    await dirs.remove();
+  });
+
+  it("removes a partial unpack at start, keeps every version while pending, prunes old ones once committed", async () => {
+    server = await FakeControlServer.start();
+    const dirs = await tempDirs("agent-prune");
+    const versions = versionsPath(dirs.stateDir);
+    for (const v of ["0.9.0", "1.0.0", "2.0.0", "3.0.0.unpacking"]) await mkdir(join(versions, v, "dist"), { recursive: true });
+    await symlink("2.0.0", join(versions, "current"));
+    await writeMarker(dirs.stateDir, marker(dirs.stateDir, { previous: "1.0.0" }));
+    h = await startAgent(server, { dirs, version: "2.0.0", statusIntervalMs: 100 });
+    await server.waitFor("status");
+    await h.agent.refresh();
+    expect((await readMarker(dirs.stateDir))?.state).toBe("pending");
+    expect((await readdir(versions)).sort()).toEqual(["0.9.0", "1.0.0", "2.0.0", "current"]);
+    h.tunnels.reports = [{ id: "t-1", up: true, loss: 0, rtt: 1, jitter: 0, samples: 10 }];
+    expect((await h.agent.refresh()).upgrade?.outcome).toBe("committed");
+    expect((await readdir(versions)).sort()).toEqual(["1.0.0", "2.0.0", "current"]);
     await h.stop();
     h = null;
     await dirs.remove();

@@ -6,17 +6,11 @@
  * tern devices logs <device> [--lines N] [--level L]: the agent's log.
  */
 import { type Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
-import { ok, type TernClient } from "@tern/client";
+import { type DiagnosticBody, type DiagnosticKind, ok, runDeviceDiagnostic } from "@tern/client";
 import type { CommandContext } from "../context.ts";
 import { CliError, ExitCode } from "../exit-codes.ts";
 import { resolveDevice } from "../support/resolve.ts";
 import { contextOf, positiveInt } from "./shared.ts";
-
-type StreamEvent =
-  | { type: "started"; jobId: string }
-  | { type: "lines"; lines: string[] }
-  | { type: "result"; jobId: string; result: unknown }
-  | { type: "error"; jobId: string; code: string; message: string };
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 const DNS_TYPES = ["A", "AAAA", "CNAME", "MX", "NS", "TXT", "SRV", "SOA", "PTR", "CAA"] as const;
@@ -27,45 +21,15 @@ const milliseconds = (value: string) => {
   return n;
 };
 
-/** Reads the SSE body and hands over each event's JSON as it arrives. */
-async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamEvent> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let cut = buffer.indexOf("\n\n");
-    while (cut >= 0) {
-      const data = buffer
-        .slice(0, cut)
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trimStart())
-        .join("\n");
-      buffer = buffer.slice(cut + 2);
-      if (data) yield JSON.parse(data) as StreamEvent;
-      cut = buffer.indexOf("\n\n");
-    }
-  }
-}
-
-type Kind = "ping" | "traceroute" | "dns";
-
-async function start(tern: TernClient, id: string, kind: Kind, body: Record<string, unknown>) {
-  const params = { params: { path: { id } }, parseAs: "stream" as const };
-  const call =
-    kind === "ping"
-      ? tern.api.POST("/api/devices/{id}/diagnostics/ping", { ...params, body: body as never })
-      : kind === "traceroute"
-        ? tern.api.POST("/api/devices/{id}/diagnostics/traceroute", { ...params, body: body as never })
-        : tern.api.POST("/api/devices/{id}/diagnostics/dns", { ...params, body: body as never });
-  return (await ok(call as Promise<{ data?: unknown; error?: unknown; response: Response }>)) as ReadableStream<Uint8Array>;
-}
-
-async function runStreamed(ctx: CommandContext, ref: string, kind: Kind, body: Record<string, unknown>): Promise<void> {
+async function runStreamed<K extends DiagnosticKind>(
+  ctx: CommandContext,
+  ref: string,
+  kind: K,
+  body: DiagnosticBody<K>,
+): Promise<void> {
   const tern = await ctx.connect();
   const device = await resolveDevice(tern, ref);
-  const stream = await start(tern, device.id, kind, body);
-  for await (const event of readEvents(stream)) {
+  for await (const event of runDeviceDiagnostic(tern.api, device.id, kind, body)) {
     if (ctx.printer.json) process.stdout.write(`${JSON.stringify(event)}\n`);
     else if (event.type === "lines") process.stdout.write(`${event.lines.join("\n")}\n`);
     else if (event.type === "started") ctx.printer.note(`${kind} on ${device.name} (job ${event.jobId})`);
@@ -74,7 +38,7 @@ async function runStreamed(ctx: CommandContext, ref: string, kind: Kind, body: R
 }
 
 const ipVersion = (opts: { ipv4?: boolean; ipv6?: boolean }) =>
-  opts.ipv6 ? { ipVersion: 6 } : opts.ipv4 ? { ipVersion: 4 } : {};
+  opts.ipv6 ? { ipVersion: 6 as const } : opts.ipv4 ? { ipVersion: 4 as const } : {};
 
 export function registerDeviceDiagnostics(devices: Command<[], Record<string, unknown>>): void {
   devices

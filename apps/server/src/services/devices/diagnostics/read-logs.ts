@@ -6,9 +6,9 @@
  */
 import type { AgentLogLevel, LogReadResult } from "@tern/protocol";
 import type { AppDeps } from "../../../deps.ts";
-import { ApiError, notFound } from "../../../http/errors.ts";
-import { recordAudit } from "../../audit.ts";
-import { inTransaction, type ServiceCtx } from "../../context.ts";
+import { ApiError } from "../../../http/errors.ts";
+import type { ServiceCtx } from "../../context.ts";
+import { auditDeviceRequest } from "./audit-device-request.ts";
 
 /** The agent reads at most a few MiB backwards; this is plenty on a loaded router. */
 const LOG_READ_TIMEOUT_MS = 15_000;
@@ -24,16 +24,7 @@ export async function readDeviceLogs(
   deviceId: string,
   query: { lines: number; level: AgentLogLevel },
 ): Promise<DeviceLogs> {
-  await inTransaction(ctx, async (tx) => {
-    const device = await tx.db
-      .selectFrom("devices")
-      .select("id")
-      .where("id", "=", deviceId)
-      .where("organization_id", "=", tx.org.id)
-      .executeTakeFirst();
-    if (!device) throw notFound("device");
-    await recordAudit(tx, { action: "read-logs", resource: "devices", resourceId: deviceId, after: query });
-  });
+  await auditDeviceRequest(ctx, deviceId, { action: "read-logs", after: query });
   const answer = await deps.deviceLink.requestFromDevice(deviceId, "log-read", query, LOG_READ_TIMEOUT_MS);
   if (!answer.ok) throw new ApiError("DEVICE_REQUEST_FAILED", `the device could not read its log: ${answer.error}`);
   return { deviceId, level: query.level, ...answer.result };

@@ -11,9 +11,8 @@
  */
 import { randomUUID } from "node:crypto";
 import {
-  type DiagnosticJobType,
+  type DiagnosticStreamEvent,
   type DnsLookupParams,
-  type ErrorCode,
   type JobError,
   type PingParams,
   pingTimeLimitMs,
@@ -24,9 +23,9 @@ import {
 import { sql } from "kysely";
 import { toJson } from "../../../db/json.ts";
 import type { AppDeps } from "../../../deps.ts";
-import { ApiError, notFound } from "../../../http/errors.ts";
-import { recordAudit } from "../../audit.ts";
-import { inTransaction, type ServiceCtx } from "../../context.ts";
+import { ApiError } from "../../../http/errors.ts";
+import type { ServiceCtx } from "../../context.ts";
+import { auditDeviceRequest } from "./audit-device-request.ts";
 import { EventQueue } from "./event-queue.ts";
 
 /** Beyond the device's own time limit, how long the server waits for the final answer. */
@@ -37,12 +36,8 @@ export type DiagnosticInput =
   | { kind: "traceroute"; params: TracerouteParams }
   | { kind: "dns"; params: DnsLookupParams };
 
-/** One event of the stream (each an SSE `data:` line of JSON). */
-export type DiagnosticEvent =
-  | { type: "started"; jobId: string; deviceId: string; kind: DiagnosticJobType; target: string }
-  | { type: "lines"; lines: string[] }
-  | { type: "result"; jobId: string; result: unknown }
-  | { type: "error"; jobId: string; code: ErrorCode; message: string };
+/** One event of the stream (each an SSE `data:` line of JSON): the protocol's, which the client reads. */
+export type DiagnosticEvent = DiagnosticStreamEvent;
 
 const METHOD = { ping: "ping", traceroute: "traceroute", dns: "dns-lookup" } as const;
 
@@ -89,21 +84,7 @@ export async function runDiagnostic(
   const jobId = randomUUID();
   const target = targetOf(input);
   const started = new Date();
-  await inTransaction(ctx, async (tx) => {
-    const device = await tx.db
-      .selectFrom("devices")
-      .select("id")
-      .where("id", "=", deviceId)
-      .where("organization_id", "=", tx.org.id)
-      .executeTakeFirst();
-    if (!device) throw notFound("device");
-    await recordAudit(tx, {
-      action: input.kind,
-      resource: "devices",
-      resourceId: deviceId,
-      after: { jobId, target, params: input.params },
-    });
-  });
+  await auditDeviceRequest(ctx, deviceId, { action: input.kind, after: { jobId, target, params: input.params } });
 
   const queue = new EventQueue<DiagnosticEvent>();
   queue.push({ type: "started", jobId, deviceId, kind: input.kind, target });
