@@ -87,6 +87,26 @@ describe("tern devices ping | traceroute | resolve", () => {
     expect((await tern.run(["devices", "logs", name, "--level", "loud"])).code).toBe(2);
   });
 
+  it("tag:<tag> runs on every router with the tag, lines prefixed with each router's name, then a summary", async () => {
+    await ok(admin.api.POST("/api/devices/tags", { body: { deviceIds: [...routers.ids], add: ["cli-branch"], remove: [] } }));
+    for (const each of routers.ids)
+      for (;;) {
+        const d = await ok(admin.api.GET("/api/devices/{id}", { params: { path: { id: each } } }));
+        if (d.isConnected) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    const r = await tern.run(["devices", "traceroute", "tag:cli-branch", "192.0.2.9"]);
+    expect(r.code, r.stderr).toBe(0);
+    const prefixed = r.stdout.split("\n").filter((l) => l.includes("traceroute to 192.0.2.9"));
+    expect(prefixed).toHaveLength(2);
+    expect(prefixed).toContain(`[${name}] traceroute to 192.0.2.9`);
+    expect(r.stderr).toContain("traceroute on 2 devices tagged cli-branch: 2 succeeded, 0 failed");
+
+    const none = await tern.run(["devices", "ping", "tag:nowhere", "192.0.2.1", "--json"]);
+    expect(none.code).toBe(1);
+    expect(JSON.parse(none.stderr)).toMatchObject({ code: "VALIDATION_FAILED" });
+  });
+
   it("an offline router: exit 1 with DEVICE_NOT_CONNECTED, at once (both routers disconnect here)", async () => {
     await routers.disconnect();
     try {

@@ -4,7 +4,13 @@
  * the ways a body can go wrong.
  */
 import { describe, expect, it, vi } from "vitest";
-import { type DiagnosticEvent, diagnosticEvents, TernApiError } from "./index.ts";
+import {
+  type DiagnosticEvent,
+  diagnosticEvents,
+  type FleetDiagnosticEvent,
+  fleetDiagnosticEvents,
+  TernApiError,
+} from "./index.ts";
 
 const JOB = "0b8f2a52-3c1e-4d5f-9a6b-7c8d9e0f1a2b";
 const DEVICE = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b";
@@ -126,5 +132,35 @@ describe("diagnosticEvents", () => {
       break;
     }
     await vi.waitFor(() => expect(state.cancelled).toBe(true));
+  });
+});
+
+describe("fleetDiagnosticEvents", () => {
+  it("reads every device's events (an offline device's error has no job) through to the summary, and stops there", async () => {
+    const OTHER = "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d";
+    const { response, state } = responseOf(
+      [
+        sse(started),
+        sse({ type: "error", deviceId: OTHER, jobId: null, code: "DEVICE_NOT_CONNECTED", message: "not connected" }),
+        sse({ type: "lines", deviceId: DEVICE, lines: ["PING 192.0.2.1"] }),
+        sse({ type: "result", deviceId: DEVICE, jobId: JOB, result: { transmitted: 1 } }),
+        sse({ type: "summary", devices: 2, succeeded: 1, failed: 1, cancelled: 0 }),
+      ],
+      true,
+    );
+    const events: FleetDiagnosticEvent[] = [];
+    for await (const e of fleetDiagnosticEvents(response.body as ReadableStream<Uint8Array>)) events.push(e);
+    expect(events.map((e) => e.type)).toEqual(["started", "error", "lines", "result", "summary"]);
+    expect(events[1]).toMatchObject({ deviceId: OTHER, jobId: null, code: "DEVICE_NOT_CONNECTED" });
+    // The stream would go on with keep-alives: the reader let go after the summary.
+    expect(state.cancelled).toBe(true);
+  });
+
+  it("a single run's event without its device is not a fleet event: UNEXPECTED_RESPONSE", async () => {
+    const { response } = responseOf([sse({ type: "lines", lines: ["no device"] })]);
+    const read = async () => {
+      for await (const _ of fleetDiagnosticEvents(response.body as ReadableStream<Uint8Array>));
+    };
+    await expect(read()).rejects.toMatchObject({ code: "UNEXPECTED_RESPONSE" });
   });
 });

@@ -16,7 +16,11 @@ export {
   type DiagnosticEvent,
   type DiagnosticKind,
   diagnosticEvents,
+  type FleetDiagnosticBody,
+  type FleetDiagnosticEvent,
+  fleetDiagnosticEvents,
   runDeviceDiagnostic,
+  runFleetDiagnostic,
 } from "./diagnostic-events.ts";
 export { apiErrorFrom, TernApiError, TernConnectionError, type TernErrorCode } from "./errors.ts";
 export { takesOrg } from "./org-scope.ts";

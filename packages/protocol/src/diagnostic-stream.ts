@@ -22,3 +22,34 @@ export const DiagnosticStreamEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("error"), jobId: z.string(), code: ErrorCode, message: z.string() }),
 ]);
 export type DiagnosticStreamEvent = z.infer<typeof DiagnosticStreamEvent>;
+
+/**
+ * One event of a diagnostic on many devices (POST /api/devices/diagnostics): each device's run's events with
+ * its `deviceId` (an offline device's `error` has `jobId: null`), then one `summary` last.
+ */
+export const FleetDiagnosticStreamEvent = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("started"),
+    jobId: z.string(),
+    deviceId: z.string(),
+    kind: z.enum(DIAGNOSTIC_JOB_TYPES),
+    target: z.string(),
+  }),
+  z.object({ type: z.literal("lines"), deviceId: z.string(), lines: z.array(z.string()) }),
+  z.object({ type: z.literal("result"), deviceId: z.string(), jobId: z.string(), result: z.unknown() }),
+  z.object({
+    type: z.literal("error"),
+    deviceId: z.string(),
+    jobId: z.string().nullable(),
+    code: ErrorCode,
+    message: z.string(),
+  }),
+  z.object({
+    type: z.literal("summary"),
+    devices: z.number().int(),
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    cancelled: z.number().int(),
+  }),
+]);
+export type FleetDiagnosticStreamEvent = z.infer<typeof FleetDiagnosticStreamEvent>;

@@ -3,10 +3,19 @@
  * router, its lines printed as they stream in (server-sent events of
  * POST /api/devices/{id}/diagnostics/…); Ctrl-C closes the connection, which
  * stops the command on the router. --json prints each event as one JSON line.
+ * `tag:<tag>` instead of a device runs it on every device with the tag
+ * (POST /api/devices/diagnostics), each line prefixed with its device's name.
  * tern devices logs <device> [--lines N] [--level L]: the agent's log.
  */
 import { type Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
-import { type DiagnosticBody, type DiagnosticKind, ok, runDeviceDiagnostic } from "@tern/client";
+import {
+  type DiagnosticBody,
+  type DiagnosticKind,
+  type FleetDiagnosticBody,
+  ok,
+  runDeviceDiagnostic,
+  runFleetDiagnostic,
+} from "@tern/client";
 import type { CommandContext } from "../context.ts";
 import { CliError, ExitCode } from "../exit-codes.ts";
 import { resolveDevice } from "../support/resolve.ts";
@@ -21,12 +30,51 @@ const milliseconds = (value: string) => {
   return n;
 };
 
+const TAG_PREFIX = "tag:";
+
+/** On every device with a tag: lines prefixed "[name] ", a summary; exit 1 when a device failed. */
+async function runOnTag<K extends DiagnosticKind>(
+  ctx: CommandContext,
+  tag: string,
+  kind: K,
+  body: DiagnosticBody<K>,
+): Promise<void> {
+  const tern = await ctx.connect();
+  const request = { kind, params: body, filter: [{ key: "tags", op: "contains", val: tag }] } as FleetDiagnosticBody;
+  const names = new Map<string, string>();
+  const failed: string[] = [];
+  for await (const event of runFleetDiagnostic(tern.api, request)) {
+    if (ctx.printer.json) {
+      process.stdout.write(`${JSON.stringify(event)}\n`);
+      if (event.type === "error") failed.push(event.deviceId);
+      continue;
+    }
+    if (event.type === "summary") {
+      ctx.printer.note(`${kind} on ${event.devices} devices tagged ${tag}: ${event.succeeded} succeeded, ${event.failed} failed`);
+      continue;
+    }
+    if (event.type === "started") {
+      const device = await ok(tern.api.GET("/api/devices/{id}", { params: { path: { id: event.deviceId } } }));
+      names.set(event.deviceId, device.name);
+    }
+    const name = names.get(event.deviceId) ?? event.deviceId;
+    if (event.type === "lines") process.stdout.write(event.lines.map((l) => `[${name}] ${l}\n`).join(""));
+    else if (event.type === "error") {
+      failed.push(event.deviceId);
+      process.stderr.write(`[${name}] ${event.code}: ${event.message}\n`);
+    }
+  }
+  if (failed.length)
+    throw new CliError(`${kind} failed on ${failed.length} device(s) tagged ${tag}`, ExitCode.API_ERROR, "DIAGNOSTIC_FAILED");
+}
+
 async function runStreamed<K extends DiagnosticKind>(
   ctx: CommandContext,
   ref: string,
   kind: K,
   body: DiagnosticBody<K>,
 ): Promise<void> {
+  if (ref.startsWith(TAG_PREFIX)) return runOnTag(ctx, ref.slice(TAG_PREFIX.length), kind, body);
   const tern = await ctx.connect();
   const device = await resolveDevice(tern, ref);
   for await (const event of runDeviceDiagnostic(tern.api, device.id, kind, body)) {
@@ -44,7 +92,7 @@ export function registerDeviceDiagnostics(devices: Command<[], Record<string, un
   devices
     .command("ping")
     .description("Ping a target from the router, each reply printed as it comes (Ctrl-C stops it on the router)")
-    .argument("<device>", "id or exact name")
+    .argument("<device>", "id or exact name, or tag:<tag> for every device with the tag")
     .argument("<target>", "IPv4 or IPv6 address or host name")
     .option("-c, --count <n>", "probes to send (default 4, at most 100)", positiveInt)
     .option("-i, --interval <ms>", "between probes, ms (default 1000, 200 to 5000)", milliseconds)
@@ -64,7 +112,7 @@ export function registerDeviceDiagnostics(devices: Command<[], Record<string, un
   devices
     .command("traceroute")
     .description("Trace the route from the router to a target, hop by hop as it goes")
-    .argument("<device>", "id or exact name")
+    .argument("<device>", "id or exact name, or tag:<tag> for every device with the tag")
     .argument("<target>", "IPv4 or IPv6 address or host name")
     .option("-m, --max-hops <n>", "at most this many hops (default 20, at most 64)", positiveInt)
     .option("-q, --queries <n>", "probes per hop (default 1, at most 3)", positiveInt)
@@ -84,7 +132,7 @@ export function registerDeviceDiagnostics(devices: Command<[], Record<string, un
   devices
     .command("resolve")
     .description("Resolve a name on the router (its own resolver, or --server)")
-    .argument("<device>", "id or exact name")
+    .argument("<device>", "id or exact name, or tag:<tag> for every device with the tag")
     .argument("<name>", "host name (or an address, with --type PTR)")
     .addOption(new Option("-t, --type <type>", "record type (default A)").choices(DNS_TYPES))
     .option("--server <address>", "ask this DNS server instead of the router's resolver")

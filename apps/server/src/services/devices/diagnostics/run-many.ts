@@ -7,19 +7,16 @@
  * fail the whole: its `error` event says DEVICE_NOT_CONNECTED (its failed run
  * is a job too) and the others go on. The stream ends with a `summary`.
  */
-import { DIAGNOSTIC_DEVICES_IN_FLIGHT, type ErrorCode, MAX_DIAGNOSTIC_DEVICES } from "@tern/protocol";
+import { DIAGNOSTIC_DEVICES_IN_FLIGHT, type FleetDiagnosticStreamEvent, MAX_DIAGNOSTIC_DEVICES } from "@tern/protocol";
 import type { AppDeps } from "../../../deps.ts";
 import { ApiError } from "../../../http/errors.ts";
 import type { ServiceCtx } from "../../context.ts";
 import { type DeviceSelection, selectDeviceIds } from "../selection.ts";
 import { EventQueue } from "./event-queue.ts";
-import { type DiagnosticEvent, type DiagnosticInput, runDiagnostic } from "./run-diagnostic.ts";
+import { type DiagnosticInput, runDiagnostic } from "./run-diagnostic.ts";
 
-/** A single run's event with its device, or the fleet run's closing summary. */
-export type FleetDiagnosticEvent =
-  | (Exclude<DiagnosticEvent, { type: "error" }> & { deviceId: string })
-  | { type: "error"; deviceId: string; jobId: string | null; code: ErrorCode; message: string }
-  | { type: "summary"; devices: number; succeeded: number; failed: number; cancelled: number };
+/** A single run's event with its device, or the fleet run's closing summary (the protocol's schema). */
+export type FleetDiagnosticEvent = FleetDiagnosticStreamEvent;
 
 export interface FleetDiagnosticRun {
   deviceIds: string[];
