@@ -49,7 +49,7 @@ async function finish(
 
 /** Only this rollout's devices: other tests' rollouts share the database. */
 const started = async (rolloutId: string, now?: Date) =>
-  (await scheduleRollouts(t.database.db, now)).filter((s) => s.rolloutId === rolloutId);
+  (await scheduleRollouts(t.database.db, now)).started.filter((s) => s.rolloutId === rolloutId);
 
 describe("agent rollouts", () => {
   it("plans canaries then batches, skips devices already on the version, and runs one batch at a time to completion", async () => {
