@@ -130,13 +130,13 @@ export async function scheduleRollouts(db: Db, now: Date = new Date()): Promise<
 
 /**
  * The duty the gateway runs every TERN_DUTY_INTERVAL_MS; `deps` is read at run time (the gateway replaces
- * deviceLink once it exists). `clock`: the scheduler's time (tests move it past deadlines).
+ * deviceLink once it exists). The jobs it ended and the transfers it started follow its commit.
  */
-export function rolloutDuty(deps: Pick<AppDeps, "deviceLink" | "logger" | "db" | "metrics">, clock = () => new Date()): Duty {
+export function rolloutDuty(deps: Pick<AppDeps, "deviceLink" | "logger" | "db" | "metrics">): Duty {
   return {
     name: "agent-rollouts",
     async run(trx, afterCommit) {
-      const { started, finished } = await scheduleRollouts(trx, clock());
+      const { started, finished } = await scheduleRollouts(trx);
       afterCommit(() => {
         reportFinishedJobs(deps, deps.deviceLink.events, finished);
         const transfer: TransferDeps = { db: deps.db, deviceLink: deps.deviceLink, logger: deps.logger, metrics: deps.metrics };
