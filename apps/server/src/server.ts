@@ -160,7 +160,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     const live = new LiveEventHub(deps.db, gw.bus, logger);
     deps.liveEvents = live;
     const stopTunnelEvents = publishTunnelStatusEvents(deps.db, events, logger);
-    const stopUpgradeReports = recordUpgradeReports(deps.db, events, logger);
+    const stopUpgradeReports = recordUpgradeReports(deps, events);
     notify.start(events);
     await gw.start();
     // Fan-outs answer before compiling (services/fanout): this instance compiles what they marked, and what a

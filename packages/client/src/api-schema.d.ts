@@ -1613,6 +1613,8 @@ export interface paths {
          * @description Deletes every job matching `filter` (the keys of GET /api/jobs) and/or `ids`, without paging; with neither, refused (400) unless `all=true`. Answers the number deleted.
          *
          *     Deleting a job deletes its record. A queued job is thereby cancelled (never sent); a running one is forgotten (a late result for it matches no job). It does not undo the change that queued it: the device keeps its new desired configuration and is brought to it by the next sync. To undo a change, make the opposite change.
+         *
+         *     A running agent upgrade job (type `upgrade`) cannot be deleted: 409 JOB_NOT_CANCELLABLE, and nothing is deleted; pause or cancel its rollout (POST /api/agent-upgrades/{id}/pause, /cancel). A finished one can.
          */
         delete: operations["deleteJobs"];
         options?: never;
@@ -1634,6 +1636,8 @@ export interface paths {
         /**
          * Delete a job (cancels it when queued)
          * @description Deleting a job deletes its record. A queued job is thereby cancelled (never sent); a running one is forgotten (a late result for it matches no job). It does not undo the change that queued it: the device keeps its new desired configuration and is brought to it by the next sync. To undo a change, make the opposite change.
+         *
+         *     A running agent upgrade job (type `upgrade`) cannot be deleted: 409 JOB_NOT_CANCELLABLE; pause or cancel its rollout (POST /api/agent-upgrades/{id}/pause, /cancel). A finished one can.
          */
         delete: operations["deleteJob"];
         options?: never;
@@ -2298,7 +2302,7 @@ export interface components {
         ErrorBody: {
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "DIAGNOSTIC_TOO_MANY_DEVICES" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "DIAGNOSTIC_TOO_MANY_DEVICES" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "JOB_NOT_CANCELLABLE" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
             /** @default [] */
             details?: {
                 path: string;
@@ -3738,7 +3742,7 @@ export interface components {
              * @description refused: the error code PUT /devices/{id} would answer
              * @enum {string}
              */
-            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "DIAGNOSTIC_TOO_MANY_DEVICES" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
+            code?: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LAN_OVERLAPPING" | "TUNNEL_OVERLAPPING" | "TUNNEL_RANGE_EXHAUSTED" | "VRRP_INSTALLED_ON_DEVICE" | "RATE_LIMITED" | "PAYLOAD_TOO_LARGE" | "DEVICE_NOT_CONNECTED" | "DEVICE_TIMEOUT" | "UNSUPPORTED_PROTOCOL_VERSION" | "INVALID_TOKEN" | "SIGN_IN_REQUIRED" | "EMAIL_UNAVAILABLE" | "REGISTRATION_TOKEN_EXHAUSTED" | "MFA_REQUIRED" | "MFA_PROOF_INVALID" | "SSO_FAILED" | "SSO_EMAIL_NOT_VERIFIED" | "SSO_NOT_ALLOWED" | "SSO_PROVIDER_UNAVAILABLE" | "WEBHOOK_TARGET_FORBIDDEN" | "IDENTITY_PROOF_INVALID" | "CSRF_FAILED" | "UNSUPPORTED_MEDIA_TYPE" | "SIGNUP_DISABLED" | "ACCOUNT_LIMIT" | "DUMP_NOT_READY" | "PEER_PRESET_UNKNOWN" | "CONFIRMATION_REQUIRED" | "DIAGNOSTIC_TOO_MANY_DEVICES" | "PACKAGE_CHECKSUM_MISMATCH" | "PACKAGE_SIGNATURE_INVALID" | "PACKAGE_VERSION_EXISTS" | "ROLLOUT_CONFLICT" | "JOB_NOT_CANCELLABLE" | "STATISTICS_RANGE_INVALID" | "STATISTICS_STEP_INVALID" | "DEVICE_REQUEST_FAILED" | "REQUEST_CANCELLED" | "INTERNAL";
             error?: string;
         };
         ApproveDevices: {
@@ -4297,7 +4301,7 @@ export interface components {
             /** Format: uuid */
             org: string;
             /** @enum {string} */
-            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync" | "restart-agent" | "stop" | "start" | "reset" | "ping" | "traceroute" | "dns";
+            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync" | "restart-agent" | "stop" | "start" | "reset" | "upgrade" | "ping" | "traceroute" | "dns";
             /** @enum {string} */
             state: "queued" | "running" | "complete" | "failed";
             device: {
@@ -15136,6 +15140,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description JOB_NOT_CANCELLABLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -15305,6 +15318,15 @@ export interface operations {
             };
             /** @description No such resource in the caller's organization (NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description JOB_NOT_CANCELLABLE */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -62,6 +62,8 @@ export const ErrorCode = z.enum([
   "PACKAGE_VERSION_EXISTS",
   /** A package a rollout still uses (cancel or finish the rollout first), or a rollout that cannot change state that way. */
   "ROLLOUT_CONFLICT",
+  /** A job that cannot be deleted or retried through /api/jobs: a running agent upgrade (pause or cancel its rollout instead). */
+  "JOB_NOT_CANCELLABLE",
   /** A statistics range that is empty, reversed, in the future or older than the longest-kept tier. */
   "STATISTICS_RANGE_INVALID",
   /** A statistics step that is not allowed: not a multiple of its tier's bucket, finer than what the range keeps, or too many points. */
@@ -129,6 +131,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   PACKAGE_SIGNATURE_INVALID: 400,
   PACKAGE_VERSION_EXISTS: 409,
   ROLLOUT_CONFLICT: 409,
+  JOB_NOT_CANCELLABLE: 409,
   STATISTICS_RANGE_INVALID: 400,
   STATISTICS_STEP_INVALID: 400,
   DEVICE_REQUEST_FAILED: 502,

@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
+import { AGENT_ACTIONS } from "./device-actions.ts";
 
 export const JobState = z.enum(["queued", "running", "complete", "failed"]);
 export type JobState = z.infer<typeof JobState>;
@@ -24,6 +25,8 @@ export const JobType = z.enum([
   "stop",
   "start",
   "reset",
+  /** One device's agent upgrade in a rollout (docs/upgrades.md): carried out by the agent's upgrade receiver. */
+  "upgrade",
   "ping",
   "traceroute",
   "dns",
@@ -38,6 +41,14 @@ export type JobType = z.infer<typeof JobType>;
 export const DIAGNOSTIC_JOB_TYPES = ["ping", "traceroute", "dns"] as const satisfies readonly JobType[];
 export type DiagnosticJobType = (typeof DIAGNOSTIC_JOB_TYPES)[number];
 
+/**
+ * Jobs whose work is no config apply, so the configuration job machinery (dispatch, settle by hash, requeue on
+ * a lost link) never moves them: the agent's remote actions, finished by the agent's answer, and agent
+ * upgrades, finished by the rollout (the agent's upgrade report, or the rollout's deadline). Diagnostics need
+ * no place here: they are recorded finished.
+ */
+export const NON_CONFIG_JOB_TYPES = [...AGENT_ACTIONS, "upgrade"] as const satisfies readonly JobType[];
+
 export const JobTask = z.object({ kind: z.string(), summary: z.string() });
 export type JobTask = z.infer<typeof JobTask>;
 
@@ -51,7 +62,10 @@ export const DriverResult = z.object({
 export type DriverResult = z.infer<typeof DriverResult>;
 
 export const JobError = z.object({
-  /** `timeout`, `device` (a driver failed), `superseded`, `cancelled`, `device-deleted`. */
+  /**
+   * `timeout`, `device` (a driver failed; an upgrade rolled back by the agent), `superseded`, `cancelled`,
+   * `device-deleted`, `transfer` (an upgrade package that could not be sent).
+   */
   reason: z.string(),
   message: z.string(),
   drivers: z.array(DriverResult).default([]),

@@ -31,6 +31,7 @@ import * as deviceTagsActions from "./migrations/20261126-101-device-tags-action
 import * as deviceDiagnostics from "./migrations/20261126-201-device-diagnostics.ts";
 import * as statistics from "./migrations/20261126-301-statistics.ts";
 import * as agentUpgrades from "./migrations/20261126-401-agent-upgrades.ts";
+import * as upgradeJobs from "./migrations/20261126-402-upgrade-jobs.ts";
 import * as fanout from "./migrations/20261126-701-fanout.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -53,6 +54,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261126-101-device-tags-actions": deviceTagsActions,
   "20261126-701-fanout": fanout,
   "20261126-401-agent-upgrades": agentUpgrades,
+  "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,
   "20261126-201-device-diagnostics": deviceDiagnostics,
 };

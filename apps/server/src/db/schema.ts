@@ -130,6 +130,8 @@ export interface AgentRolloutDevicesTable {
   started_at: NullableTimestamp;
   deadline_at: NullableTimestamp;
   finished_at: NullableTimestamp;
+  /** The device's `upgrade` job, from the moment the scheduler started it (null while pending or skipped). */
+  job_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OrganizationsTable {

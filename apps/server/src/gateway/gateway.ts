@@ -9,11 +9,12 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ServerType } from "@hono/node-server";
-import { MAX_MESSAGE_BYTES, type RequestMethod } from "@tern/protocol";
+import { type JobError, MAX_MESSAGE_BYTES, type RequestMethod } from "@tern/protocol";
 import { sql } from "kysely";
 import { WebSocketServer } from "ws";
 import { postgresDb } from "../db/database.ts";
 import type { AppDeps } from "../deps.ts";
+import { emptySettled, reportFinishedJobs } from "../jobs/finished-jobs.ts";
 import { JobEngine } from "../jobs/job-engine.ts";
 import { timeOutStaleRunning } from "../jobs/job-store.ts";
 import { statisticsDuties } from "../services/statistics/duties.ts";
@@ -201,11 +202,20 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     [
       {
         name: "job-timeouts",
-        async run(trx) {
-          const failed = await timeOutStaleRunning(trx, options.jobTimeoutMs);
-          deps.metrics.jobsTimedOut.inc(failed.length);
+        async run(trx, afterCommit) {
+          const error: JobError = {
+            reason: "timeout",
+            message: `no result within ${Math.round(options.jobTimeoutMs / 1000)} s`,
+            drivers: [],
+          };
+          const failed = await timeOutStaleRunning(trx, options.jobTimeoutMs, error);
           for (const deviceId of new Set(failed.map((j) => j.device_id)))
             await sql`select pg_notify('tern_jobs', ${deviceId})`.execute(trx);
+          // Metrics (jobsTimedOut among them) and `jobs-finished` (a "job failed" notification) once committed.
+          if (failed.length)
+            afterCommit(() =>
+              reportFinishedJobs(deps, events, { ...emptySettled(), failed: failed.map((j) => ({ ...j, error })) }),
+            );
         },
       },
       {

@@ -10,6 +10,7 @@ import os from "node:os";
 import type { Hello } from "@tern/protocol";
 import { sql } from "kysely";
 import type { Db } from "../db/schema.ts";
+import { requeueRunningMany } from "../jobs/job-store.ts";
 import type { DeviceConnection } from "./connection.ts";
 
 export async function registerInstance(db: Db, instanceId: string): Promise<void> {
@@ -150,8 +151,8 @@ export async function reapStaleLinks(
     returning id, organization_id`.execute(db);
   const gone = rows.rows.map((r) => r.id);
   if (gone.length) {
-    await sql`update jobs set state = 'queued', started_at = null, apply_id = null, sent_hash = null
-      where state = 'running' and device_id = any(${gone}::uuid[])`.execute(db);
+    // Their running config jobs go out again on the next link (agent actions and upgrades are not config work).
+    await requeueRunningMany(db, gone);
   }
   return rows.rows;
 }

@@ -19,7 +19,7 @@ import { GroupCommit } from "../db/group-commit.ts";
 import type { Db } from "../db/schema.ts";
 import type { AppDeps } from "../deps.ts";
 import type { DeviceConnection } from "../gateway/connection.ts";
-import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
+import type { GatewayEvents } from "../gateway/events.ts";
 import type { GatewayOptions } from "../gateway/options.ts";
 import { loadTunnelSides, loadTunnelSidesMany } from "../gateway/tunnel-sides.ts";
 import { systemCtx } from "../services/context.ts";
@@ -27,9 +27,9 @@ import { lockDevices, queueConfigJobs } from "../services/desired-config.ts";
 import { openDesiredConfig } from "../services/desired-config-seal.ts";
 import { recordHealingAction } from "../services/healing/actions.ts";
 import { healingModeOf } from "../services/healing/settings.ts";
+import { emptySettled, reportFinishedJobs, type Settled } from "./finished-jobs.ts";
 import {
   countActive,
-  type FinishedJob,
   failApply,
   failQueued,
   requeueRunning,
@@ -38,14 +38,7 @@ import {
   startQueuedJobs,
 } from "./job-store.ts";
 
-/** Jobs that ended in one step, for metrics and events. */
-export interface Settled {
-  completed: FinishedJob[];
-  failed: (FinishedJob & { error: JobError })[];
-  corrected: FinishedJob[];
-}
-
-const emptySettled = (): Settled => ({ completed: [], failed: [], corrected: [] });
+export type { Settled } from "./finished-jobs.ts";
 
 interface ResultInput {
   conn: DeviceConnection;
@@ -98,24 +91,9 @@ export class JobEngine {
     return settled;
   }
 
-  /** Metrics and the `jobs-finished` event for jobs that ended. */
-  report(conn: { deviceId: string; orgId: string }, settled: Settled): void {
-    const now = Date.now();
-    const jobs: GatewayEventMap["jobs-finished"]["jobs"] = [];
-    for (const j of settled.completed) {
-      this.deps.metrics.jobDuration.observe({ type: j.type, result: "complete" }, (now - j.created_at.getTime()) / 1000);
-      jobs.push({ id: j.id, type: j.type, state: "complete", error: null, corrected: false });
-    }
-    for (const j of settled.failed) {
-      this.deps.metrics.jobDuration.observe({ type: j.type, result: "failed" }, (now - j.created_at.getTime()) / 1000);
-      if (j.error.reason === "timeout") this.deps.metrics.jobsTimedOut.inc();
-      jobs.push({ id: j.id, type: j.type, state: "failed", error: j.error, corrected: false });
-    }
-    for (const j of settled.corrected) {
-      this.deps.metrics.jobsCorrected.inc();
-      jobs.push({ id: j.id, type: j.type, state: "complete", error: null, corrected: true });
-    }
-    if (jobs.length) this.events.emit("jobs-finished", { deviceId: conn.deviceId, orgId: conn.orgId, jobs });
+  /** Metrics and the `jobs-finished` event for jobs that ended (all of `conn`'s device). */
+  report(_conn: { deviceId: string; orgId: string }, settled: Settled): void {
+    reportFinishedJobs(this.deps, this.events, settled);
   }
 
   /** Sends the device its newest desired config when jobs wait and nothing is in flight; handles drift. */

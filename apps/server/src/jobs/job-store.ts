@@ -7,7 +7,7 @@
  *      ▲                │ └──result failed / time-out──▶ failed ──hash reported──▶ complete (corrected)
  *      └──link lost─────┘
  */
-import { AGENT_ACTIONS, type JobError, type JobType } from "@tern/protocol";
+import { type JobError, type JobType, NON_CONFIG_JOB_TYPES } from "@tern/protocol";
 import { sql } from "kysely";
 import { toJson } from "../db/json.ts";
 import type { Db } from "../db/schema.ts";
@@ -24,10 +24,11 @@ const RETURNING = ["id", "device_id", "organization_id", "type", "created_at"] a
 
 /**
  * Jobs of the agent's remote actions (restart-agent, stop, start, reset) are finished by the action's
- * answer (services/devices/actions), never by an apply or a reported hash: the config transitions below
- * leave them alone.
+ * answer (services/devices/actions), agent upgrades by their rollout (services/agent-upgrades), never by an
+ * apply or a reported hash: the config transitions below leave them alone (and a tunnel's config state
+ * reads config jobs only: services/tunnels/query.ts).
  */
-const AGENT_ACTION_TYPES = sql`${`{${AGENT_ACTIONS.join(",")}}`}::text[]`;
+export const NOT_CONFIG_JOB_TYPES = sql`${`{${NON_CONFIG_JOB_TYPES.join(",")}}`}::text[]`;
 
 /**
  * Every queued job of each device goes out with its apply (the newest desired
@@ -43,7 +44,7 @@ export async function startQueuedJobs(
       attempts = attempts + 1, apply_id = u.apply_id, sent_hash = u.hash
     from unnest(${applies.map((a) => a.deviceId)}::uuid[], ${applies.map((a) => a.applyId)}::text[],
       ${applies.map((a) => a.hash)}::text[]) as u(device_id, apply_id, hash)
-    where jobs.device_id = u.device_id and jobs.state = 'queued' and jobs.type <> all(${AGENT_ACTION_TYPES})
+    where jobs.device_id = u.device_id and jobs.state = 'queued' and jobs.type <> all(${NOT_CONFIG_JOB_TYPES})
       -- a fan-out's job whose device is not recompiled yet has no target: it goes out with the recompiled config
       and jobs.target_hash is not null
     returning jobs.device_id`.execute(db);
@@ -87,7 +88,7 @@ export async function settleJobsByHashMany(db: Db, reports: readonly HashReport[
       corrected_at = case when state = 'failed' then now() else corrected_at end
     from unnest(${reports.map((r) => r.deviceId)}::uuid[], ${reports.map((r) => r.hash)}::text[],
       ${reports.map((r) => r.desiredHash)}::text[]) as u(device_id, hash, desired_hash)
-    where jobs.device_id = u.device_id and jobs.type <> all(${AGENT_ACTION_TYPES}) and (
+    where jobs.device_id = u.device_id and jobs.type <> all(${NOT_CONFIG_JOB_TYPES}) and (
       -- a job without a target (its device waits to be recompiled after a fan-out) is satisfied by nothing yet
       (jobs.state in ('queued', 'running') and jobs.target_hash is not null
         and (u.hash = u.desired_hash or jobs.sent_hash = u.hash or jobs.target_hash = u.hash))
@@ -122,7 +123,7 @@ export async function requeueRunning(db: Db, deviceId: string, applyId?: string)
     .set({ state: "queued", started_at: null, apply_id: null, sent_hash: null })
     .where("device_id", "=", deviceId)
     .where("state", "=", "running")
-    .where("type", "not in", AGENT_ACTIONS);
+    .where("type", "not in", NON_CONFIG_JOB_TYPES);
   if (applyId) q = q.where("apply_id", "=", applyId);
   const result = await q.executeTakeFirst();
   return Number(result.numUpdatedRows);
@@ -131,20 +132,20 @@ export async function requeueRunning(db: Db, deviceId: string, applyId?: string)
 /** `requeueRunning` for many devices at once (batched hellos): their running config jobs go back to the queue. */
 export async function requeueRunningMany(db: Db, deviceIds: readonly string[]): Promise<void> {
   await sql`update jobs set state = 'queued', started_at = null, apply_id = null, sent_hash = null
-    where device_id = any(${deviceIds}::uuid[]) and state = 'running' and type <> all(${AGENT_ACTION_TYPES})`.execute(db);
+    where device_id = any(${deviceIds}::uuid[]) and state = 'running' and type <> all(${NOT_CONFIG_JOB_TYPES})`.execute(db);
 }
 
-/** Safety net for running jobs nobody answers for (e.g. their instance died): failed with reason `timeout`. */
-export async function timeOutStaleRunning(db: Db, olderThanMs: number): Promise<FinishedJob[]> {
-  const error: JobError = {
-    reason: "timeout",
-    message: `no result within ${Math.round(olderThanMs / 1000)} s`,
-    drivers: [],
-  };
+/**
+ * Safety net for running jobs nobody answers for (e.g. their instance died): failed with reason `timeout`.
+ * Agent actions are included (their answer is due within the same time); upgrades are not: their deadline is
+ * the rollout's (transfer allowance plus health time), kept by the rollout duty.
+ */
+export async function timeOutStaleRunning(db: Db, olderThanMs: number, error: JobError): Promise<FinishedJob[]> {
   return db
     .updateTable("jobs")
     .set({ state: "failed", finished_at: sql`now()`, error: toJson(error) })
     .where("state", "=", "running")
+    .where("type", "<>", "upgrade")
     .where("started_at", "<", sql<Date>`now() - ${`${olderThanMs} milliseconds`}::interval`)
     .returning(RETURNING)
     .execute();
@@ -157,6 +158,7 @@ export async function failQueued(db: Db, deviceId: string, error: JobError): Pro
     .set({ state: "failed", finished_at: sql`now()`, error: toJson(error) })
     .where("device_id", "=", deviceId)
     .where("state", "=", "queued")
+    .where("type", "not in", NON_CONFIG_JOB_TYPES)
     .returning(RETURNING)
     .execute();
 }

@@ -18,7 +18,7 @@
  * Listeners only touch memory; database work and deliveries go to a bounded
  * work queue (work-queue.ts), so the gateway's path never waits for them.
  */
-import type { NotificationEvent, Severity, Status, TunnelReport } from "@tern/protocol";
+import { NON_CONFIG_JOB_TYPES, type NotificationEvent, type Severity, type Status, type TunnelReport } from "@tern/protocol";
 import type { Logger } from "pino";
 import type { AppDeps } from "../deps.ts";
 import type { Duty } from "../gateway/duties.ts";
@@ -350,7 +350,10 @@ export class NotificationEngine {
 
   private onJobsFinished(e: GatewayEventMap["jobs-finished"]): void {
     const failed = e.jobs.filter((j) => j.state === "failed");
-    const completed = e.jobs.filter((j) => j.state === "complete");
+    // Only a config job's success says the device runs a config of ours again (an upgrade or a restart does not).
+    const completed = e.jobs.filter(
+      (j) => j.state === "complete" && !(NON_CONFIG_JOB_TYPES as readonly string[]).includes(j.type),
+    );
     this.run(e.deviceId, async () => {
       if (failed.length > 0) {
         const name = await this.deviceName(e.deviceId);
@@ -358,7 +361,7 @@ export class NotificationEngine {
         if (!rule?.enabled) return [];
         const first = failed[0]!;
         const drivers = (first.error?.drivers ?? []).filter((d) => !d.ok && d.error).map((d) => `${d.driver}: ${d.error}`);
-        const what = `${failed.length === 1 ? `a ${first.type} job` : `${failed.length} jobs`} failed on ${name ?? e.deviceId}`;
+        const what = `${failed.length === 1 ? `${/^[aeiou]/.test(first.type) ? "an" : "a"} ${first.type} job` : `${failed.length} jobs`} failed on ${name ?? e.deviceId}`;
         const why = first.error ? `: ${first.error.reason}: ${first.error.message}` : "";
         return [
           await this.notifier.raise(

@@ -8,9 +8,12 @@
  * reports). Deleting a job does not undo the change that queued it: the
  * device's desired config stays, and the gateway's drift check brings the
  * device to it with a `sync` job. To undo a change, make the opposite change.
+ *
+ * An agent upgrade's job (`upgrade`) that is still running cannot be deleted (409 JOB_NOT_CANCELLABLE): the
+ * agent is installing, and only its rollout can stop what comes next (pause or cancel it). A finished one can.
  */
 import type { Filter, Job } from "@tern/protocol";
-import { invalidField, notFound } from "../http/errors.ts";
+import { ApiError, invalidField, notFound } from "../http/errors.ts";
 import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
 import { inTransaction, type ServiceCtx } from "./context.ts";
@@ -133,6 +136,7 @@ export async function deleteJob(ctx: ServiceCtx, id: string): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const row = await jobsOf(tx).where("j.id", "=", id).forUpdate("j").executeTakeFirst();
     if (!row) throw notFound("job");
+    await refuseRunningUpgrades(tx, [row]);
     await tx.db.deleteFrom("jobs").where("id", "=", id).execute();
     await recordAudit(tx, { action: "delete", resource: "jobs", resourceId: id, before: toJob(row) });
   });
@@ -153,7 +157,7 @@ export async function deleteJobs(ctx: ServiceCtx, input: DeleteJobsInput): Promi
     let matching = tx.db
       .selectFrom("jobs as j")
       .innerJoin("devices as d", "d.id", "j.device_id")
-      .select(["j.id", "j.state"])
+      .select(["j.id", "j.state", "j.type"])
       .where("j.organization_id", "=", tx.org.id);
     if (input.ids) matching = matching.where("j.id", "=", anyUuid(input.ids));
     input.filter.forEach((f, i) => {
@@ -161,6 +165,7 @@ export async function deleteJobs(ctx: ServiceCtx, input: DeleteJobsInput): Promi
     });
     const rows = await matching.orderBy("j.id").forUpdate("j").execute();
     if (rows.length === 0) return { deleted: 0 };
+    await refuseRunningUpgrades(tx, rows);
     const ids = rows.map((r) => r.id);
     await tx.db.deleteFrom("jobs").where("organization_id", "=", tx.org.id).where("id", "=", anyUuid(ids)).execute();
     const byState = Object.fromEntries(
@@ -174,4 +179,31 @@ export async function deleteJobs(ctx: ServiceCtx, input: DeleteJobsInput): Promi
     });
     return { deleted: ids.length };
   });
+}
+
+/**
+ * Refuses the whole request (nothing deleted) when it names a running agent upgrade: it is the rollout's, and
+ * deleting its row would only hide an upgrade that goes on. The answer names the rollout's routes.
+ */
+async function refuseRunningUpgrades(
+  ctx: Pick<ServiceCtx, "db">,
+  rows: readonly { id: string; type: Job["type"]; state: Job["state"] }[],
+): Promise<void> {
+  const running = rows.filter((r) => r.type === "upgrade" && (r.state === "running" || r.state === "queued"));
+  if (running.length === 0) return;
+  const rollouts = await ctx.db
+    .selectFrom("agent_rollout_devices")
+    .select(["job_id", "rollout_id"])
+    .where("job_id", "=", anyUuid(running.map((r) => r.id)))
+    .execute();
+  const first = rollouts[0]?.rollout_id;
+  const where = first ? `POST /api/agent-upgrades/${first}/pause or /cancel` : "POST /api/agent-upgrades/{id}/pause or /cancel";
+  throw new ApiError(
+    "JOB_NOT_CANCELLABLE",
+    `${running.length === 1 ? "a running agent upgrade job" : `${running.length} running agent upgrade jobs`} cannot be deleted: the rollout ends them (${where} stops what has not started)`,
+    running.slice(0, 20).map((r) => ({
+      path: "id",
+      message: `job ${r.id} belongs to rollout ${rollouts.find((x) => x.job_id === r.id)?.rollout_id ?? "unknown"}`,
+    })),
+  );
 }

@@ -10,6 +10,7 @@
 import type { Job, TokenPair } from "@tern/protocol";
 import { CLOSE_CODES } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
+import type { GatewayEventMap } from "../../src/gateway/events.ts";
 import { useGatewayServer, waitUntil } from "../support/gateway.ts";
 import { TEST_ADMIN } from "../support/onboarding.ts";
 import { helloFor, openRawLink, type RawLink } from "../support/raw-link.ts";
@@ -72,8 +73,10 @@ const dataPlaneOf = async (id: string) =>
   await g.database.db.selectFrom("devices").select(["data_plane", "is_approved"]).where("id", "=", id).executeTakeFirstOrThrow();
 
 describe("device actions over the device link", () => {
-  it("stop holds config jobs while the data plane is down; start sends them", async () => {
+  it("stop holds config jobs while the data plane is down; start sends them; every end is told (jobs-finished)", async () => {
     const token = await adminToken();
+    const told: GatewayEventMap["jobs-finished"][] = [];
+    const stopListening = g.server.deps.deviceLink.events.on("jobs-finished", (e) => told.push(e));
     const { device, raw, actions } = await actingDevice((action) => ({
       ok: true,
       dataPlane: action === "stop" ? "stopped" : "running",
@@ -116,6 +119,19 @@ describe("device actions over the device link", () => {
     expect(sync.status).toBe(202);
     await g.waitForJobs(sync.body.jobIds, "complete");
     expect(actions).toEqual(["stop", "start"]);
+    // The agent actions' ends reach the notification engine and the job metrics like the config jobs' (sync among them).
+    const toldJobs = () =>
+      told.filter((e) => e.deviceId === device.id).flatMap((e) => e.jobs.map((j) => [j.id, j.type, j.state]));
+    await waitUntil(toldJobs, (l) => l.length >= 4, 5000, "jobs-finished of every job");
+    stopListening();
+    expect(toldJobs()).toEqual(
+      expect.arrayContaining([
+        [stop.body.jobIds[0], "stop", "complete"],
+        [start.body.jobIds[0], "start", "complete"],
+        [changeJob, "modify", "complete"],
+        [sync.body.jobIds[0], "sync", "complete"],
+      ]),
+    );
     raw.ws.close();
   });
 

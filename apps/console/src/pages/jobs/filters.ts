@@ -40,6 +40,7 @@ export const JOB_TYPES = [
   "stop",
   "start",
   "reset",
+  "upgrade",
   "ping",
   "traceroute",
   "dns",

@@ -4,7 +4,7 @@
  * time, only inside the window, a failed canary pauses, overdue devices fail, finished rollouts complete; the
  * pause/resume/cancel state machine; the report; versions per device; tenancy and permissions.
  */
-import type { AgentVersionCount, Rollout, RolloutReport } from "@tern/protocol";
+import type { AgentVersionCount, Job, Rollout, RolloutReport } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { uploadTestPackage } from "../../../test/support/agent-upgrades.ts";
 import { insertTestDevice } from "../../../test/support/devices.ts";
@@ -49,7 +49,7 @@ async function finish(
 
 /** Only this rollout's devices: other tests' rollouts share the database. */
 const started = async (rolloutId: string, now?: Date) =>
-  (await scheduleRollouts(t.database.db, now)).filter((s) => s.rolloutId === rolloutId);
+  (await scheduleRollouts(t.database.db, now)).started.filter((s) => s.rolloutId === rolloutId);
 
 describe("agent rollouts", () => {
   it("plans canaries then batches, skips devices already on the version, and runs one batch at a time to completion", async () => {
@@ -126,6 +126,12 @@ describe("agent rollouts", () => {
       "not back healthy on the new version in time",
     ]);
     expect(r.state).toBe("running");
+    // Each started device has its upgrade job in the rollout's group: the overdue one failed (`timeout`).
+    const jobs = await t.api<Job[]>("GET", "/api/jobs", { token: t.admin.token, query: { group: res.body.id } });
+    expect(jobs.body.map((j) => [j.type, j.state, j.error?.reason ?? null]).sort()).toEqual([
+      ["upgrade", "failed", "timeout"],
+      ["upgrade", "running", null],
+    ]);
   });
 
   it("pause, resume and cancel follow the state machine (409 ROLLOUT_CONFLICT otherwise); cancel skips what was not started", async () => {

@@ -12,6 +12,7 @@ import { insertValidDevice } from "../../../test/support/device-fixtures.ts";
 import type { TestDevice } from "../../../test/support/devices.ts";
 import { waitUntil } from "../../../test/support/gateway.ts";
 import { type TestServer, useTestServer } from "../../../test/support/test-server.ts";
+import type { GatewayEventMap } from "../../gateway/events.ts";
 
 type ErrorBody = { code: string; details: { path: string; message: string }[] };
 type ManyBody = { action: string; jobGroup: string | null; jobs: number; skipped: { id: string; reason: string }[] };
@@ -38,7 +39,9 @@ describe("device actions (routes)", () => {
     await t.api("PUT", `/api/devices/${pending.id}`, { token: tenant.token, body: { tags: ["site:paris"] } });
   });
 
-  it("an agent action on an offline device: 202 with its job, which fails not-connected; audited", async () => {
+  it("an agent action on an offline device: 202 with its job, which fails not-connected and is told (jobs-finished); audited", async () => {
+    const told: GatewayEventMap["jobs-finished"][] = [];
+    const stopListening = t.deps.deviceLink.events.on("jobs-finished", (e) => told.push(e));
     const res = await act(devices[0]!.id, { action: "stop" });
     expect(res.status).toBe(202);
     expect(res.body.jobIds).toHaveLength(1);
@@ -52,6 +55,21 @@ describe("device actions (routes)", () => {
     );
     expect(failed).toMatchObject({ type: "stop", state: "failed", device: { id: devices[0]!.id } });
     expect(failed.error?.reason).toBe("not-connected");
+    // Its end is told like a config job's: the notification engine and the job metrics hear of it.
+    await waitUntil(
+      () => told,
+      (l) => l.length > 0,
+      5000,
+      "jobs-finished",
+    );
+    stopListening();
+    expect(told).toEqual([
+      {
+        deviceId: devices[0]!.id,
+        orgId: tenant.orgId,
+        jobs: [{ id, type: "stop", state: "failed", error: failed.error, corrected: false }],
+      },
+    ]);
     const device = await t.database.db
       .selectFrom("devices")
       .select("data_plane")

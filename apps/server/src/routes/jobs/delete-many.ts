@@ -14,8 +14,10 @@ export const route = defineRoute({
   description: [
     "Deletes every job matching `filter` (the keys of GET /api/jobs) and/or `ids`, without paging; with neither, refused (400) unless `all=true`. Answers the number deleted.",
     "Deleting a job deletes its record. A queued job is thereby cancelled (never sent); a running one is forgotten (a late result for it matches no job). It does not undo the change that queued it: the device keeps its new desired configuration and is brought to it by the next sync. To undo a change, make the opposite change.",
+    "A running agent upgrade job (type `upgrade`) cannot be deleted: 409 JOB_NOT_CANCELLABLE, and nothing is deleted; pause or cancel its rollout (POST /api/agent-upgrades/{id}/pause, /cancel). A finished one can.",
   ].join("\n\n"),
   auth: { resource: "jobs" },
+  errors: ["JOB_NOT_CANCELLABLE"],
   request: { query: DeleteJobsQuery },
   responses: { 200: jsonResponse(JobsDeletedSchema, "How many jobs were deleted") },
 });

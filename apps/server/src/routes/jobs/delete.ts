@@ -10,9 +10,12 @@ export const route = defineRoute({
   operationId: "deleteJob",
   tags: ["jobs"],
   summary: "Delete a job (cancels it when queued)",
-  description:
+  description: [
     "Deleting a job deletes its record. A queued job is thereby cancelled (never sent); a running one is forgotten (a late result for it matches no job). It does not undo the change that queued it: the device keeps its new desired configuration and is brought to it by the next sync. To undo a change, make the opposite change.",
+    "A running agent upgrade job (type `upgrade`) cannot be deleted: 409 JOB_NOT_CANCELLABLE; pause or cancel its rollout (POST /api/agent-upgrades/{id}/pause, /cancel). A finished one can.",
+  ].join("\n\n"),
   auth: { resource: "jobs" },
+  errors: ["JOB_NOT_CANCELLABLE"],
   request: { params: IdParams },
   responses: { 204: { description: "Deleted" } },
 });

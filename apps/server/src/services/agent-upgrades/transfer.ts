@@ -3,7 +3,7 @@
  * version, size, checksum and signature, `upgrade-chunk`s of UPGRADE_CHUNK_BYTES, then `upgrade-install`. The
  * device then restarts into the new version; its report (reports.ts) or the deadline ends the upgrade. Any
  * refusal (no trusted key, bad signature, unknown method of an older agent, not connected) fails the device
- * with the reason.
+ * with the reason, and its job (`transfer`: upgrade-jobs.ts).
  */
 import { UPGRADE_CHUNK_BYTES } from "@tern/protocol";
 import { sql } from "kysely";
@@ -11,12 +11,17 @@ import type { Logger } from "pino";
 import type { Db } from "../../db/schema.ts";
 import type { DeviceLink } from "../../gateway/device-link.ts";
 import { ApiError } from "../../http/errors.ts";
+import { emptySettled, reportFinishedJobs } from "../../jobs/finished-jobs.ts";
+import type { ServerMetrics } from "../../metrics/server-metrics.ts";
 import type { StartedUpgrade } from "./rollout-duty.ts";
+import { endUpgradeJob, upgradeError } from "./upgrade-jobs.ts";
 
 export interface TransferDeps {
   db: Db;
   deviceLink: DeviceLink;
   logger: Logger;
+  /** The job metrics a failed transfer's job is observed in (its `jobs-finished` goes on the link's events). */
+  metrics: ServerMetrics;
 }
 
 /** Per request: a chunk of 512 KiB over a slow WAN. */
@@ -28,12 +33,17 @@ export async function transferPackage(deps: TransferDeps, up: StartedUpgrade): P
   const { db, deviceLink, logger } = deps;
   const fail = async (detail: string) => {
     logger.warn({ deviceId: up.deviceId, rollout: up.rolloutId, detail }, "agent upgrade failed");
-    await db
-      .updateTable("agent_rollout_devices")
-      .set({ state: "failed", detail: detail.slice(0, 1000), finished_at: sql`now()` })
-      .where("id", "=", up.id)
-      .where("state", "=", "sending")
-      .execute();
+    const settled = await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable("agent_rollout_devices")
+        .set({ state: "failed", detail: detail.slice(0, 1000), finished_at: sql`now()` })
+        .where("id", "=", up.id)
+        .where("state", "=", "sending")
+        .returning("job_id")
+        .executeTakeFirst();
+      return row ? endUpgradeJob(trx, row.job_id, { state: "failed", error: upgradeError("transfer", detail) }) : emptySettled();
+    });
+    reportFinishedJobs(deps, deviceLink.events, settled);
   };
   try {
     const pkg = await db

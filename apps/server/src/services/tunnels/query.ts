@@ -17,6 +17,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../../db/schema.ts";
 import { notFound } from "../../http/errors.ts";
 import { type ListSpec, runList, type ServerListQuery } from "../../http/list-query.ts";
+import { NOT_CONFIG_JOB_TYPES } from "../../jobs/job-store.ts";
 import type { ServiceCtx } from "../context.ts";
 import { anyUuid } from "../desired-config.ts";
 import { deriveTunnelStatus, type EndConfigState, type EndConnection, type EndReport } from "./status.ts";
@@ -92,8 +93,10 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
       select d.id, d.name, d.hostname, d.interfaces, d.connection, d.last_connected_at,
         d.desired_tunnel_ids as configured_ids,
         case
-          when exists (select 1 from jobs j where j.device_id = d.id and j.state in ('queued', 'running')) then 'in-flight'
-          when exists (select 1 from jobs fj where fj.device_id = d.id and fj.state = 'failed' and not exists (
+          when exists (select 1 from jobs j where j.device_id = d.id and j.state in ('queued', 'running')
+            and j.type <> all(${NOT_CONFIG_JOB_TYPES})) then 'in-flight'
+          when exists (select 1 from jobs fj where fj.device_id = d.id and fj.state = 'failed'
+            and fj.type <> all(${NOT_CONFIG_JOB_TYPES}) and not exists (
             select 1 from jobs c where c.device_id = d.id and c.state = 'complete' and c.created_at > fj.created_at)) then 'failed'
           else 'applied'
         end as config_state

@@ -9,6 +9,7 @@ import type { AgentAction, DeviceActionResult, JobError, JobTask } from "@tern/p
 import { sql } from "kysely";
 import { toJson } from "../../../db/json.ts";
 import type { Db } from "../../../db/schema.ts";
+import type { FinishedJob } from "../../../jobs/job-store.ts";
 
 export interface ActionJob {
   jobId: string;
@@ -17,8 +18,13 @@ export interface ActionJob {
   tasks: JobTask[];
 }
 
-/** Records the agent's answer: the job complete and the action's server-side effect, in one transaction. */
-export async function completeAction(db: Db, job: ActionJob, result: DeviceActionResult): Promise<boolean> {
+const FINISHED = ["id", "device_id", "organization_id", "type", "created_at"] as const;
+
+/**
+ * Records the agent's answer: the job complete and the action's server-side effect, in one transaction.
+ * Returns the job when this answer finished it (the caller tells its end: jobs/finished-jobs.ts), else null.
+ */
+export async function completeAction(db: Db, job: ActionJob, result: DeviceActionResult): Promise<FinishedJob | null> {
   return db.transaction().execute(async (trx) => {
     const done = await trx
       .updateTable("jobs")
@@ -29,8 +35,9 @@ export async function completeAction(db: Db, job: ActionJob, result: DeviceActio
       })
       .where("id", "=", job.jobId)
       .where("state", "=", "running")
+      .returning(FINISHED)
       .executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) return false;
+    if (!done) return null;
     if (job.action === "stop" || job.action === "start")
       await trx.updateTable("devices").set({ data_plane: result.dataPlane }).where("id", "=", job.deviceId).execute();
     if (job.action === "start") {
@@ -43,7 +50,7 @@ export async function completeAction(db: Db, job: ActionJob, result: DeviceActio
       await sql`select pg_notify('tern_jobs', ${job.deviceId})`.execute(trx);
     }
     if (job.action === "reset") await withdrawAfterReset(trx, job.deviceId);
-    return true;
+    return done;
   });
 }
 
@@ -72,16 +79,19 @@ async function withdrawAfterReset(trx: Db, deviceId: string): Promise<void> {
     .set({ state: "failed", finished_at: sql`now()`, error: toJson(error) })
     .where("device_id", "=", deviceId)
     .where("state", "in", ["queued", "running"])
+    // An upgrade in flight ends by its rollout (the agent's report or the deadline), like its rollout's row.
+    .where("type", "<>", "upgrade")
     .execute();
 }
 
-/** The job failed (not connected, timed out, refused by the agent): nothing else changes. */
-export async function failAction(db: Db, job: ActionJob, error: JobError): Promise<boolean> {
+/** The job failed (not connected, timed out, refused by the agent): nothing else changes. The job, or null if it had ended. */
+export async function failAction(db: Db, job: ActionJob, error: JobError): Promise<FinishedJob | null> {
   const failed = await db
     .updateTable("jobs")
     .set({ state: "failed", finished_at: sql`now()`, error: toJson(error) })
     .where("id", "=", job.jobId)
     .where("state", "=", "running")
+    .returning(FINISHED)
     .executeTakeFirst();
-  return Number(failed.numUpdatedRows) > 0;
+  return failed ?? null;
 }

@@ -12,7 +12,8 @@
  *   queued for later: a device that is not connected fails its job at once
  *   (`not-connected`), no answer in TERN_JOB_TIMEOUT_MS fails it (`timeout`),
  *   and an agent that refuses (an older agent does not know the request) fails
- *   it with its answer (`device`).
+ *   it with its answer (`device`). Their end is told like a config job's
+ *   (metrics, `jobs-finished`: jobs/finished-jobs.ts).
  *
  * Only approved devices can be acted on: others are `skipped` (the one-device
  * route answers 409). Every request is one audit entry naming the action and
@@ -23,6 +24,7 @@ import type { AgentAction, DeviceAction, JobError, JobTask } from "@tern/protoco
 import { toJson } from "../../../db/json.ts";
 import type { AppDeps } from "../../../deps.ts";
 import { ApiError } from "../../../http/errors.ts";
+import { emptySettled, reportFinishedJobs } from "../../../jobs/finished-jobs.ts";
 import { recordAudit } from "../../audit.ts";
 import { inTransaction, type ServiceCtx } from "../../context.ts";
 import { anyUuid, queueConfigJobs } from "../../desired-config.ts";
@@ -43,7 +45,8 @@ export interface RunActionResult {
   done: Promise<void>;
 }
 
-type Link = Pick<AppDeps, "deviceLink">;
+/** The device link, and the metrics a finished job is observed in (its `jobs-finished` goes on the link's events). */
+type Link = Pick<AppDeps, "deviceLink" | "metrics">;
 
 const TASK_SUMMARY: Record<DeviceAction, string> = {
   sync: "send the desired configuration again",
@@ -129,7 +132,8 @@ async function carryOut(ctx: ServiceCtx, deps: Link, job: ActionJob): Promise<vo
       ctx.config.TERN_JOB_TIMEOUT_MS,
     );
     if (answer.ok) {
-      await completeAction(ctx.db, job, answer.result);
+      const done = await completeAction(ctx.db, job, answer.result);
+      if (done) reportFinishedJobs(deps, deps.deviceLink.events, { ...emptySettled(), completed: [done] });
       return;
     }
     error = { reason: "device", message: `the agent refused or failed the action: ${answer.error}`, drivers: [] };
@@ -139,7 +143,8 @@ async function carryOut(ctx: ServiceCtx, deps: Link, job: ActionJob): Promise<vo
     error = { reason, message: err instanceof Error ? err.message : String(err), drivers: [] };
   }
   try {
-    await failAction(ctx.db, job, error);
+    const failed = await failAction(ctx.db, job, error);
+    if (failed) reportFinishedJobs(deps, deps.deviceLink.events, { ...emptySettled(), failed: [{ ...failed, error }] });
   } catch (err) {
     ctx.logger.error({ err, jobId: job.jobId }, "device action's end not recorded");
   }
