@@ -87,7 +87,7 @@ function RolloutView({ report }: { report: Report }) {
               </Button>
             )}
             {acts.cancel && (
-              <Button color="red.8" variant="outline" onClick={() => setCancelling(true)}>
+              <Button variant="default" onClick={() => setCancelling(true)}>
                 Cancel rollout
               </Button>
             )}
@@ -105,7 +105,7 @@ function RolloutView({ report }: { report: Report }) {
         </Alert>
       )}
       <SimpleGrid cols={{ base: 2, sm: 5 }} maw={900}>
-        <Figure label="Package" value={report.version} />
+        <Figure label="Devices" value={String(report.devices.length)} />
         <Figure label="Window" value={windowText(report.window)} />
         <Figure label="Canaries" value={`${report.canaryPercent} %`} />
         <Figure label="Batch size" value={String(report.batchSize)} />

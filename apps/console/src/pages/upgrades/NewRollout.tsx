@@ -159,7 +159,7 @@ export function NewRollout({ onDone }: { onDone: (id: string | null) => void }) 
                   value={form.windowStart}
                   onChange={(e) => set({ windowStart: e.currentTarget.value })}
                   error={fields.windowStart}
-                  w={160}
+                  w={220}
                 />
                 <TextInput
                   label="Window end"

@@ -12,7 +12,12 @@ export function RolloutProgress({ counts, width = 260 }: { counts: Rollout["coun
         role="img"
         aria-label={`${p.finished} of ${p.total} devices finished: ${p.summary}`}
         h={10}
-        style={{ borderRadius: 5, overflow: "hidden", border: "1px solid var(--mantine-color-default-border)" }}
+        style={{
+          borderRadius: 5,
+          overflow: "hidden",
+          border: "1px solid var(--mantine-color-default-border)",
+          background: "var(--mantine-color-default-hover)",
+        }}
       >
         {p.sections.map((s) => (
           <Box key={s.state} h="100%" w={`${s.percent}%`} bg={s.color} title={`${s.count} ${s.state}`} />

@@ -17,7 +17,8 @@ export const DEVICE_STATES = [
   { state: "skipped", color: tone.muted },
   { state: "sending", color: tone.info },
   { state: "installing", color: tone.info },
-  { state: "pending", color: tone.flag },
+  // Waiting: the bar's empty track.
+  { state: "pending", color: "transparent" },
 ] as const satisfies readonly { state: RolloutDeviceState; color: string }[];
 const everyState: Exclude<RolloutDeviceState, (typeof DEVICE_STATES)[number]["state"]> extends never ? true : never = true;
 void everyState;
