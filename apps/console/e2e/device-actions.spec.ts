@@ -3,8 +3,9 @@
  * file's own (simulator index 3000): tags edited on the device page appear as
  * badges and in the devices list's tag filter; the actions menu starts a job
  * (the simulated router does not carry actions out, so the job ends failed:
- * the page only has to start it) and links to it on the jobs page; reset asks for confirmation and Cancel
- * sends nothing; a viewer sees neither the tag editor nor the actions.
+ * the page only has to start it) and links to it on the jobs page; reset
+ * asks for confirmation and Cancel sends nothing; a viewer sees neither the
+ * tag editor nor the actions.
  */
 import { expect, test } from "@playwright/test";
 import { createTernClient, ok, type TernClient } from "@tern/client";

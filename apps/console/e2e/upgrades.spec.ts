@@ -173,6 +173,10 @@ test("a viewer sees the rollouts and their reports but no button to start, pause
   await page.goto(`${s.consoleUrl}/upgrades`);
   await expect(page.getByTestId("rollout-row").filter({ hasText: version }).first()).toBeVisible();
   await expect(page.getByRole("button", { name: "New rollout" })).toHaveCount(0);
+  // Packages and keys are the account's: the viewer, a member of the organization only, is told so.
+  await expect(page.getByText("Packages and signing keys belong to the account")).toBeVisible();
+  await expect(page.getByTestId("package-row")).toHaveCount(0);
+  await checkBothThemes(page, "upgrades-viewer");
   await page.goto(`${s.consoleUrl}/upgrades/${running.id}`);
   await expect(page.getByTestId("rollout-device-row")).toHaveCount(2);
   await expect(page.getByRole("button", { name: /^(Pause|Resume|Cancel rollout)$/ })).toHaveCount(0);

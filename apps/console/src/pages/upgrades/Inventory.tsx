@@ -3,7 +3,7 @@
  * account's packages and the keys they are signed with. Read-only: packages
  * and keys are made and uploaded with the operator's tool (the command shown).
  */
-import { Alert, Code, Stack, Table, Text, Title } from "@mantine/core";
+import { Code, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { EmptyHint } from "../../components/EmptyHint.tsx";
 import { QueryState } from "../../components/QueryState.tsx";
@@ -56,12 +56,7 @@ export function Packages() {
   const packages = useQuery(packagesQuery(org.id));
   const keys = useQuery(signingKeysQuery(org.id));
   const keyName = new Map((keys.data ?? []).map((k) => [k.id, k.name]));
-  if (isForbidden(packages.error))
-    return (
-      <Alert color="gray" variant="light" title="Packages">
-        {ACCOUNT_ONLY}
-      </Alert>
-    );
+  if (isForbidden(packages.error)) return <EmptyHint title="Packages">{ACCOUNT_ONLY}</EmptyHint>;
   return (
     <Stack gap="xs" component="section" aria-labelledby="agent-packages">
       <Title order={2} size="h4" id="agent-packages">
