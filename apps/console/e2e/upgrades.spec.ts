@@ -6,7 +6,8 @@
  * starts and the states are the test's): the API's field error shows at its
  * field first; then it is listed with its counts, its report has both
  * routers, it pauses, resumes and is cancelled after a confirmation. A rollout
- * made and cancelled through the API shows up live on the list. A viewer sees
+ * made and cancelled through the API shows up live on the list; a pause
+ * refused as ROLLOUT_CONFLICT (paused meanwhile) is said in words. A viewer sees
  * the rollouts and none of the buttons. axe and screenshots in both themes.
  */
 import { expect, type Page, test } from "@playwright/test";
@@ -122,7 +123,7 @@ test("the report lists each router; pause, resume, and cancel after a confirmati
 
   await page.getByRole("button", { name: "Pause" }).click();
   await expect(page.getByText("paused", { exact: true }).first()).toBeVisible();
-  await expect(page.getByRole("alert", { name: "Paused" })).toContainText("paused by admin@example.com");
+  await expect(page.getByRole("status").filter({ hasText: "Paused" })).toContainText("paused by admin@example.com");
   await expect(page.getByRole("button", { name: "Pause" })).toHaveCount(0);
   await page.getByRole("button", { name: "Resume" }).click();
   await expect(page.getByRole("button", { name: "Pause" })).toBeVisible();
@@ -160,6 +161,27 @@ test("a rollout made and cancelled elsewhere appears and changes on the list liv
   await ok(spec.api.api.POST("/api/agent-upgrades/{id}/cancel", { params: { path: { id: made.id } } }));
   await expect(row).toContainText("cancelled");
   await expect(row.getByTestId("rollout-figures")).toHaveText("1/1 finished (100 %) · 1 skipped");
+});
+
+test("an act refused because the rollout changed meanwhile says so in words, and the page catches up", async ({ page }) => {
+  const s = stackInfo();
+  const made = await ok(
+    spec.api.api.POST("/api/agent-upgrades", {
+      body: { package: pkg.id, target: { deviceIds: [spec.routers[1]!.id] }, window: closedWindow() },
+    }),
+  );
+  await signIn(page, s.admin);
+  await page.goto(`${s.consoleUrl}/upgrades/${made.id}`);
+  await expect(page.getByRole("button", { name: "Pause" })).toBeVisible();
+  // Another member pauses it (no device changes: no live event), then this page's Pause is refused.
+  await ok(spec.api.api.POST("/api/agent-upgrades/{id}/pause", { params: { path: { id: made.id } } }));
+  await page.getByRole("button", { name: "Pause" }).click();
+  const refusal = page.getByRole("alert", { name: "Cannot pause" });
+  await expect(refusal).toContainText("The rollout cannot pause now: it changed meanwhile");
+  await expect(refusal).toContainText("(ROLLOUT_CONFLICT)");
+  await expect(page.getByRole("button", { name: "Resume" })).toBeVisible();
+  await checkBothThemes(page, "upgrade-conflict");
+  await ok(spec.api.api.POST("/api/agent-upgrades/{id}/cancel", { params: { path: { id: made.id } } }));
 });
 
 test("a viewer sees the rollouts and their reports but no button to start, pause or cancel one", async ({ page }) => {

@@ -12,6 +12,7 @@ import { Link, useParams } from "react-router";
 import { ConfirmDialog } from "../../components/ConfirmButton.tsx";
 import { QueryState } from "../../components/QueryState.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
+import { tone } from "../../components/tones.ts";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
 import { actErrorText, type RolloutAct, rolloutActs } from "../upgrades/acts.ts";
@@ -100,7 +101,7 @@ function RolloutView({ report }: { report: Report }) {
         </Alert>
       )}
       {report.pausedReason && (
-        <Alert color="yellow" title="Paused" variant="light">
+        <Alert color={tone.warn} title="Paused" variant="outline" role="status">
           {report.pausedReason}
         </Alert>
       )}

@@ -1,7 +1,8 @@
 /**
  * The reads of the upgrades pages. Rollouts are keyed by the `upgrade` live
  * event (the server sends one on every device's progress), so the list and a
- * report refetch as devices move; the fleet's versions are device facts
+ * report refetch as devices move; a pause or resume by someone else changes no
+ * device, so they are also read every 15 s. The fleet's versions are device facts
  * (`device` events). Packages and signing keys belong to the account and
  * change only by uploads (packaging/agent-package.mjs): read when the page opens.
  */
@@ -10,16 +11,21 @@ import { ok, TernApiError } from "@tern/client";
 import { queryKey } from "../../api/keys.ts";
 import { tern } from "../../api/tern.ts";
 
+/** A rollout's own state (pause, resume) comes with no live event. */
+const STATE_POLL_MS = 15_000;
+
 export const rolloutsQuery = (org: string | null) =>
   queryOptions({
     queryKey: queryKey("upgrade", org, "list"),
     queryFn: () => ok(tern.api.GET("/api/agent-upgrades")),
+    refetchInterval: STATE_POLL_MS,
   });
 
 export const rolloutQuery = (org: string | null, id: string) =>
   queryOptions({
     queryKey: queryKey("upgrade", org, "one", id),
     queryFn: () => ok(tern.api.GET("/api/agent-upgrades/{id}", { params: { path: { id } } })),
+    refetchInterval: STATE_POLL_MS,
   });
 
 export const versionsQuery = (org: string | null) =>
