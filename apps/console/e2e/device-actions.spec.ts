@@ -3,8 +3,9 @@
  * file's own (simulator index 3000): tags edited on the device page appear as
  * badges and in the devices list's tag filter; the actions menu starts a job
  * (the simulated router does not carry actions out, so the job ends failed:
- * the page only has to start it); reset asks for confirmation and Cancel
- * sends nothing; a viewer sees neither the tag editor nor the actions.
+ * the page only has to start it) and links to it on the jobs page; reset
+ * asks for confirmation and Cancel sends nothing; a viewer sees neither the
+ * tag editor nor the actions.
  */
 import { expect, test } from "@playwright/test";
 import { createTernClient, ok, type TernClient } from "@tern/client";
@@ -94,6 +95,16 @@ test("the actions menu starts a job; reset asks first and Cancel sends nothing",
   );
   expect(after.map((j) => j.type)).not.toContain("reset");
   expect((await ok(api.api.GET("/api/devices/{id}", { params: { path: { id: router.id } } }))).isApproved).toBe(true);
+
+  // The status links to the job it started: the jobs page opens on that job alone.
+  await page.getByRole("status").filter({ hasText: "restart-agent started" }).getByRole("link", { name: "see its job" }).click();
+  await expect(page).toHaveURL(/\/jobs\?ids=/);
+  await expect(page.getByTestId("job-scope")).toContainText("The jobs just started");
+  await expect(page.getByTestId("job-row")).toHaveCount(1);
+  await expect(page.getByTestId("job-row")).toContainText("restart-agent");
+  await expect(page.getByRole("button", { name: /^Delete (matching|all) jobs$/ })).toHaveCount(0);
+  await page.getByRole("link", { name: "Show every job" }).click();
+  await expect(page.getByTestId("job-scope")).toHaveCount(0);
 });
 
 test("a viewer sees the tags but neither the tag editor nor the actions", async ({ page }) => {

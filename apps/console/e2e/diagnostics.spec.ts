@@ -6,43 +6,23 @@
  * line-by-line streaming is tested at the API and agent levels.
  */
 import { expect, test } from "@playwright/test";
-import { createTernClient, type TernClient } from "@tern/client";
-import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
-import { hasChromium, missingChromium } from "./support/browser.ts";
 import { signIn } from "./support/fixtures.ts";
 import { checkBothThemes } from "./support/page-check.ts";
-import { enrolRouters } from "./support/routers.ts";
+import { specFleet } from "./support/spec-fleet.ts";
 import { stackInfo } from "./support/stack-info.ts";
 
-test.skip(!hasChromium, missingChromium);
+// Indexes past the stack's and the other specs' routers.
+const spec = specFleet({
+  name: "e2e diagnostics router",
+  count: 1,
+  startIndex: 1400,
+  machinePrefix: "diag",
+});
 test.describe.configure({ mode: "serial" });
-
-let api: TernClient;
-let fleet: Simulator;
-let routers: { id: string; name: string }[] = [];
-
-test.beforeAll(async () => {
-  if (!hasChromium) return;
-  const s = stackInfo();
-  api = createTernClient({ baseUrl: s.apiUrl, org: s.orgId });
-  await api.login(s.admin.email, s.admin.password);
-  // Indexes past the stack's and the other specs' routers.
-  ({ fleet, routers } = await enrolRouters(api, {
-    name: "e2e diagnostics router",
-    count: 1,
-    startIndex: 1400,
-    machinePrefix: "diag",
-  }));
-});
-
-test.afterAll(async () => {
-  await fleet?.stop().catch(() => {});
-  routers = [];
-});
 
 test("a ping run from the device page shows the router's output and ends done", async ({ page }) => {
   const s = stackInfo();
-  const router = routers[0]!;
+  const router = spec.routers[0]!;
   await signIn(page, s.admin);
   await page.goto(`${s.consoleUrl}/devices/${router.id}`);
   const panel = page.getByRole("region", { name: "Diagnostics" });

@@ -5,45 +5,29 @@
  * CPU/memory from GET /api/devices/{id}/statistics.
  */
 import { expect, test } from "@playwright/test";
-import { createTernClient, ok, type TernClient } from "@tern/client";
-import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
-import { hasChromium, missingChromium } from "./support/browser.ts";
+import { ok } from "@tern/client";
 import { signIn } from "./support/fixtures.ts";
 import { checkPage } from "./support/page-check.ts";
-import { enrolRouters } from "./support/routers.ts";
+import { specFleet } from "./support/spec-fleet.ts";
 import { stackInfo } from "./support/stack-info.ts";
 
-test.skip(!hasChromium, missingChromium);
-
-let api: TernClient;
-let fleet: Simulator;
-let routers: { id: string; name: string }[] = [];
-
-test.beforeAll(async () => {
-  if (!hasChromium) return;
-  const s = stackInfo();
-  api = createTernClient({ baseUrl: s.apiUrl, org: s.orgId });
-  await api.login(s.admin.email, s.admin.password);
-  ({ fleet, routers } = await enrolRouters(api, {
-    name: "e2e history router",
-    count: 1,
-    startIndex: 3000,
-    machinePrefix: "history",
-  }));
-});
-
-test.afterAll(async () => {
-  await fleet?.stop().catch(() => {});
+const spec = specFleet({
+  name: "e2e history router",
+  count: 1,
+  startIndex: 3000,
+  machinePrefix: "history",
 });
 
 test("the device page charts the router's traffic and health history", async ({ page }) => {
   const s = stackInfo();
-  const router = routers[0]!;
+  const router = spec.routers[0]!;
   // Two raw intervals of statuses give the first points.
   await expect
     .poll(
       async () => {
-        const stats = await ok(api.api.GET("/api/devices/{id}/statistics", { params: { path: { id: router.id }, query: {} } }));
+        const stats = await ok(
+          spec.api.api.GET("/api/devices/{id}/statistics", { params: { path: { id: router.id }, query: {} } }),
+        );
         return stats.interfaces.reduce((n, i) => n + i.points.length, 0) > 0 && stats.health.length > 0;
       },
       { timeout: 30_000 },

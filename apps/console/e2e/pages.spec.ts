@@ -7,39 +7,20 @@
  * figures: loss raised on them raises the notification that must appear live.
  */
 import { expect, type Page, test } from "@playwright/test";
-import { createTernClient, ok, type TernClient } from "@tern/client";
-import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
-import { hasChromium, missingChromium } from "./support/browser.ts";
+import { ok } from "@tern/client";
 import { signIn } from "./support/fixtures.ts";
 import { checkPage } from "./support/page-check.ts";
-import { enrolRouters } from "./support/routers.ts";
+import { specFleet } from "./support/spec-fleet.ts";
 import { stackInfo } from "./support/stack-info.ts";
 
-test.skip(!hasChromium, missingChromium);
+// Indexes past the stack's routers (0…).
+const spec = specFleet({
+  name: "e2e pages routers",
+  count: 2,
+  startIndex: 1000,
+  machinePrefix: "pages",
+});
 test.describe.configure({ mode: "serial" });
-
-let api: TernClient;
-let fleet: Simulator;
-let routers: { id: string; name: string }[] = [];
-
-test.beforeAll(async () => {
-  if (!hasChromium) return;
-  const s = stackInfo();
-  api = createTernClient({ baseUrl: s.apiUrl, org: s.orgId });
-  await api.login(s.admin.email, s.admin.password);
-  // Indexes past the stack's routers (0…).
-  ({ fleet, routers } = await enrolRouters(api, {
-    name: "e2e pages routers",
-    count: 2,
-    startIndex: 1000,
-    machinePrefix: "pages",
-  }));
-});
-
-test.afterAll(async () => {
-  await fleet?.stop().catch(() => {});
-  routers = [];
-});
 
 async function choose(page: Page, label: string, option: string | RegExp) {
   await page.getByRole("combobox", { name: label, exact: true }).click();
@@ -51,7 +32,7 @@ test("creates a tunnel between two simulated routers and sees it listed, then Co
   await signIn(page, s.admin);
   await page.getByRole("link", { name: "Tunnels" }).click();
   await expect(page.getByRole("heading", { name: "Tunnels", level: 1 })).toBeVisible();
-  const [a, b] = routers;
+  const [a, b] = spec.routers;
   await choose(page, "Device A", a!.name);
   await choose(page, "WAN interface A", /./);
   await choose(page, "Device B", b!.name);
@@ -75,7 +56,7 @@ test("a notification raised by the routers appears live and is acknowledged", as
   await expect(page.getByTestId("live-status")).toHaveText("Live");
   const dropRate = page.getByTestId("notification-row").filter({ hasText: /drop rate/ });
   await expect(dropRate).toHaveCount(0);
-  fleet.setTunnelMetrics({ up: true, loss: 60, rtt: 20, jitter: 1 });
+  spec.fleet.setTunnelMetrics({ up: true, loss: 60, rtt: 20, jitter: 1 });
   await expect(dropRate.first()).toBeVisible({ timeout: 20_000 });
   const id = await dropRate.first().getAttribute("data-notification-id");
   expect(id).toBeTruthy();
@@ -83,9 +64,9 @@ test("a notification raised by the routers appears live and is acknowledged", as
   await row.getByRole("button", { name: /^Acknowledge/ }).click();
   // Acknowledged: read and resolved, so it leaves the open inbox.
   await expect(row).toHaveCount(0);
-  fleet.setTunnelMetrics({ up: true, loss: 0, rtt: 20, jitter: 1 });
+  spec.fleet.setTunnelMetrics({ up: true, loss: 0, rtt: 20, jitter: 1 });
   const [stored] = await ok(
-    api.api.GET("/api/notifications", { params: { query: { filter: JSON.stringify([{ key: "id", op: "==", val: id }]) } } }),
+    spec.api.api.GET("/api/notifications", { params: { query: { filter: JSON.stringify([{ key: "id", op: "==", val: id }]) } } }),
   );
   expect(stored).toMatchObject({ resolved: true, status: "read" });
   await page.getByRole("combobox", { name: "Resolution", exact: true }).click();
@@ -97,7 +78,7 @@ test("the overview's mesh graph follows a tunnel's status live", async ({ page }
   const s = stackInfo();
   await signIn(page, s.admin);
   await expect(page.getByTestId("live-status")).toHaveText("Live");
-  const [a, b] = routers;
+  const [a, b] = spec.routers;
   const edge = page
     .getByTestId("mesh-edge")
     .filter({ has: page.locator("line") })
@@ -106,15 +87,15 @@ test("the overview's mesh graph follows a tunnel's status live", async ({ page }
   const navigations: string[] = [];
   page.on("framenavigated", (f) => f === page.mainFrame() && navigations.push(f.url()));
   // The routers report the tunnel down: the edge turns Not Connected without a reload.
-  fleet.setTunnelMetrics({ up: false, loss: 100, rtt: 0, jitter: 0 });
+  spec.fleet.setTunnelMetrics({ up: false, loss: 100, rtt: 0, jitter: 0 });
   await expect(edge).toHaveAttribute("data-status", "Not Connected", { timeout: 20_000 });
   expect(navigations).toEqual([]);
   // Up again for the tests after this one. (Not asserted live in the graph: the server publishes the tunnel event before
   // the report is stored, so the refetch it causes can still read "down"; the tunnels pages poll their figures anyway.)
-  fleet.setTunnelMetrics({ up: true, loss: 0, rtt: 20, jitter: 1 });
+  spec.fleet.setTunnelMetrics({ up: true, loss: 0, rtt: 20, jitter: 1 });
   const id = (await edge.getAttribute("data-tunnel-id")) ?? "";
   await expect
-    .poll(async () => (await ok(api.api.GET("/api/tunnels/{id}", { params: { path: { id } } }))).status, { timeout: 20_000 })
+    .poll(async () => (await ok(spec.api.api.GET("/api/tunnels/{id}", { params: { path: { id } } }))).status, { timeout: 20_000 })
     .toBe("Connected");
 });
 
@@ -244,7 +225,7 @@ for (const scheme of ["light", "dark"] as const) {
     const s = stackInfo();
     await page.emulateMedia({ colorScheme: scheme });
     await signIn(page, s.admin);
-    const [tunnel] = await ok(api.api.GET("/api/tunnels", { params: { query: { response: "summary" } } }));
+    const [tunnel] = await ok(spec.api.api.GET("/api/tunnels", { params: { query: { response: "summary" } } }));
     for (const p of PAGES) {
       await page.goto(`${s.consoleUrl}${p.path || `/tunnels/${tunnel!.id}`}`);
       await p.ready(page);

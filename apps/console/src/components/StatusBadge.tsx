@@ -19,6 +19,12 @@ const COLORS: Record<string, string> = {
   warning: tone.warn,
   running: tone.info,
   queued: tone.muted,
+  // Agent rollouts and their devices.
+  upgraded: tone.ok,
+  "rolled-back": tone.bad,
+  paused: tone.warn,
+  sending: tone.info,
+  installing: tone.info,
 };
 
 export function StatusBadge({ status }: { status: string }) {

@@ -7,7 +7,7 @@ import type { LiveEvent, LiveEventKind } from "@tern/protocol";
 
 export type { LiveEvent };
 
-const KINDS: ReadonlySet<string> = new Set<LiveEventKind>(["device", "tunnel", "job", "notification", "resync"]);
+const KINDS: ReadonlySet<string> = new Set<LiveEventKind>(["device", "tunnel", "job", "notification", "upgrade", "resync"]);
 
 /** The event of one `data:` payload, or null for anything else (ignored, never fatal). */
 export function parseLiveEvent(text: string): LiveEvent | null {

@@ -42,6 +42,7 @@ function setup(org: string | null) {
     ["device", "o1", "one"],
     ["tunnel", "o1"],
     ["job", "o1"],
+    ["upgrade", "o1", "list"],
   ];
   for (const key of keys) queryClient.setQueryData(key, 1);
   const stale = () => keys.filter((k) => queryClient.getQueryState(k)?.isInvalidated).map((k) => k.join("/"));
@@ -68,6 +69,9 @@ describe("useLiveEvents", () => {
     expect(stale()).toEqual(["device/o1", "device/o1/one"]);
     act(() => last().send(event("tunnel")));
     expect(stale()).toEqual(["device/o1", "device/o1/one", "tunnel/o1"]);
+    // A device's progress in a rollout: the rollouts refetch.
+    act(() => last().send(event("upgrade")));
+    expect(stale()).toEqual(["device/o1", "device/o1/one", "tunnel/o1", "upgrade/o1/list"]);
   });
 
   it("ignores what is not an event, and refetches everything on resync", () => {
@@ -77,7 +81,7 @@ describe("useLiveEvents", () => {
     act(() => last().send({ kind: "weather" }));
     expect(stale()).toEqual([]);
     act(() => last().send(event("resync")));
-    expect(stale()).toHaveLength(4);
+    expect(stale()).toHaveLength(5);
   });
 
   it("lets the browser resume by itself, and reopens a closed stream after the back-off, refetching all", () => {
@@ -94,7 +98,7 @@ describe("useLiveEvents", () => {
     expect(FakeSource.opened).toHaveLength(2);
     act(() => last().open());
     expect(hook.result.current).toBe("live");
-    expect(stale()).toHaveLength(4);
+    expect(stale()).toHaveLength(5);
   });
 
   it("switching organization closes the old stream; signing out opens none", () => {

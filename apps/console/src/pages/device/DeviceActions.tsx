@@ -3,14 +3,16 @@
  * plane) and reset behind a confirmation; each starts a job, listed under Jobs.
  * Shown to members who may change devices; reset only to those who may delete.
  */
-import { Button, Group, Menu } from "@mantine/core";
+import { Anchor, Button, Group, Menu } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import type { Device } from "@tern/client";
 import { useState } from "react";
+import { Link } from "react-router";
 import { ConfirmDialog } from "../../components/ConfirmButton.tsx";
 import { ErrorAlert } from "../../components/QueryState.tsx";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
+import { jobsLink } from "../jobs/filters.ts";
 import { type DeviceAction, runDeviceAction } from "./device-writes.ts";
 
 const LABELS: Record<Exclude<DeviceAction, "reset">, string> = {
@@ -27,15 +29,15 @@ export function DeviceActions({ device }: { device: Device }) {
   const canReset = useCan("devices", "del");
   const [resetting, setResetting] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [started, setStarted] = useState<string | null>(null);
+  /** The action started and its job (the link to it under Jobs). */
+  const [started, setStarted] = useState<{ action: DeviceAction; job: string } | null>(null);
   if (!canAct || !device.isApproved) return null;
 
   const run = async (action: DeviceAction) => {
     setError(null);
     setStarted(null);
     try {
-      await runDeviceAction(device.id, action);
-      setStarted(action);
+      setStarted({ action, job: await runDeviceAction(device.id, action) });
     } catch (err) {
       setError(err);
     }
@@ -74,14 +76,22 @@ export function DeviceActions({ device }: { device: Device }) {
         question={`Reset ${device.name}? The agent tears down everything it configured on the router, and the device waits for approval again (its configuration here is kept).`}
         confirm="Reset router"
         onConfirm={async () => {
-          await runDeviceAction(device.id, "reset");
-          setStarted("reset");
+          setStarted({ action: "reset", job: await runDeviceAction(device.id, "reset") });
           await queryClient.invalidateQueries({ queryKey: ["device", org.id] });
         }}
       />
       {started && (
         <span role="status" style={{ fontSize: "var(--mantine-font-size-sm)" }}>
-          {started} started: see Jobs
+          {started.action} started:{" "}
+          {started.job ? (
+            <Anchor component={Link} to={jobsLink({ ids: started.job })} size="sm" underline="always">
+              see its job
+            </Anchor>
+          ) : (
+            <Anchor component={Link} to="/jobs" size="sm" underline="always">
+              see Jobs
+            </Anchor>
+          )}
         </span>
       )}
       {error !== null && <ErrorAlert title="The server refused" error={error} />}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobDuration, jobFilters } from "./filters.ts";
+import { jobDuration, jobFilters, jobScope, jobsLink } from "./filters.ts";
 
 describe("jobFilters", () => {
   it("is empty for everything", () => {
@@ -21,5 +21,16 @@ describe("jobDuration", () => {
     expect(jobDuration({ startedAt: "2026-01-01T00:00:00Z", finishedAt: null }, Date.parse("2026-01-01T00:02:05Z"))).toBe(
       "2 min 5 s",
     );
+  });
+});
+
+describe("jobScope", () => {
+  it("reads a job group or job ids from the page's address, and makes the link back", () => {
+    expect(jobScope(new URLSearchParams("group=g1"))).toEqual({ group: "g1" });
+    expect(jobScope(new URLSearchParams("ids=a, b,,"))).toEqual({ ids: "a,b" });
+    expect(jobScope(new URLSearchParams("ids=&group="))).toBeNull();
+    expect(jobScope(new URLSearchParams(""))).toBeNull();
+    expect(jobsLink({ group: "g1" })).toBe("/jobs?group=g1");
+    expect(jobsLink({ ids: "a,b" })).toBe("/jobs?ids=a%2Cb");
   });
 });

@@ -47,3 +47,26 @@ export const JOB_TYPES = [
 ] as const satisfies readonly Job["type"][];
 const everyType: Exclude<Job["type"], (typeof JOB_TYPES)[number]> extends never ? true : never = true;
 void everyType;
+
+/**
+ * The jobs a link opens the page on (`/jobs?group=<job group>` after an act on
+ * several devices, `/jobs?ids=<job>,…` after one device's): the API's `group`
+ * and `ids` parameters, or null for every job.
+ */
+export type JobScope = { group: string } | { ids: string };
+
+export function jobScope(params: URLSearchParams): JobScope | null {
+  const group = params.get("group")?.trim();
+  if (group) return { group };
+  const ids = params
+    .get("ids")
+    ?.split(",")
+    .map((id) => id.trim())
+    .filter(Boolean);
+  return ids?.length ? { ids: ids.join(",") } : null;
+}
+
+/** The jobs page showing these jobs only. */
+export function jobsLink(scope: JobScope): string {
+  return "group" in scope ? `/jobs?group=${encodeURIComponent(scope.group)}` : `/jobs?ids=${encodeURIComponent(scope.ids)}`;
+}

@@ -2,13 +2,14 @@
  * Jobs: the configuration jobs sent to the devices, newest first, filtered by
  * state, type and device on the server; their state moves live (live events
  * refetch the list), a failed job shows its error; delete one, or every job
- * the filter matches, for members who may.
+ * the filter matches, for members who may. A link may open it on one job
+ * group or a few jobs (`?group=` / `?ids=`, what an act on devices started).
  */
 import { Anchor, Code, Group, Select, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type Job, ok } from "@tern/client";
 import { useDeferredValue, useState } from "react";
-import { Link } from "react-router";
+import { Link, useSearchParams } from "react-router";
 import { filterParam } from "../../api/filter.ts";
 import { queryKey } from "../../api/keys.ts";
 import { tern } from "../../api/tern.ts";
@@ -18,7 +19,7 @@ import { QueryState } from "../../components/QueryState.tsx";
 import { StatusBadge } from "../../components/StatusBadge.tsx";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
-import { JOB_TYPES, type JobFilter, jobDuration, jobFilters } from "./filters.ts";
+import { JOB_TYPES, type JobFilter, jobDuration, jobFilters, jobScope } from "./filters.ts";
 
 const SHOWN = 500;
 
@@ -29,10 +30,16 @@ export default function JobsPage() {
   const [filter, setFilter] = useState<JobFilter>({ state: "all", type: "all", device: "" });
   const deferred = useDeferredValue(filter);
   const filters = filterParam(jobFilters(deferred));
+  const [params] = useSearchParams();
+  const scope = jobScope(params);
   const jobs = useQuery({
-    queryKey: queryKey("job", org.id, "list", filters),
+    queryKey: queryKey("job", org.id, "list", filters, scope),
     queryFn: () =>
-      ok(tern.api.GET("/api/jobs", { params: { query: { filter: filters, sort: "createdAt", order: "desc", limit: SHOWN } } })),
+      ok(
+        tern.api.GET("/api/jobs", {
+          params: { query: { filter: filters, sort: "createdAt", order: "desc", limit: SHOWN, ...scope } },
+        }),
+      ),
     placeholderData: (previous) => previous,
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["job", org.id] });
@@ -74,7 +81,8 @@ export default function JobsPage() {
           value={filter.device}
           onChange={(e) => set({ device: e.currentTarget.value })}
         />
-        {canDelete && (
+        {/* Bulk delete goes by the filter only: not offered while the page shows one group's jobs. */}
+        {canDelete && !scope && (
           <ConfirmButton
             variant="default"
             label={filters ? "Delete matching jobs" : "Delete all jobs"}
@@ -88,11 +96,21 @@ export default function JobsPage() {
           />
         )}
       </Group>
+      {scope && (
+        <Group gap="xs" data-testid="job-scope">
+          <Text size="sm">
+            {"group" in scope ? "The jobs of one act on devices" : "The jobs just started"} (and the filter above).
+          </Text>
+          <Anchor component={Link} to="/jobs" size="sm">
+            Show every job
+          </Anchor>
+        </Group>
+      )}
       <QueryState query={jobs} label="jobs">
         {(list) =>
           list.length === 0 ? (
-            <EmptyHint title={filters ? "No job matches" : "No jobs yet"}>
-              {filters
+            <EmptyHint title={filters || scope ? "No job matches" : "No jobs yet"}>
+              {filters || scope
                 ? "Change or clear the filter."
                 : "A job is queued for a device whenever its configuration changes: approve a device, create a tunnel, change an interface."}
             </EmptyHint>
