@@ -199,6 +199,8 @@ describe("agent rollouts over the device link", () => {
       "installing",
       "upgraded",
     ]);
+    // The rollout's own state change (here: complete) is an event too, without a device.
+    expect(upgrades.filter((e) => e.data?.device === undefined).map((e) => e.data?.status)).toEqual(["complete"]);
     for (const d of [a, b, c]) d.raw.ws.close();
   });
 
