@@ -4294,6 +4294,8 @@ export interface components {
             truncated: boolean;
             /** @description The log file the agent read (null: it logs to none) */
             file: string | null;
+            /** @description The job (type `logs`) that records this read: GET /api/jobs/{jobId} */
+            jobId: string;
         };
         Job: {
             /** Format: uuid */
@@ -4301,7 +4303,7 @@ export interface components {
             /** Format: uuid */
             org: string;
             /** @enum {string} */
-            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync" | "restart-agent" | "stop" | "start" | "reset" | "upgrade" | "ping" | "traceroute" | "dns";
+            type: "modify" | "tunnels" | "deltunnels" | "peers" | "mlpolicy" | "vrrp" | "organization" | "application" | "sync" | "restart-agent" | "stop" | "start" | "reset" | "upgrade" | "ping" | "traceroute" | "dns" | "logs" | "dump";
             /** @enum {string} */
             state: "queued" | "running" | "complete" | "failed";
             device: {

@@ -30,6 +30,9 @@ export const JobType = z.enum([
   "ping",
   "traceroute",
   "dns",
+  /** A read of the agent's log (GET /devices/{id}/logs), and a diagnostic dump (POST /devices/{id}/dump): recorded when they ended. */
+  "logs",
+  "dump",
 ]);
 export type JobType = z.infer<typeof JobType>;
 

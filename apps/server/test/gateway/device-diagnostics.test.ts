@@ -182,12 +182,21 @@ describe("device diagnostics over the link", () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
+    const body = (await res.json()) as { jobId: string };
+    expect(body).toEqual({
       deviceId: id,
       level: "warn",
       lines: ['{"level":40,"msg":"warn 20"}'],
       truncated: false,
       file: "/var/lib/tern/logs/agent.log",
+      jobId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    // The read is a job: its result says how many lines came back, not the lines.
+    const job = await fetch(`${g.server.url}/api/jobs/${body.jobId}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await job.json()).toMatchObject({
+      type: "logs",
+      state: "complete",
+      result: { level: "warn", lines: 1, truncated: false, file: "/var/lib/tern/logs/agent.log" },
     });
   });
 });

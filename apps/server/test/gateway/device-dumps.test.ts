@@ -7,7 +7,7 @@
  * client here (the agent's side is apps/agent/test/control/dump-requests.test.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { DeviceDump, TokenPair } from "@tern/protocol";
+import type { DeviceDump, Job, TokenPair } from "@tern/protocol";
 import { DUMP_CHUNK_BYTES } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { useGatewayServer, waitUntil } from "../support/gateway.ts";
@@ -113,6 +113,15 @@ describe("device dumps", () => {
       .orderBy("at")
       .execute();
     expect(audit.map((a) => a.action)).toEqual(["dump_requested", "dump_uploaded"]);
+    // Tracked as a job with the dump's id, its result naming the file.
+    const job = await call<Job>(token, "GET", `/api/jobs/${res.body.id}`);
+    expect(job.body).toMatchObject({
+      type: "dump",
+      state: "complete",
+      device: { id: device.id },
+      result: { dump: res.body.id, fileName: done.fileName, size: archive.length, sha256: done.sha256 },
+      error: null,
+    });
     device.raw.ws.close();
   });
 
@@ -121,6 +130,12 @@ describe("device dumps", () => {
     const { devices } = await g.fleet(1, { connect: false, queueConfig: false });
     const offline = await call<DeviceDump>(token, "POST", `/api/devices/${devices[0]!.id}/dump`);
     expect((await settled(token, devices[0]!.id, offline.body.id)).error).toMatch(/DEVICE_NOT_CONNECTED/);
+    const failedJob = await call<Job>(token, "GET", `/api/jobs/${offline.body.id}`);
+    expect(failedJob.body).toMatchObject({
+      type: "dump",
+      state: "failed",
+      error: { message: expect.stringMatching(/DEVICE_NOT_CONNECTED/) },
+    });
     const notReady = await call<{ code: string }>(token, "GET", `/api/devices/${devices[0]!.id}/dumps/${offline.body.id}`);
     expect(notReady.status).toBe(409);
     expect(notReady.body.code).toBe("DUMP_NOT_READY");
@@ -204,6 +219,12 @@ describe("device dumps", () => {
     expect(list.body.find((d) => d.id === pendingId)).toMatchObject({
       status: "failed",
       error: expect.stringMatching(/^abandoned/),
+    });
+    const abandonedJob = await call<Job>(token, "GET", `/api/jobs/${pendingId}`);
+    expect(abandonedJob.body).toMatchObject({
+      type: "dump",
+      state: "failed",
+      error: { message: expect.stringMatching(/^abandoned/) },
     });
     await settled(token, id, fresh.body.id);
   });

@@ -44,6 +44,8 @@ export const JOB_TYPES = [
   "ping",
   "traceroute",
   "dns",
+  "logs",
+  "dump",
 ] as const satisfies readonly Job["type"][];
 const everyType: Exclude<Job["type"], (typeof JOB_TYPES)[number]> extends never ? true : never = true;
 void everyType;

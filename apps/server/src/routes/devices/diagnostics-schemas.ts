@@ -59,5 +59,6 @@ export const DeviceLogsSchema = z
     lines: z.array(z.string()).meta({ description: "The agent's pino JSON lines, oldest first" }),
     truncated: z.boolean().meta({ description: "Fewer lines than asked: the answer reached its size limit (768 KiB)" }),
     file: z.string().nullable().meta({ description: "The log file the agent read (null: it logs to none)" }),
+    jobId: z.string().meta({ description: "The job (type `logs`) that records this read: GET /api/jobs/{jobId}" }),
   })
   .meta({ id: "DeviceLogs" });

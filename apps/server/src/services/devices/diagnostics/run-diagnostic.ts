@@ -20,11 +20,10 @@ import {
   type TracerouteParams,
   tracerouteTimeLimitMs,
 } from "@tern/protocol";
-import { sql } from "kysely";
-import { toJson } from "../../../db/json.ts";
 import type { AppDeps } from "../../../deps.ts";
 import { ApiError } from "../../../http/errors.ts";
 import type { ServiceCtx } from "../../context.ts";
+import { recordFinishedJob } from "../finished-job.ts";
 import { auditDeviceRequest } from "./audit-device-request.ts";
 import { EventQueue } from "./event-queue.ts";
 
@@ -157,7 +156,7 @@ export async function runDiagnostic(
   return { jobId, events: queue.drain(), done };
 }
 
-function jobError(err: unknown): JobError {
+export function jobError(err: unknown): JobError {
   const code = err instanceof ApiError ? err.code : "INTERNAL";
   const reason =
     code === "REQUEST_CANCELLED"
@@ -170,37 +169,18 @@ function jobError(err: unknown): JobError {
   return { reason, message: (err as Error).message, drivers: [] };
 }
 
-/**
- * The finished run as a job: complete with its result, or failed with the reason. Written only when it ended,
- * so the configuration job machinery (queued → running → complete) never sees it; `target_hash` is empty, a
- * value no device reports, so a hash report never "corrects" it.
- */
-async function recordJob(
+/** The finished run as a job (finished-job.ts), its task naming what ran. */
+function recordJob(
   ctx: ServiceCtx,
   run: { jobId: string; deviceId: string; input: DiagnosticInput; started: Date; result: unknown; error: JobError | null },
 ): Promise<void> {
-  await ctx.db
-    .insertInto("jobs")
-    .values({
-      id: run.jobId,
-      organization_id: ctx.org.id,
-      device_id: run.deviceId,
-      type: run.input.kind,
-      state: run.error ? "failed" : "complete",
-      tasks: toJson([{ kind: run.input.kind, summary: summary(run.input) }]),
-      target_hash: "",
-      error: run.error ? toJson(run.error) : null,
-      result: run.result === null ? null : toJson(run.result),
-      attempts: 1,
-      created_by: ctx.actor.label,
-      created_at: run.started,
-      started_at: run.started,
-      finished_at: sql<Date>`now()`,
-    })
-    .execute()
-    // The device went away meanwhile (deleted): its jobs went with it, nothing to record.
-    .catch(async (err: unknown) => {
-      const gone = !(await ctx.db.selectFrom("devices").select("id").where("id", "=", run.deviceId).executeTakeFirst());
-      if (!gone) throw err;
-    });
+  return recordFinishedJob(ctx, {
+    id: run.jobId,
+    deviceId: run.deviceId,
+    type: run.input.kind,
+    tasks: [{ kind: run.input.kind, summary: summary(run.input) }],
+    started: run.started,
+    result: run.result,
+    error: run.error,
+  });
 }

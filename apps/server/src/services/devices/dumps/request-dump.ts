@@ -4,7 +4,8 @@
  * makes the archive of `tern-agent dump` (`dump-create`), the server reads it
  * in chunks (`dump-read`), checks its size (TERN_DUMP_MAX_BYTES) and SHA-256,
  * and stores it. The row ends `complete` or `failed` with the reason; both
- * ends are in the audit log. A dump already pending for the device is
+ * ends are in the audit log, and the end is recorded as a job of type `dump`
+ * with the dump's id (GET /api/jobs/{dumpId}). A dump already pending for the device is
  * answered instead of starting another, unless it is older than any
  * collection can take (its instance stopped): then it is marked failed.
  */
@@ -15,6 +16,7 @@ import type { AppDeps } from "../../../deps.ts";
 import { ApiError } from "../../../http/errors.ts";
 import { recordAudit } from "../../audit.ts";
 import { inTransaction, type ServiceCtx } from "../../context.ts";
+import { recordFinishedJob } from "../finished-job.ts";
 import { DUMP_COLUMNS, deviceOfOrg, pruneDeviceDumps, toDeviceDump } from "./dumps.ts";
 
 type Link = Pick<AppDeps, "deviceLink">;
@@ -40,12 +42,15 @@ export async function requestDeviceDump(
     // Collecting lives in the memory of the instance that was asked: one that stopped meanwhile leaves its dump pending.
     const abandonedBefore = Date.now() - tx.config.TERN_DUMP_TIMEOUT_MS - ABANDON_MARGIN_MS;
     if (pending && pending.created_at.getTime() >= abandonedBefore) return { row: pending, created: false };
-    if (pending)
+    if (pending) {
+      const error = "abandoned: the server stopped while collecting it";
       await tx.db
         .updateTable("device_dumps")
-        .set({ status: "failed", error: "abandoned: the server stopped while collecting it", completed_at: sql`now()` })
+        .set({ status: "failed", error, completed_at: sql`now()` })
         .where("id", "=", pending.id)
         .execute();
+      await recordDumpJob(tx, deviceId, pending.id, pending.created_at, null, error);
+    }
     const inserted = await tx.db
       .insertInto("device_dumps")
       .values({
@@ -75,7 +80,10 @@ async function collect(ctx: ServiceCtx, deps: Link, deviceId: string, dumpId: st
     outcome = { error: err instanceof ApiError ? `${err.code}: ${err.message}` : String(err) };
   }
   await inTransaction(ctx, async (tx) => {
+    const started = await tx.db.selectFrom("device_dumps").select("created_at").where("id", "=", dumpId).executeTakeFirst();
+    if (!started) return; // the device was deleted meanwhile, its dumps with it
     if ("error" in outcome) {
+      await recordDumpJob(tx, deviceId, dumpId, started.created_at, null, outcome.error);
       await tx.db
         .updateTable("device_dumps")
         .set({ status: "failed", error: outcome.error.slice(0, 1000), completed_at: sql`now()` })
@@ -106,8 +114,37 @@ async function collect(ctx: ServiceCtx, deps: Link, deviceId: string, dumpId: st
         resourceId: deviceId,
         after: { dump: dumpId, fileName: outcome.meta.name, size: outcome.content.length, sha256: outcome.meta.sha256 },
       });
+      const { name, sha256 } = outcome.meta;
+      await recordDumpJob(
+        tx,
+        deviceId,
+        dumpId,
+        started.created_at,
+        { dump: dumpId, fileName: name, size: outcome.content.length, sha256 },
+        null,
+      );
     }
     await pruneDeviceDumps(tx.db, deviceId, config.TERN_DUMP_KEEP);
+  });
+}
+
+/** The dump's end as a job with the dump's id: its result names the file, its error why there is none. */
+function recordDumpJob(
+  ctx: ServiceCtx,
+  deviceId: string,
+  dumpId: string,
+  started: Date,
+  result: { dump: string; fileName: string; size: number; sha256: string } | null,
+  error: string | null,
+): Promise<void> {
+  return recordFinishedJob(ctx, {
+    id: dumpId,
+    deviceId,
+    type: "dump",
+    tasks: [{ kind: "dump", summary: "diagnostic dump (tern-agent dump), uploaded to the server" }],
+    started,
+    result,
+    error: error === null ? null : { reason: "device", message: error.slice(0, 1000), drivers: [] },
   });
 }
 
