@@ -119,6 +119,8 @@ test("the report lists each router; pause, resume, and cancel after a confirmati
   }
   // 50 % of two devices: one canary.
   await expect(devices.getByText("canary", { exact: true })).toHaveCount(1);
+  // The devices' upgrade jobs are the rollout's job group.
+  await expect(page.getByRole("link", { name: "its jobs" })).toHaveAttribute("href", `/jobs?group=${rolloutId}`);
   await checkBothThemes(page, "upgrade-report");
 
   await page.getByRole("button", { name: "Pause" }).click();
@@ -173,8 +175,18 @@ test("an act refused because the rollout changed meanwhile says so in words, and
   await signIn(page, s.admin);
   await page.goto(`${s.consoleUrl}/upgrades/${made.id}`);
   await expect(page.getByRole("button", { name: "Pause" })).toBeVisible();
-  // Another member pauses it (no device changes: no live event), then this page's Pause is refused.
-  await ok(spec.api.api.POST("/api/agent-upgrades/{id}/pause", { params: { path: { id: made.id } } }));
+  // Another member pauses and resumes it: the rollout's state change is a live event, the page follows.
+  const byApi = (act: "pause" | "resume") =>
+    ok(spec.api.api.POST(`/api/agent-upgrades/{id}/${act}`, { params: { path: { id: made.id } } }));
+  await byApi("pause");
+  await expect(page.getByRole("button", { name: "Resume" })).toBeVisible();
+  await byApi("resume");
+  await expect(page.getByRole("button", { name: "Pause" })).toBeVisible();
+  // With its live stream cut (a proxy that drops it), the page is stale: another pause, then this page's Pause is refused.
+  await page.route("**/api/events**", (route) => route.abort());
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Pause" })).toBeVisible();
+  await byApi("pause");
   await page.getByRole("button", { name: "Pause" }).click();
   const refusal = page.getByRole("alert", { name: "Cannot pause" });
   await expect(refusal).toContainText("The rollout cannot pause now: it changed meanwhile");

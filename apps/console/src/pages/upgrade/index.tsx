@@ -15,6 +15,7 @@ import { StatusBadge } from "../../components/StatusBadge.tsx";
 import { tone } from "../../components/tones.ts";
 import { useCan } from "../../session/permissions.ts";
 import { useOrg } from "../../session/session-context.ts";
+import { jobsLink } from "../jobs/filters.ts";
 import { actErrorText, type RolloutAct, rolloutActs } from "../upgrades/acts.ts";
 import { windowText } from "../upgrades/format.ts";
 import { rolloutAct, rolloutQuery } from "../upgrades/queries.ts";
@@ -73,6 +74,10 @@ function RolloutView({ report }: { report: Report }) {
             <Text size="sm">
               started {new Date(report.createdAt).toLocaleString()} by {report.createdBy}
             </Text>
+            {/* Each started device's upgrade is a job in the rollout's job group (its id). */}
+            <Anchor component={Link} to={jobsLink({ group: report.id })} size="sm">
+              its jobs
+            </Anchor>
           </Group>
         </Stack>
         {canAct && (acts.pause || acts.resume || acts.cancel) && (
