@@ -30,7 +30,11 @@ describe("GET /api/tunnels: each end's interface", () => {
 
   /** What the server answered before: the first interface with the id in the device's stored interfaces. */
   const expectedEnds = async (tunnel: Tunnel) => {
-    const rows = await t.deps.db.selectFrom("devices").select(["id", "interfaces"]).where("organization_id", "=", tenant.orgId).execute();
+    const rows = await t.deps.db
+      .selectFrom("devices")
+      .select(["id", "interfaces"])
+      .where("organization_id", "=", tenant.orgId)
+      .execute();
     const interfacesOf = new Map(rows.map((r) => [r.id, r.interfaces as DeviceInterface[]]));
     const ref = (deviceId: string, id: string) => {
       const found = interfacesOf.get(deviceId)?.find((i) => i.id === id);
@@ -62,7 +66,10 @@ describe("GET /api/tunnels: each end's interface", () => {
     // alpha's WAN renamed; bravo gets an interface before its WAN; delta's WAN (end A of one tunnel, end B
     // of another) is gone from its interfaces; charlie's WAN loses its address.
     await setInterfaces(alpha.id, (list) => list.map((i) => (i.id === alpha.wan.id ? { ...i, name: "uplink-z" } : i)));
-    await setInterfaces(bravo.id, (list) => [{ ...list[1]!, id: "00000000-0000-4000-8000-000000000001", name: "decoy" }, ...list]);
+    await setInterfaces(bravo.id, (list) => [
+      { ...list[1]!, id: "00000000-0000-4000-8000-000000000001", name: "decoy" },
+      ...list,
+    ]);
     await setInterfaces(delta.id, (list) => list.filter((i) => i.id !== delta.wan.id));
     await setInterfaces(charlie.id, (list) => list.map((i) => (i.id === charlie.wan.id ? { ...i, IPv4: "" } : i)));
   });
@@ -129,7 +136,9 @@ describe("GET /api/tunnels: each end's interface", () => {
       }
     }
     // The renamed interface is found by its new name, the decoy (never a tunnel's interface) by none.
-    expect((await list({ filter: filter({ key: "interfaceA.name", op: "==", val: "uplink-z" }) })).body.length).toBeGreaterThan(0);
+    expect((await list({ filter: filter({ key: "interfaceA.name", op: "==", val: "uplink-z" }) })).body.length).toBeGreaterThan(
+      0,
+    );
     expect((await list({ filter: filter({ key: "interfaceB.name", op: "==", val: "decoy" }) })).body).toEqual([]);
   });
 });
