@@ -8,6 +8,7 @@
  *
  *   PG_URL=postgres://postgres@127.0.0.1:55433/scratch npx tsx test-harness/src/bench/list-profile.ts 300
  *   PG_URL=… node --cpu-prof --import tsx test-harness/src/bench/list-profile.ts 300
+ *   PATHS='/api/jobs?limit=1' PG_URL=… npx tsx test-harness/src/bench/list-profile.ts 5000   (other paths: the per-request cost)
  */
 import { randomBytes } from "node:crypto";
 import pino from "pino";
@@ -38,9 +39,9 @@ const login = await server.app.fetch(
   }),
 );
 const { accessToken } = (await login.json()) as { accessToken: string };
-const paths = [...API_ENDPOINTS.map((e) => e.path), "/api/notifications?limit=100"].filter((p) =>
-  p.includes(process.env.ONLY ?? ""),
-);
+const paths = (
+  process.env.PATHS ? process.env.PATHS.split(" ") : [...API_ENDPOINTS.map((e) => e.path), "/api/notifications?limit=100"]
+).filter((p) => p.includes(process.env.ONLY ?? ""));
 for (const path of paths) {
   const get = async () => {
     const res = await server.app.fetch(new Request(`http://x${path}`, { headers: { authorization: `Bearer ${accessToken}` } }));

@@ -24,6 +24,7 @@ import type { Db } from "../db/schema.ts";
 import { notificationDedupKey } from "../services/notifications/events.ts";
 import { completeRules, type FullRules } from "../services/notifications/settings.ts";
 import { orgTunnelRange, type TunnelFactsRow, toTunnel, tunnelFacts } from "../services/tunnels/query.ts";
+import { isPendingSql } from "../services/tunnels/status-sql.ts";
 import type { Announcement, Notifier } from "./notifier.ts";
 
 /** The reference's grace period before a disconnected device is reported. */
@@ -89,7 +90,13 @@ export async function checkPendingTunnels(trx: Db, notifier: Notifier, graceMs: 
   for (const { organization_id: orgId } of orgs) {
     const rule = (await orgRules(trx, orgId))["pending-tunnel"];
     const range = await orgTunnelRange(trx, orgId);
-    const rows = (await trx.selectFrom(tunnelFacts(orgId)).selectAll().execute()) as TunnelFactsRow[];
+    // Only the facts of tunnels the SQL mirror of the status calls pending (or cannot tell: NULL), not
+    // every tunnel's; the TypeScript derivation below still decides, so the answer is the same.
+    const rows = (await trx
+      .selectFrom(tunnelFacts(orgId))
+      .selectAll()
+      .where(sql<boolean>`coalesce(${isPendingSql("f")}, true)`)
+      .execute()) as TunnelFactsRow[];
     const pending = rows.map((r) => ({ row: r, tunnel: toTunnel(r, orgId, range) })).filter((x) => x.tunnel.isPending);
     const pendingIds = pending.map((p) => p.row.id);
     const ids = sql`${`{${pendingIds.join(",")}}`}::uuid[]`;

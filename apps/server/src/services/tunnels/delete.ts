@@ -19,10 +19,9 @@ export interface TunnelsDeleted {
 }
 
 function describe(row: TunnelFactsRow): string {
-  const name = (interfaces: TunnelFactsRow["a_interfaces"] | null, id: string | null) =>
-    interfaces?.find((i) => i.id === id)?.name ?? id ?? "";
-  const a = `${row.a_name} ${name(row.a_interfaces, row.interface_a)}`;
-  return row.peer_id ? `${a} → peer ${row.peer_name}` : `${a} ↔ ${row.b_name} ${name(row.b_interfaces, row.interface_b)}`;
+  const name = (ifaceName: string | null, id: string | null) => ifaceName ?? id ?? "";
+  const a = `${row.a_name} ${name(row.a_iface_name, row.interface_a)}`;
+  return row.peer_id ? `${a} → peer ${row.peer_name}` : `${a} ↔ ${row.b_name} ${name(row.b_iface_name, row.interface_b)}`;
 }
 
 async function deleteRows(tx: ServiceCtx, rows: TunnelFactsRow[]): Promise<TunnelsDeleted> {

@@ -5,7 +5,6 @@
  * lists filter and sort on the derived status in the database.
  */
 import {
-  type DeviceInterface,
   parseCidr,
   type Tunnel,
   type TunnelQuality,
@@ -39,14 +38,17 @@ export interface TunnelFactsRow {
   pending_since: Date | null;
   a_name: string;
   a_hostname: string;
-  a_interfaces: DeviceInterface[];
+  /** The tunnel's interface on end A, read from the device's interfaces (null: no longer there). */
+  a_iface_name: string | null;
+  a_iface_ipv4: string | null;
   a_connection: EndConnection;
   a_configured: boolean;
   a_config: EndConfigState;
   a_reported: EndReport;
   b_name: string | null;
   b_hostname: string | null;
-  b_interfaces: DeviceInterface[] | null;
+  b_iface_name: string | null;
+  b_iface_ipv4: string | null;
   b_connection: EndConnection | null;
   b_configured: boolean | null;
   b_config: EndConfigState | null;
@@ -106,9 +108,9 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
     )
     select t.id, t.num, t.description, t.device_a, t.interface_a, t.device_b, t.interface_b, t.peer_id,
       t.pathlabel_id, t.notifications, t.created_at, t.pending_since,
-      a.name as a_name, a.hostname as a_hostname, a.interfaces as a_interfaces, a.connection as a_connection,
+      a.name as a_name, a.hostname as a_hostname, ia.name as a_iface_name, ia.ipv4 as a_iface_ipv4, a.connection as a_connection,
       (t.id = any(a.configured_ids)) as a_configured, a.config_state as a_config, ${reported("a", "la")} as a_reported,
-      b.name as b_name, b.hostname as b_hostname, b.interfaces as b_interfaces, b.connection as b_connection,
+      b.name as b_name, b.hostname as b_hostname, ib.name as b_iface_name, ib.ipv4 as b_iface_ipv4, b.connection as b_connection,
       case when b.id is null then null else (t.id = any(b.configured_ids)) end as b_configured,
       b.config_state as b_config, case when b.id is null then null else ${reported("b", "lb")} end as b_reported,
       la.at as a_at, la.up as a_up, la.loss as a_loss, la.rtt as a_rtt, la.jitter as a_jitter,
@@ -120,6 +122,8 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
     join dev a on a.id = t.device_a
     left join dev b on b.id = t.device_b
     left join peers p on p.id = t.peer_id
+    left join lateral ${interfaceOf("a", "t.interface_a")} as ia on true
+    left join lateral ${interfaceOf("b", "t.interface_b")} as ib on true
     left join tunnel_latest la on la.tunnel_id = t.id and la.side = 'a'
     left join tunnel_latest lb on lb.tunnel_id = t.id and lb.side = 'b' and b.id is not null
   )`.as("f");
@@ -142,9 +146,14 @@ function reported(end: "a" | "b", latest: string): RawBuilder<EndReport> {
     when ${l("up")} then 'up' else 'down' end)`;
 }
 
-/** The name of interface `id` in a device's interfaces jsonb (for filters and sorting). */
-const interfaceName = (interfaces: string, id: string): RawBuilder<unknown> =>
-  sql`(select i ->> 'name' from jsonb_array_elements(${sql.ref(interfaces)}) i where i ->> 'id' = ${sql.ref(id)}::text limit 1)`;
+/**
+ * The name and address of the tunnel's interface on one end (the first of the device's interfaces with
+ * that id; no row when it is gone). Only these two fields leave the database: each end's whole
+ * interfaces jsonb, read and parsed per row to find them, was most of a tunnel list's server time.
+ */
+const interfaceOf = (end: "a" | "b", id: string): RawBuilder<unknown> =>
+  sql`(select i ->> 'name' as name, i ->> 'IPv4' as ipv4 from jsonb_array_elements(${sql.ref(`${end}.interfaces`)}) i
+    where i ->> 'id' = ${sql.ref(id)}::text limit 1)`;
 
 export const TUNNEL_LIST: ListSpec = {
   fields: {
@@ -162,8 +171,8 @@ export const TUNNEL_LIST: ListSpec = {
     "deviceB.hostname": { column: "f.b_hostname", type: "text" },
     "interfaceA.id": { column: "f.interface_a", type: "uuid" },
     "interfaceB.id": { column: "f.interface_b", type: "uuid" },
-    "interfaceA.name": { column: interfaceName("f.a_interfaces", "f.interface_a"), type: "text" },
-    "interfaceB.name": { column: interfaceName("f.b_interfaces", "f.interface_b"), type: "text" },
+    "interfaceA.name": { column: "f.a_iface_name", type: "text" },
+    "interfaceB.name": { column: "f.b_iface_name", type: "text" },
     "peer.id": { column: "f.peer_id", type: "uuid" },
     "peer.name": { column: "f.peer_name", type: "text" },
     "peer.remoteIP": { column: "f.peer_remote_ip", type: "text" },
@@ -182,10 +191,9 @@ export const TUNNEL_LIST: ListSpec = {
 /** The keys of TUNNEL_LIST, for route descriptions. */
 export const TUNNEL_LIST_KEYS = Object.keys(TUNNEL_LIST.fields).join(", ");
 
-function interfaceRef(interfaces: DeviceInterface[] | null, id: string) {
-  const found = interfaces?.find((i) => i.id === id);
+function interfaceRef(id: string, name: string | null, IPv4: string | null) {
   // An interface removed from its device since: the tunnel stays visible (and deletable) with an empty name.
-  return { id, name: found?.name ?? "", IPv4: found?.IPv4 ?? "" };
+  return { id, name: name ?? "", IPv4: IPv4 ?? "" };
 }
 
 function statusOf(row: TunnelFactsRow) {
@@ -219,9 +227,9 @@ export function toTunnel(row: TunnelFactsRow, orgId: string, tunnelRange: string
     num: row.num,
     description: row.description,
     deviceA: { id: row.device_a, name: row.a_name, hostname: row.a_hostname },
-    interfaceA: interfaceRef(row.a_interfaces, row.interface_a),
+    interfaceA: interfaceRef(row.interface_a, row.a_iface_name, row.a_iface_ipv4),
     deviceB: row.device_b ? { id: row.device_b, name: row.b_name ?? "", hostname: row.b_hostname ?? "" } : null,
-    interfaceB: row.interface_b ? interfaceRef(row.b_interfaces, row.interface_b) : null,
+    interfaceB: row.interface_b ? interfaceRef(row.interface_b, row.b_iface_name, row.b_iface_ipv4) : null,
     peer: row.peer_id ? { id: row.peer_id, name: row.peer_name ?? "", remoteIP: row.peer_remote_ip ?? "" } : null,
     pathlabel: row.pathlabel_id,
     loopbackA,
@@ -260,18 +268,27 @@ export async function orgTunnelRange(db: Db, orgId: string): Promise<string> {
   return org.tunnel_range;
 }
 
+/**
+ * The organization's tunnel range (for the loopbacks) as a column of a list's own statement: an InitPlan
+ * read once, not a statement and round trip of its own per list request.
+ */
+const tunnelRangeColumn = (orgId: string) =>
+  sql<string>`(select o.tunnel_range from organizations o where o.id = ${orgId}::uuid)`.as("__tunnel_range");
+
+type FactsWithRange = TunnelFactsRow & { __tunnel_range: string };
+
 export async function listTunnels(
   ctx: ServiceCtx,
   query: ServerListQuery,
   scope: TunnelScope = {},
 ): Promise<{ items: Tunnel[]; total: number; next: string | null }> {
-  const range = await orgTunnelRange(ctx.db, ctx.org.id);
   const keys = [...query.filter.map((f) => f.key), query.sort ?? TUNNEL_LIST.defaultSort.key];
   if (!keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
     // Filtered or sorted on what is derived (status, names, reports): the facts of every tunnel in scope.
-    const base = ctx.db.selectFrom(tunnelFacts(ctx.org.id, scope)).selectAll();
+    const base = ctx.db.selectFrom(tunnelFacts(ctx.org.id, scope)).selectAll().select(tunnelRangeColumn(ctx.org.id));
     const { rows, total, next } = await runList(ctx.db, base, query, TUNNEL_LIST);
-    return { items: rows.map((r) => toTunnel(r as TunnelFactsRow, ctx.org.id, range)), total, next };
+    const items = (rows as FactsWithRange[]).map((r) => toTunnel(r, ctx.org.id, r.__tunnel_range));
+    return { items, total, next };
   }
   // Filters and sort on the tunnels table alone: page there first, then the facts of that page only
   // (at 20,000 tunnels, 100 tunnels' facts instead of all of them).
@@ -287,13 +304,14 @@ export async function listTunnels(
       (await ctx.db
         .selectFrom(tunnelFacts(ctx.org.id, { ids: page.map((r) => r.id) }))
         .selectAll()
-        .execute()) as TunnelFactsRow[]
+        .select(tunnelRangeColumn(ctx.org.id))
+        .execute()) as FactsWithRange[]
     ).map((r) => [r.id, r]),
   );
   // A tunnel deleted between the two reads is left out of the page.
   const items = page.flatMap((r) => {
     const row = facts.get(r.id);
-    return row ? [toTunnel(row, ctx.org.id, range)] : [];
+    return row ? [toTunnel(row, ctx.org.id, row.__tunnel_range)] : [];
   });
   return { items, total, next };
 }
