@@ -1260,6 +1260,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/devices/dumps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask many devices (by ids, filter or tag) for a diagnostic dump each
+         * @description Devices by `deviceIds` (at most 10,000) or `filter` (a JSON array of {key, op, val}; `[]` = every device of the organization). Filter keys: id, name, description, hostname, machineId, isApproved, connection, policies.multilink, tags, dataPlane, versions.agent, createdAt. `tags` takes `contains` (has the tag), `!contains`, `in` (has any of the tags) and `== null` (no tags). Unknown device ids: 404 NOT_FOUND naming them, nothing happens.
+         *
+         *     At most 100 devices (400 DIAGNOSTIC_TOO_MANY_DEVICES); none is 400 VALIDATION_FAILED. Each device's dump is that of POST /api/devices/{id}/dump: pending at first, collected in the background, then `complete` or `failed` (an offline device's fails at once with the reason), each recorded as a job of type `dump` with the dump's id when it ends. A device with a dump already pending answers that one. **202** with every device's dump. Managers and owners.
+         */
+        post: operations["requestDevicesDumps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/devices/{id}": {
         parameters: {
             query?: never;
@@ -3862,6 +3884,38 @@ export interface components {
                 val: string | number | boolean | null | (string | number | boolean | null)[];
             }[];
         };
+        DevicesDumpResult: {
+            /** @description One per device, pending (a dump already pending is that one) */
+            dumps: components["schemas"]["DeviceDump"][];
+            /** @description Dumps asked for now (the others were already pending) */
+            created: number;
+        };
+        DeviceDump: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            device: string;
+            /** @enum {string} */
+            status: "pending" | "complete" | "failed";
+            fileName: string | null;
+            size: number | null;
+            sha256: string | null;
+            error: string | null;
+            requestedBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        DevicesDumpRequest: {
+            deviceIds?: string[];
+            filter?: {
+                key: string;
+                /** @enum {string} */
+                op: "==" | "!=" | "contains" | "!contains" | "<" | ">" | "<=" | ">=" | "in";
+                val: string | number | boolean | null | (string | number | boolean | null)[];
+            }[];
+        };
         JobsQueued: {
             jobIds: string[];
         };
@@ -4228,23 +4282,6 @@ export interface components {
                 from: string | null;
                 to: string;
             }[];
-        };
-        DeviceDump: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            device: string;
-            /** @enum {string} */
-            status: "pending" | "complete" | "failed";
-            fileName: string | null;
-            size: number | null;
-            sha256: string | null;
-            error: string | null;
-            requestedBy: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            completedAt: string | null;
         };
         DeviceActionRequest: {
             /** @enum {string} */
@@ -13253,6 +13290,96 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            /** @description Invalid body, query or path parameter (VALIDATION_FAILED); DIAGNOSTIC_TOO_MANY_DEVICES */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired token (UNAUTHENTICATED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller lacks the permission bit for this resource (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource in the caller's organization (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body larger than TERN_MAX_BODY_BYTES (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this token or address; see Retry-After (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    requestDevicesDumps: {
+        parameters: {
+            query?: {
+                /** @description Organization to act in; default: the caller's default organization (a key: its own) */
+                org?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DevicesDumpRequest"];
+            };
+        };
+        responses: {
+            /** @description The dumps requested */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevicesDumpResult"];
                 };
             };
             /** @description Invalid body, query or path parameter (VALIDATION_FAILED); DIAGNOSTIC_TOO_MANY_DEVICES */

@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { Id, Timestamp } from "./common.ts";
+import { oneSelection, SELECTION_MESSAGE, selectionFields } from "./device-actions.ts";
 
 /** Bytes of one `dump-read` chunk at most: base64 of it stays well inside MAX_MESSAGE_BYTES. */
 export const DUMP_CHUNK_BYTES = 512 * 1024;
@@ -55,3 +56,10 @@ export const DeviceDump = z.object({
   completedAt: Timestamp.nullable(),
 });
 export type DeviceDump = z.infer<typeof DeviceDump>;
+
+/** Devices one `POST /devices/dumps` may ask at once (each dump is up to TERN_DUMP_MAX_BYTES in the database). */
+export const MAX_DUMP_DEVICES = 100;
+
+/** Body of `POST /devices/dumps`: a diagnostic dump from each of many devices, by ids, filter or tag. */
+export const DevicesDumpRequest = z.strictObject({ ...selectionFields }).refine(oneSelection, SELECTION_MESSAGE);
+export type DevicesDumpRequest = z.infer<typeof DevicesDumpRequest>;

@@ -55,6 +55,7 @@ import * as devicesDiagnosticsTraceroute from "./devices/diagnostics-traceroute.
 import * as devicesDumpDownload from "./devices/dump-download.ts";
 import * as devicesDumpRequest from "./devices/dump-request.ts";
 import * as devicesDumpsList from "./devices/dumps-list.ts";
+import * as devicesDumpsRequestMany from "./devices/dumps-request-many.ts";
 import * as devicesGet from "./devices/get.ts";
 import * as devicesIdentityReset from "./devices/identity-reset.ts";
 import * as devicesInterfaceStatus from "./devices/interface-status.ts";
@@ -259,6 +260,7 @@ export const ROUTES: readonly RouteModule[] = [
   devicesTagsEdit,
   devicesActionRunMany,
   devicesDiagnosticsMany,
+  devicesDumpsRequestMany,
   devicesGet,
   devicesUpdate,
   devicesDelete,

@@ -228,4 +228,41 @@ describe("device dumps", () => {
     });
     await settled(token, id, fresh.body.id);
   });
+
+  it("asks every device with a tag for a dump in one request: each collected on its own, an offline one failed, each a job", async () => {
+    const token = await adminToken();
+    const archive = randomBytes(2000);
+    const a = await dumpingDevice(archive);
+    const b = await dumpingDevice(archive);
+    const { devices } = await g.fleet(1, { connect: false, queueConfig: false });
+    const offline = devices[0]!.id;
+    const ids = [a.id, b.id, offline];
+    await g.database.db.updateTable("devices").set({ tags: ["site-7"] }).where("id", "in", ids).execute();
+    const res = await fetch(`${g.server.url}/api/devices/dumps`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ filter: [{ key: "tags", op: "contains", val: "site-7" }] }),
+    });
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as { dumps: DeviceDump[]; created: number };
+    expect(body.created).toBe(3);
+    expect(body.dumps.map((d) => d.device).sort()).toEqual([...ids].sort());
+    for (const dump of body.dumps) {
+      const done = await settled(token, dump.device, dump.id);
+      expect(done.status).toBe(dump.device === offline ? "failed" : "complete");
+      const job = await call<Job>(token, "GET", `/api/jobs/${dump.id}`);
+      expect(job.body).toMatchObject({ type: "dump", state: dump.device === offline ? "failed" : "complete" });
+    }
+    // Unknown fields and a selection of nothing are refused before anything is asked.
+    for (const bad of [{ filter: [], extra: true }, { filter: [{ key: "tags", op: "contains", val: "nowhere" }] }]) {
+      const refused = await fetch(`${g.server.url}/api/devices/dumps`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(bad),
+      });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { code: string }).code).toBe("VALIDATION_FAILED");
+    }
+    for (const d of [a, b]) d.raw.ws.close();
+  });
 });

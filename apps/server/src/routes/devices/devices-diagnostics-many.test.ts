@@ -1,6 +1,6 @@
 /**
- * POST /api/devices/diagnostics: who may run it, tenancy, validation and the
- * cap on devices. This server has no gateway, so every device is offline: the
+ * POST /api/devices/diagnostics (and the device cap of POST /api/devices/dumps):
+ * who may run it, tenancy, validation and the cap on devices. This server has no gateway, so every device is offline: the
  * stream says so per device. Streaming from connected devices is in
  * test/gateway/devices-diagnostics-many.test.ts.
  */
@@ -85,5 +85,10 @@ describe("POST /api/devices/diagnostics", () => {
     expect(res.body.code).toBe("DIAGNOSTIC_TOO_MANY_DEVICES");
     const audit = await t.database.db.selectFrom("audit_log").select("id").where("action", "=", "ping").execute();
     expect(audit).toEqual([]);
+    // The same cap for dumps asked of many devices (POST /api/devices/dumps).
+    const dumps = await t.api<ErrorBody>("POST", "/api/devices/dumps", { token: t.admin.token, body: { filter: [] } });
+    expect(dumps.status, dumps.text).toBe(400);
+    expect(dumps.body.code).toBe("DIAGNOSTIC_TOO_MANY_DEVICES");
+    expect(await t.database.db.selectFrom("device_dumps").select("id").execute()).toEqual([]);
   });
 });
