@@ -32,6 +32,7 @@ import * as deviceDiagnostics from "./migrations/20261126-201-device-diagnostics
 import * as statistics from "./migrations/20261126-301-statistics.ts";
 import * as agentUpgrades from "./migrations/20261126-401-agent-upgrades.ts";
 import * as fanout from "./migrations/20261126-701-fanout.ts";
+import * as jobLiveEvents from "./migrations/20261126-702-job-live-events.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -52,6 +53,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261125-961-remote-vpn": remoteVpn,
   "20261126-101-device-tags-actions": deviceTagsActions,
   "20261126-701-fanout": fanout,
+  "20261126-702-job-live-events": jobLiveEvents,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-301-statistics": statistics,
   "20261126-201-device-diagnostics": deviceDiagnostics,
