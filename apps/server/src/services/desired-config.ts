@@ -7,7 +7,6 @@
  * together. The dispatcher (device gateway) sends the jobs.
  */
 import { randomUUID } from "node:crypto";
-import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { JobTask, JobType } from "@tern/protocol";
 import { sql } from "kysely";
 import { loadRemoteVpnConfigs } from "../appstore/apps/remote-vpn/device-config.ts";
@@ -288,9 +287,6 @@ export interface QueuedJobs {
 /** Hook the device gateway installs to wake its dispatcher after the transaction commits. */
 export type JobsQueuedListener = (orgId: string, deviceIds: string[]) => void;
 
-/** Devices compiled between two turns of the event loop (queueConfigJobs). */
-export const COMPILES_PER_TURN = 50;
-
 /**
  * Recompiles the desired config of `deviceIds` and queues a job for each
  * device whose config changed (or every device, with `force`). Must run inside
@@ -316,11 +312,7 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
   const jobs: { id: string; deviceId: string; hash: string; sealed: string; tunnelIds: string }[] = [];
   const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
-  let compiled = 0;
   for (const [deviceId, compileInput] of inputs) {
-    // A turn of the event loop now and then: compiling and sealing 500 devices held it for a few hundred ms, and
-    // the applies and results of devices compiled before (a fan-out's earlier batches) waited for it.
-    if (++compiled % COMPILES_PER_TURN === 0) await yieldToLoop();
     const { config, hash, warnings: w } = compileDeviceConfig(compileInput);
     if (w.length) warnings.set(deviceId, w);
     hashes.set(deviceId, hash);

@@ -11,9 +11,9 @@ import { canonicalJson } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { compileDeviceConfig } from "../../src/compile/index.ts";
 import { systemCtx } from "../../src/services/context.ts";
-import { COMPILES_PER_TURN, loadCompileInputs } from "../../src/services/desired-config.ts";
+import { loadCompileInputs } from "../../src/services/desired-config.ts";
 import { readDesiredConfig } from "../../src/services/desired-config-seal.ts";
-import { FIRST_RECOMPILE_BATCH, type Recompiler, recompileStale } from "../../src/services/fanout/recompile.ts";
+import type { Recompiler } from "../../src/services/fanout/recompile.ts";
 import { installMlPolicy } from "../../src/services/mlpolicy-install.ts";
 import { type SimRow, useGatewayServer, waitUntil } from "../support/gateway.ts";
 
@@ -187,51 +187,5 @@ describe("fan-out answered before compiling", () => {
         .executeTakeFirstOrThrow();
       expect(row.desired_hash).not.toBe(before.get(d.id));
     }
-  });
-
-  it("a drain compiles a small first batch (yielding inside it), then the rest: each device once, as a fresh compile", async () => {
-    const count = FIRST_RECOMPILE_BATCH + 30;
-    expect(FIRST_RECOMPILE_BATCH).toBeGreaterThan(COMPILES_PER_TURN);
-    const { devices } = await g.fleet(count, { connect: false, queueConfig: false });
-    const id = await policy("fanout-batches");
-    await (g.server.deps.recompiler as Recompiler).close();
-    const { jobIds } = await installMlPolicy(systemCtx(g.server.deps, g.org), id, {
-      deviceIds: devices.map((d) => d.id),
-    } as never);
-    expect(jobIds).toHaveLength(count);
-    const stale = async () =>
-      (await g.database.db.selectFrom("devices").select("id").where("desired_stale", "=", true).orderBy("id").execute()).map(
-        (r) => r.id,
-      );
-    const sorted = devices.map((d) => d.id).sort();
-
-    // One batch: the first FIRST_RECOMPILE_BATCH devices in id order, the lock order of every multi-row writer.
-    expect(await recompileStale(g.server.deps, 1)).toBe(FIRST_RECOMPILE_BATCH);
-    expect(await stale()).toEqual(sorted.slice(FIRST_RECOMPILE_BATCH));
-    expect(await recompileStale(g.server.deps)).toBe(30);
-    expect(await stale()).toEqual([]);
-
-    await expectCompiledAsToday(devices, ["voice"]);
-    // One job per device (none queued twice), its target the device's stored hash, not sent (nothing connected).
-    const jobs = await g.jobs(jobIds);
-    expect(new Set(jobs.map((j) => j.device_id)).size).toBe(count);
-    const hashes = new Map(
-      (
-        await g.database.db
-          .selectFrom("devices")
-          .select(["id", "desired_hash"])
-          .where(
-            "id",
-            "in",
-            devices.map((d) => d.id),
-          )
-          .execute()
-      ).map((r) => [r.id, r.desired_hash]),
-    );
-    for (const j of jobs) {
-      expect(j.state).toBe("queued");
-      expect(j.target_hash).toBe(hashes.get(j.device_id));
-    }
-    await g.restart();
   });
 });

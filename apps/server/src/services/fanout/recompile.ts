@@ -22,11 +22,6 @@ import { queueConfigJobs } from "../desired-config.ts";
 
 /** Devices compiled per transaction: small enough that the event loop and other writers get turns between batches. */
 export const RECOMPILE_BATCH = 500;
-/**
- * The first batch of a drain is smaller: its devices' applies go out (and their results come back) while the next
- * batches compile, instead of every device waiting for the first 500 to be compiled.
- */
-export const FIRST_RECOMPILE_BATCH = 100;
 /** How often an instance looks for marked devices nobody is compiling (a crash after the answer; another instance's kick). */
 export const SWEEP_MS = 2000;
 
@@ -39,7 +34,6 @@ type Deps = Pick<AppDeps, "db" | "config" | "keyring" | "logger">;
 export async function recompileStale(deps: Deps, maxBatches = Number.POSITIVE_INFINITY): Promise<number> {
   let done = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
-    const size = batch === 0 ? FIRST_RECOMPILE_BATCH : RECOMPILE_BATCH;
     const n = await deps.db.transaction().execute(async (trx) => {
       const rows = await trx
         .selectFrom("devices")
@@ -47,7 +41,7 @@ export async function recompileStale(deps: Deps, maxBatches = Number.POSITIVE_IN
         .select(["devices.id", "devices.organization_id", "o.account_id", "o.name"])
         .where("devices.desired_stale", "=", true)
         .orderBy("devices.id")
-        .limit(size)
+        .limit(RECOMPILE_BATCH)
         .forNoKeyUpdate("devices")
         .skipLocked()
         .execute();
@@ -68,7 +62,7 @@ export async function recompileStale(deps: Deps, maxBatches = Number.POSITIVE_IN
       return rows.length;
     });
     done += n;
-    if (n < size) break;
+    if (n < RECOMPILE_BATCH) break;
     // Let the websockets and the API run between batches.
     await yieldToLoop();
   }
