@@ -16,7 +16,15 @@ export const DeviceEventData = z.object({
   name: z.string().optional(),
 });
 export const TunnelEventData = z.object({ status: z.string().optional() });
-export const JobEventData = z.object({ status: z.string().optional(), progress: z.number().optional() });
+/**
+ * A job event announces the jobs one database statement moved to `status` (a fan-out's INSERT, a batch of
+ * dispatches or results): the job's own id when it was one job, `*` with their `count` when several.
+ */
+export const JobEventData = z.object({
+  status: z.string().optional(),
+  progress: z.number().optional(),
+  count: z.number().int().optional(),
+});
 export const NotificationEventData = z.object({
   severity: z.string().optional(),
   title: z.string().optional(),

@@ -5,7 +5,8 @@
  * empty scratch database, then installs a multi-link policy on every device
  * with the service the route calls (`installMlPolicy`) in this process and
  * prints its time and the statements that took longest (Kysely's query log,
- * summed by statement). Nothing is connected: this is the request's own work.
+ * summed by statement), then the recompile a server runs after answering
+ * (`recompileStale`, timed and summed the same way). Nothing is connected.
  *
  *   npx tsx test-harness/src/bench/fanout-profile.ts 2000
  *   PG_URL=postgres://postgres@127.0.0.1:55433/scratch npx tsx test-harness/src/bench/fanout-profile.ts 10000
@@ -22,6 +23,7 @@ import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
 import type { Database } from "../../../apps/server/src/db/schema.ts";
 import { createKeyring } from "../../../apps/server/src/secrets/keyring.ts";
 import { systemCtx } from "../../../apps/server/src/services/context.ts";
+import { recompileStale } from "../../../apps/server/src/services/fanout/recompile.ts";
 import { createMlPolicy } from "../../../apps/server/src/services/mlpolicies.ts";
 import { installMlPolicy } from "../../../apps/server/src/services/mlpolicy-install.ts";
 import { createPathLabel } from "../../../apps/server/src/services/path-labels.ts";
@@ -79,6 +81,17 @@ logging = true;
 const t0 = performance.now();
 const result = await installMlPolicy(ctx, policy.id, { filter: [] } as never);
 console.log(`install: ${result.jobIds.length} jobs for ${result.changed} devices in ${(performance.now() - t0).toFixed(0)} ms`);
-for (const [text, t] of [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15))
-  console.log(t.ms.toFixed(0).padStart(7), String(t.n).padStart(5), text);
+printStatements();
+// What a server's recompiler does after the answer (services/fanout): compile, seal and store every marked device.
+const t1 = performance.now();
+const compiled = await recompileStale(deps as never);
+console.log(`recompile: ${compiled} devices in ${(performance.now() - t1).toFixed(0)} ms`);
+printStatements();
 await db.destroy();
+
+/** The statements since the last call, longest first (summed by statement text). */
+function printStatements(): void {
+  for (const [text, t] of [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15))
+    console.log(t.ms.toFixed(0).padStart(7), String(t.n).padStart(5), text);
+  times.clear();
+}

@@ -99,6 +99,8 @@ describe.runIf(pgBlocker === null)("server case smoke runs", () => {
     expect(d.applyBytes).toBeGreaterThan(1000);
     expect(value(m, "all-complete-ms")).toBeGreaterThanOrEqual(value(m, "request-ms"));
     expect(m.figures.find((f) => f.key === "jobs-per-sec")?.baseline?.case).toBe("ws-broadcast");
+    // An absolute reading (a bare server has no job to compare with): no same-run baseline.
+    expect(m.figures.find((f) => f.key === "server-cpu-per-job")?.value).toBeGreaterThan(0);
   }, 180_000);
 
   it("server-restart: every device back online and reconciled after kill -9, each queued job complete once", async () => {

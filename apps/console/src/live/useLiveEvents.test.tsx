@@ -74,6 +74,21 @@ describe("useLiveEvents", () => {
     expect(stale()).toEqual(["device/o1", "device/o1/one", "tunnel/o1", "upgrade/o1/list"]);
   });
 
+  it("a job event for several jobs of one statement ('*' with a count) marks the job queries stale", () => {
+    const { stale } = setup("o1");
+    act(() => last().open());
+    act(() =>
+      last().send({
+        kind: "job",
+        action: "updated",
+        id: "*",
+        at: new Date().toISOString(),
+        data: { status: "complete", count: 500 },
+      }),
+    );
+    expect(stale()).toEqual(["job/o1"]);
+  });
+
   it("ignores what is not an event, and refetches everything on resync", () => {
     const { stale } = setup("o1");
     act(() => last().open());

@@ -33,6 +33,7 @@ import * as statistics from "./migrations/20261126-301-statistics.ts";
 import * as agentUpgrades from "./migrations/20261126-401-agent-upgrades.ts";
 import * as upgradeJobs from "./migrations/20261126-402-upgrade-jobs.ts";
 import * as fanout from "./migrations/20261126-701-fanout.ts";
+import * as jobLiveEvents from "./migrations/20261126-702-job-live-events.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -53,6 +54,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261125-961-remote-vpn": remoteVpn,
   "20261126-101-device-tags-actions": deviceTagsActions,
   "20261126-701-fanout": fanout,
+  "20261126-702-job-live-events": jobLiveEvents,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,
