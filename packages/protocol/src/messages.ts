@@ -43,7 +43,7 @@
 
 import * as z from "zod";
 import { UpgradeAck, UpgradeBeginParams, UpgradeChunkParams, UpgradeInstallParams, UpgradeReport } from "./agent-upgrade.ts";
-import { IPv4, Timestamp } from "./common.ts";
+import { Timestamp } from "./common.ts";
 import { DevicePublicKey, DeviceSignature } from "./connect.ts";
 import { DataPlaneState, DeviceActionParams, DeviceActionResult } from "./device-actions.ts";
 import { DeviceConfig } from "./device-config.ts";

@@ -237,7 +237,11 @@ describe("device dumps", () => {
     const { devices } = await g.fleet(1, { connect: false, queueConfig: false });
     const offline = devices[0]!.id;
     const ids = [a.id, b.id, offline];
-    await g.database.db.updateTable("devices").set({ tags: ["site-7"] }).where("id", "in", ids).execute();
+    await g.database.db
+      .updateTable("devices")
+      .set({ tags: ["site-7"] })
+      .where("id", "in", ids)
+      .execute();
     const res = await fetch(`${g.server.url}/api/devices/dumps`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
