@@ -97,7 +97,7 @@ describe("tern-server backup and restore", { timeout: 400_000 }, () => {
     expect(again.code).toBe(1);
     expect(lines(again.stderr)).toEqual([expect.stringMatching(/is not empty.*pass --force/)]);
     const forced = await runTernServer(["restore", "--force", archive], { env: b.env });
-    expect(forced.code).toBe(0);
+    expect(forced.code, forced.stderr).toBe(0);
     if (testDatabaseKind() === "pglite") {
       expect(forced.stdout).toMatch(/the database it replaced is kept in .*pgdata\.replaced-/);
       expect((await readdir(b.dataDir)).filter((e) => e.startsWith("pgdata.replaced-"))).toHaveLength(1);

@@ -5,6 +5,7 @@
  * every error.
  */
 import { execFile } from "node:child_process";
+import { rm } from "node:fs/promises";
 
 export class PgToolError extends Error {
   constructor(
@@ -61,21 +62,42 @@ export async function pgDump(databaseUrl: string, file: string): Promise<void> {
   );
 }
 
-/** Restores a custom-format dump in one transaction; `clean` drops what the dump holds first. */
+/**
+ * Restores a custom-format dump in one transaction; `clean` replaces what the database holds. pg_restore's own
+ * `--clean` cannot do that with partitioned tables (the statistics history): it drops each partition's
+ * inherited primary key on its own, which PostgreSQL refuses. So a clean restore is pg_restore writing the
+ * dump as SQL, and psql running, in ONE transaction, `DROP SCHEMA public CASCADE; CREATE SCHEMA public` and
+ * that SQL: a failure anywhere leaves the database as it was.
+ */
 export async function pgRestore(databaseUrl: string, file: string, options: { clean: boolean }): Promise<void> {
   const { url, password } = splitPassword(databaseUrl);
-  await run(
-    "pg_restore",
-    [
-      "--no-owner",
-      "--no-privileges",
-      "--exit-on-error",
-      "--single-transaction",
-      ...(options.clean ? ["--clean", "--if-exists"] : []),
-      `--dbname=${url}`,
-      file,
-    ],
-    password,
-    3_600_000,
-  );
+  if (!options.clean) {
+    await run(
+      "pg_restore",
+      ["--no-owner", "--no-privileges", "--exit-on-error", "--single-transaction", `--dbname=${url}`, file],
+      password,
+      3_600_000,
+    );
+    return;
+  }
+  const script = `${file}.sql`;
+  try {
+    await run("pg_restore", ["--no-owner", "--no-privileges", `--file=${script}`, file], undefined, 3_600_000);
+    await run(
+      "psql",
+      [
+        "--no-psqlrc",
+        "--quiet",
+        "--single-transaction",
+        "--set=ON_ERROR_STOP=1",
+        "--command=DROP SCHEMA public CASCADE; CREATE SCHEMA public;",
+        `--file=${script}`,
+        `--dbname=${url}`,
+      ],
+      password,
+      3_600_000,
+    );
+  } finally {
+    await rm(script, { force: true });
+  }
 }
