@@ -108,7 +108,11 @@ describe("status ingestion", () => {
       (n) => n >= expected,
     );
     expect(rows).toBe(expected);
-    const flushes = [...buffer.recent];
+    // The rows can be visible (committed) a moment before the writer records its flush: wait for the records.
+    const flushes = await waitUntil(
+      async () => [...buffer.recent],
+      (f) => f.reduce((sum, x) => sum + x.samples, 0) >= expected,
+    );
     const statuses = rounds * fleet.size;
     expect(flushes.length).toBeLessThan(statuses / 5);
     expect(Math.max(...flushes.map((f) => f.samples))).toBeGreaterThan(10);
