@@ -1,13 +1,12 @@
 import { DevicesDiagnosticRequest, MAX_DIAGNOSTIC_DEVICES } from "@tern/protocol";
-import { streamSSE } from "hono/streaming";
 import type { ApiApp } from "../../http/env.ts";
-import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody } from "../../http/schemas.ts";
 import type { DiagnosticInput } from "../../services/devices/diagnostics/run-diagnostic.ts";
 import { runDiagnosticOnDevices } from "../../services/devices/diagnostics/run-many.ts";
 import { SELECTION_DESCRIPTION } from "./action-schemas.ts";
 import { DIAGNOSTICS_AUTH, diagnosticStreamResponse } from "./diagnostics-schemas.ts";
+import { streamRun } from "./diagnostics-stream.ts";
 
 const DevicesDiagnosticRequestSchema = DevicesDiagnosticRequest.meta({ id: "DevicesDiagnosticRequest" });
 
@@ -28,26 +27,10 @@ export const route = defineRoute({
 });
 
 export function register(app: ApiApp) {
-  app.openapi(route, async (c) => {
+  app.openapi(route, (c) => {
     const { kind, params, deviceIds, filter } = c.req.valid("json");
-    const abort = new AbortController();
-    c.req.raw.signal.addEventListener("abort", () => abort.abort(), { once: true });
     const input = { kind, params } as DiagnosticInput;
-    const run = await runDiagnosticOnDevices(
-      requestCtx(c),
-      c.get("deps"),
-      deviceIds ? { deviceIds } : { filter },
-      input,
-      abort.signal,
-    );
-    c.header("cache-control", "no-store");
-    c.header("x-accel-buffering", "no");
-    return streamSSE(c, async (stream) => {
-      stream.onAbort(() => abort.abort());
-      for await (const event of run.events) {
-        if (stream.aborted) continue;
-        await stream.writeSSE({ data: JSON.stringify(event) });
-      }
-    }) as never;
+    const selection = deviceIds ? { deviceIds } : { filter };
+    return streamRun(c as never, (ctx, signal) => runDiagnosticOnDevices(ctx, c.get("deps"), selection, input, signal)) as never;
   });
 }
