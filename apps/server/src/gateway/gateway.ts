@@ -40,6 +40,9 @@ import { heartbeat, openSession, reapStaleLinks, registerInstance, unregisterIns
 import { loadTunnelSides } from "./tunnel-sides.ts";
 import { refuseUpgrade, requestHost, upgradeAuthenticator } from "./upgrade.ts";
 
+/** A listener for an upgrading socket's errors (they end in its close); module-level so it holds no request. */
+const ignoreSocketError = (): void => {};
+
 export interface Gateway extends DeviceLink {
   readonly instanceId: string;
   readonly options: GatewayOptions;
@@ -355,8 +358,24 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
     return req.socket.remoteAddress ?? "";
   }
 
+  /**
+   * One admission slot, released once (the link's hello recorded, or the link gone first). Made here, not
+   * inside onUpgrade: V8 gives every closure made in one function call that call's captured variables, so a
+   * close listener made there (it lives as long as the link) kept the upgrade request and its `head` buffer
+   * alive for the link's whole life.
+   */
+  function admissionSlot(): () => void {
+    admitting++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      admitting--;
+    };
+  }
+
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    socket.on("error", () => {});
+    socket.on("error", ignoreSocketError);
     if (closing) {
       refuseUpgrade(socket, 503, "INTERNAL", "server shutting down: connect again");
       return;
@@ -373,13 +392,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       );
       return;
     }
-    admitting++;
-    let admitted = false;
-    const done = () => {
-      if (admitted) return;
-      admitted = true;
-      admitting--;
-    };
+    const done = admissionSlot();
     socket.once("close", done);
     authenticate(req).then(
       (outcome) => {

@@ -1,8 +1,12 @@
 /**
  * The device link: hello/welcome and what it records, a second connection
  * replacing the first, liveness by ping/pong, and links ended by changes to
- * the device (deleted, approval withdrawn, token replaced).
+ * the device (deleted, approval withdrawn, token replaced), and no upgrade
+ * request kept alive by a link.
  */
+import { setTimeout as sleep } from "node:timers/promises";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { CLOSE_CODES, DEFAULT_MONITORING, PROTOCOL_VERSION } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import type { GatewayEventMap } from "../../src/gateway/events.ts";
@@ -119,4 +123,30 @@ describe("device link", () => {
     expect(unapproved).toMatchObject({ code: CLOSE_CODES.notApproved, reason: "device approval withdrawn" });
     expect(token).toMatchObject({ code: CLOSE_CODES.unauthenticated, reason: "device token replaced" });
   });
+
+  it("keeps no upgrade request alive once the link is up (its memory is the link's only)", async () => {
+    // WeakRefs to the server side's upgrade requests, then a full collection: a link that still reaches its
+    // request (a closure of the upgrade handler held by the socket did, with its head buffer) keeps it.
+    const requests: WeakRef<object>[] = [];
+    const track = (req: object) => requests.push(new WeakRef(req));
+    g.server.http.on("upgrade", track);
+    try {
+      const { fleet } = await g.fleet(3, { queueConfig: false });
+      expect(requests).toHaveLength(3);
+      for (let i = 0; i < 3; i++) {
+        await sleep(0); // a WeakRef's target stays alive until the job that last read it ends
+        collectGarbage();
+      }
+      expect(requests.filter((r) => r.deref() !== undefined)).toHaveLength(0);
+      expect([0, 1, 2].map((i) => fleet.device(i).ready)).toEqual([true, true, true]);
+    } finally {
+      g.server.http.off("upgrade", track);
+    }
+  });
 });
+
+/** A full garbage collection, without starting the test process with --expose-gc. */
+function collectGarbage(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+}
