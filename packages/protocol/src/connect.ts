@@ -80,3 +80,17 @@ export const RegisterResponse = z.object({
   isApproved: z.boolean(),
 });
 export type RegisterResponse = z.infer<typeof RegisterResponse>;
+
+/**
+ * How long a device waits before its next websocket attempt when the server refused the upgrade
+ * with a `Retry-After` (a 503 while it admits a reconnecting fleet or shuts down, a 429): the header
+ * in milliseconds (delta-seconds or an HTTP date), or null when there is none or it is not valid.
+ */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | null {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return null;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // An HTTP date names its day and month ("Thu, 26 Nov 2026 07:00:04 GMT"); Date.parse alone takes "-1" too.
+  const at = /[a-z]/i.test(value) ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}

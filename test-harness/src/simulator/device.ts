@@ -17,6 +17,7 @@ import {
   MAX_MESSAGE_BYTES,
   type RegisterResponse,
   type Request,
+  retryAfterMs,
   ServerMessage,
   type Status,
   type TunnelReport,
@@ -97,6 +98,8 @@ export class SimDevice {
   private applyOverride: ApplyBehaviour | undefined;
   private frozen = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  /** The last upgrade was refused with a Retry-After (a busy server, 503/429): the next try waits that, as the agent's does. */
+  private retryAfter: number | null = null;
 
   constructor(
     /** Global index (startIndex + position), the source of machine id and addresses. */
@@ -337,8 +340,16 @@ export class SimDevice {
       this.emit("connected");
     });
     ws.on("message", (data, isBinary) => this.onMessage(isBinary ? null : data.toString()));
+    this.retryAfter = null;
+    let refused: string | null = null;
+    ws.on("unexpected-response", (_req, res) => {
+      refused = `Unexpected server response: ${res.statusCode}`;
+      if (res.statusCode === 503 || res.statusCode === 429) this.retryAfter = retryAfterMs(res.headers["retry-after"]);
+      res.resume();
+      ws.terminate();
+    });
     ws.on("error", (err) => {
-      this.lastError = err.message;
+      this.lastError = refused ?? err.message;
     });
     ws.on("close", (code, reason) => this.onClose(ws, code, reason.toString()));
   }
@@ -352,10 +363,12 @@ export class SimDevice {
     this.emit("closed", { code, reason: this.lastClose.reason });
     if (!this.wantConnected || !this.fleet.options.reconnect || TERMINAL_CLOSES.has(code)) return;
     const o = this.fleet.options;
+    // The server said when to come back (busy admitting a reconnecting fleet): that, not the back-off.
+    const told = this.retryAfter === null ? null : Math.min(o.reconnectMaxMs, this.retryAfter);
     const base = Math.min(o.reconnectMaxMs, o.reconnectMinMs * 2 ** Math.min(this.attempts, 16));
-    this.attempts++;
+    if (told === null) this.attempts++;
     // ±20 % jitter so a restarted server is not hit by the whole fleet in the same millisecond.
-    const delay = base * (0.8 + Math.random() * 0.4);
+    const delay = told ?? base * (0.8 + Math.random() * 0.4);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       if (this.wantConnected && this.ws === null) this.open();

@@ -55,6 +55,20 @@ describe("connection on demand", () => {
     expect(server.device(d.deviceId!).counts.hello).toBe(2);
   });
 
+  it("comes back after a busy server's Retry-After, not after its own back-off", async () => {
+    fleet = await Simulator.start({ server: server.url, token: TOKEN, count: 1, reconnectMinMs: 50 });
+    const d = fleet.device(0);
+    server.busyAnswers = 1;
+    const back = d.waitFor("welcome", { timeoutMs: 5000 });
+    server.kick(d.deviceId!, 1011, "server restarting");
+    await back;
+    // Refused once (503, Retry-After: 1); the next try came a second later, where the back-off says 100 ms.
+    expect(server.busyRefusals).toHaveLength(1);
+    const next = server.upgradesAt.find((t) => t > server.busyRefusals[0]!);
+    expect(next! - server.busyRefusals[0]!).toBeGreaterThanOrEqual(950);
+    expect(server.device(d.deviceId!).counts.hello).toBe(2);
+  });
+
   it("stays away after being replaced (4009) instead of fighting the newer connection", async () => {
     fleet = await Simulator.start({ server: server.url, token: TOKEN, count: 1, reconnectMinMs: 20 });
     const d = fleet.device(0);

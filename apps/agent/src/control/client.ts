@@ -6,7 +6,8 @@
  * id and the URL it connected to; `welcome` makes it connected. It hands
  * `apply` to the reconcile loop and answers `apply-result`, answers `request`
  * with `response`, and reconnects with exponential back-off and jitter when
- * the link drops or goes silent. Nothing here changes the router: offline,
+ * the link drops or goes silent (or, when the server refused the upgrade as
+ * busy, after the Retry-After it gave). Nothing here changes the router: offline,
  * the agent keeps running its last good config.
  */
 import {
@@ -20,6 +21,7 @@ import {
   PROTOCOL_VERSION,
   Rekeyed,
   rekeyProofText,
+  retryAfterMs,
   Welcome,
 } from "@tern/protocol";
 import WebSocket from "ws";
@@ -85,6 +87,8 @@ export class ControlClient {
   private silence: NodeJS.Timeout | null = null;
   private readonly backoff: Backoff;
   private slowRetry = false;
+  /** The server refused the upgrade saying when to come back (503/429 with Retry-After): that, not the back-off. */
+  private retryAfter: number | null = null;
   private attempts = 0;
 
   constructor(private readonly options: ControlClientOptions) {
@@ -133,6 +137,7 @@ export class ControlClient {
     if (this.state === "stopped") return;
     if (this.attempts++ > 0) this.reconnects++;
     this.slowRetry = false;
+    this.retryAfter = null;
     this.setState("connecting", null);
     const ws = new WebSocket(this.options.url, {
       headers: { authorization: `Bearer ${this.options.token}` },
@@ -202,8 +207,17 @@ export class ControlClient {
       }
       void this.dispatch(ws, message as Record<string, unknown>);
     });
+    // An upgrade answered with something else than 101: read its Retry-After, then end the attempt
+    // (with this listener, ws leaves that to us; the error it then emits names no status, so it is kept).
+    let refused: string | null = null;
+    ws.on("unexpected-response", (_req, res) => {
+      refused = `Unexpected server response: ${res.statusCode}`;
+      if (res.statusCode === 503 || res.statusCode === 429) this.retryAfter = retryAfterMs(res.headers["retry-after"]);
+      res.resume();
+      ws.terminate();
+    });
     ws.on("error", (err) => {
-      this.lastError = describeError(err);
+      this.lastError = refused ?? describeError(err);
       // The upgrade was answered with 401/403: the token or the approval is the problem.
       if (/Unexpected server response: 40[13]/.test(this.lastError)) this.slowRetry = true;
     });
@@ -217,7 +231,12 @@ export class ControlClient {
       if (code !== 1006 || !this.lastError) this.lastError = `closed ${code}${reason ? `: ${reason}` : ""}`;
       if (SLOW_RETRY_CODES.has(code)) this.slowRetry = true;
       if (this.state === "stopped") return;
-      const delay = this.slowRetry ? this.backoff.longest() : this.backoff.next();
+      const delay =
+        this.retryAfter !== null
+          ? Math.min(this.retryAfter, (this.options.backoff ?? DEFAULT_BACKOFF).maxMs)
+          : this.slowRetry
+            ? this.backoff.longest()
+            : this.backoff.next();
       this.setState("disconnected", this.lastError);
       this.options.log.warn("control link down; reconnecting", { error: this.lastError, inMs: delay });
       this.timer = setTimeout(() => this.connect(), delay);

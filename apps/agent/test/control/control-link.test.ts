@@ -204,4 +204,17 @@ describe("control link against the fake server", () => {
     expect(server.attempts).toBe(1);
     expect(h.agent.snapshot().connection.state).toBe("disconnected");
   });
+
+  it("comes back after the Retry-After of a busy server's 503, not after its back-off", async () => {
+    server = await FakeControlServer.start();
+    server.busyAnswers = 1;
+    // A back-off of a minute: only the server's Retry-After (1 s) brings the agent back within seconds.
+    const started = Date.now();
+    h = await startAgent(server, { backoff: { initialMs: 60_000, maxMs: 120_000, factor: 2 } });
+    await expect.poll(() => h?.agent.snapshot().connection.lastError, { timeout: 2000 }).toMatch(/503/);
+    await server.waitFor("hello", () => true, 5000);
+    expect(server.attempts).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    await expect.poll(() => h?.agent.snapshot().connection.state, { timeout: 2000 }).toBe("connected");
+  });
 });

@@ -67,6 +67,9 @@ export class FakeControlServer {
   connections = 0;
   /** Upgrade attempts, accepted or not. */
   attempts = 0;
+  /** The next this many upgrades are refused 503 with `Retry-After: busyRetryAfter` (a server admitting a fleet). */
+  busyAnswers = 0;
+  busyRetryAfter = "1";
   statusIntervalMs: number;
   private readonly sockets = new Map<WebSocket, FakeDevice>();
   private readonly waiters: (() => void)[] = [];
@@ -244,7 +247,12 @@ export class FakeControlServer {
     };
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
     const device = token ? this.devices.get(token) : undefined;
-    if (req.url !== "/api/connect/ws") refuse(404, "Not Found");
+    if (this.busyAnswers > 0) {
+      this.busyAnswers--;
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\nretry-after: ${this.busyRetryAfter}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`,
+      );
+    } else if (req.url !== "/api/connect/ws") refuse(404, "Not Found");
     else if (!device) refuse(401, "Unauthorized");
     else if (!device.approved) refuse(403, "Forbidden");
     else this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, device, req.headers.host ?? ""));

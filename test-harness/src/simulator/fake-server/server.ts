@@ -70,6 +70,12 @@ export class FakeServer {
   readonly devices = new Map<string, FakeDevice>();
   /** Websocket upgrades refused before a device was known (bad token). */
   readonly refused: { code: number; reason: string }[] = [];
+  /** The next this many upgrades are refused 503 with `Retry-After: busyRetryAfter` (a server admitting a fleet); when each was. */
+  busyAnswers = 0;
+  busyRetryAfter = "1";
+  readonly busyRefusals: number[] = [];
+  /** When each websocket upgrade arrived (performance.now()). */
+  readonly upgradesAt: number[] = [];
   private readonly byToken = new Map<string, FakeDevice>();
   private readonly byMachine = new Map<string, FakeDevice>();
   private readonly http: Server;
@@ -82,6 +88,13 @@ export class FakeServer {
     this.http = createServer((req, res) => void this.onHttp(req, res));
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false });
     this.http.on("upgrade", (req, socket, head) => {
+      this.upgradesAt.push(performance.now());
+      if (this.busyAnswers > 0) {
+        this.busyAnswers--;
+        this.busyRefusals.push(performance.now());
+        socket.end(`HTTP/1.1 503 Service Unavailable\r\nRetry-After: ${this.busyRetryAfter}\r\nConnection: close\r\n\r\n`);
+        return;
+      }
       if (new URL(req.url ?? "/", "http://x").pathname !== "/api/connect/ws") {
         socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
         return;
