@@ -375,9 +375,13 @@ export async function insertJobs(
  * sent nor settled), and their dispatchers are woken at commit as the jobs trigger would have.
  */
 async function fillDeferredTargets(db: Db, devices: readonly { deviceId: string; hash: string }[]): Promise<void> {
-  await sql`with u as (select * from unnest(${devices.map((d) => d.deviceId)}::uuid[], ${devices.map((d) => d.hash)}::text[])
-        as u(device_id, hash)),
-      filled as (update jobs set target_hash = u.hash from u
-        where jobs.device_id = u.device_id and jobs.target_hash is null returning jobs.device_id)
+  // Each device's jobs are found through the device_id index (lateral, kept apart from the outer query by
+  // `offset 0` so it is not flattened into a join), whatever the planner thinks of
+  // `target_hash is null`: right after a fan-out's INSERT the statistics say no job lacks a target, and a plain
+  // join then scanned every job once per device of the batch (10,000 × 500 rows: 0.6 s per batch of 500).
+  await sql`with x as (select j.id, u.hash
+        from unnest(${devices.map((d) => d.deviceId)}::uuid[], ${devices.map((d) => d.hash)}::text[]) as u(device_id, hash)
+        cross join lateral (select id from jobs where jobs.device_id = u.device_id and jobs.target_hash is null offset 0) j),
+      filled as (update jobs set target_hash = x.hash from x where jobs.id = x.id returning jobs.device_id)
     select pg_notify('tern_jobs', d::text) from (select distinct device_id as d from filled) s`.execute(db);
 }
