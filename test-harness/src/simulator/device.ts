@@ -364,7 +364,8 @@ export class SimDevice {
     if (!this.wantConnected || !this.fleet.options.reconnect || TERMINAL_CLOSES.has(code)) return;
     const o = this.fleet.options;
     // The server said when to come back (busy admitting a reconnecting fleet): that, not the back-off.
-    const told = this.retryAfter === null ? null : Math.min(o.reconnectMaxMs, this.retryAfter);
+    // At least 500 ms even for `Retry-After: 0`, as the agent: no tight loop against a server that keeps refusing.
+    const told = this.retryAfter === null ? null : Math.min(o.reconnectMaxMs, Math.max(500, this.retryAfter));
     const base = Math.min(o.reconnectMaxMs, o.reconnectMinMs * 2 ** Math.min(this.attempts, 16));
     if (told === null) this.attempts++;
     // ±20 % jitter so a restarted server is not hit by the whole fleet in the same millisecond.

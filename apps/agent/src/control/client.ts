@@ -71,6 +71,9 @@ const SLOW_RETRY_CODES = new Set<number>([
   CLOSE_CODES.deviceDeleted,
 ]);
 
+/** The shortest wait after a Retry-After, even `Retry-After: 0`: no tight loop against a server that keeps refusing. */
+const RETRY_AFTER_FLOOR_MS = 500;
+
 export class ControlClient {
   state: ConnectionState = "disconnected";
   since: string | null = null;
@@ -233,7 +236,7 @@ export class ControlClient {
       if (this.state === "stopped") return;
       const delay =
         this.retryAfter !== null
-          ? Math.min(this.retryAfter, (this.options.backoff ?? DEFAULT_BACKOFF).maxMs)
+          ? Math.min(Math.max(this.retryAfter, RETRY_AFTER_FLOOR_MS), (this.options.backoff ?? DEFAULT_BACKOFF).maxMs)
           : this.slowRetry
             ? this.backoff.longest()
             : this.backoff.next();

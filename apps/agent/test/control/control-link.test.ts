@@ -217,4 +217,17 @@ describe("control link against the fake server", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     await expect.poll(() => h?.agent.snapshot().connection.state, { timeout: 2000 }).toBe("connected");
   });
+
+  it("waits at least 500 ms after a Retry-After of 0 (no tight loop against a refusing server)", async () => {
+    server = await FakeControlServer.start();
+    server.busyAnswers = 3;
+    server.busyRetryAfter = "0";
+    const started = Date.now();
+    h = await startAgent(server, { backoff: { initialMs: 400, maxMs: 120_000, factor: 10 } });
+    await server.waitFor("hello", () => true, 4000);
+    // Three refusals, each followed by a 500 ms wait: not 0, and not the back-off (at least 200 + 2,000 + 20,000 ms).
+    expect(server.attempts).toBe(4);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
 });
