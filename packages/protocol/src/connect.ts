@@ -94,3 +94,22 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
   const at = /[a-z]/i.test(value) ? Date.parse(value) : Number.NaN;
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
+
+/** The shortest wait after a Retry-After, even `Retry-After: 0`: no tight loop against a server that keeps refusing. */
+export const RETRY_AFTER_FLOOR_MS = 500;
+
+/** A websocket upgrade answered with something else than 101, as the agent and the simulator read it. */
+export interface UpgradeRefusal {
+  /** What `ws` would have said ("Unexpected server response: 403"): the 401/403 checks read it. */
+  error: string;
+  /** When to try again, for a busy server (503/429 with Retry-After), at least RETRY_AFTER_FLOOR_MS; else null. */
+  retryAfterMs: number | null;
+}
+
+export function upgradeRefusal(statusCode: number, retryAfter: string | string[] | undefined): UpgradeRefusal {
+  const told = statusCode === 503 || statusCode === 429 ? retryAfterMs(retryAfter) : null;
+  return {
+    error: `Unexpected server response: ${statusCode}`,
+    retryAfterMs: told === null ? null : Math.max(RETRY_AFTER_FLOOR_MS, told),
+  };
+}

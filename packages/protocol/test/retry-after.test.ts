@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { retryAfterMs } from "../src/connect.ts";
+import { retryAfterMs, upgradeRefusal } from "../src/connect.ts";
 
 describe("retryAfterMs (a refused websocket upgrade's Retry-After)", () => {
   it("reads delta-seconds and HTTP dates, in milliseconds", () => {
@@ -17,5 +17,12 @@ describe("retryAfterMs (a refused websocket upgrade's Retry-After)", () => {
     expect(retryAfterMs("")).toBeNull();
     expect(retryAfterMs("-1")).toBeNull();
     expect(retryAfterMs("soon")).toBeNull();
+  });
+
+  it("upgradeRefusal: a busy server's wait (at least 500 ms), none for other refusals", () => {
+    expect(upgradeRefusal(503, "3")).toEqual({ error: "Unexpected server response: 503", retryAfterMs: 3000 });
+    expect(upgradeRefusal(429, "0").retryAfterMs).toBe(500);
+    expect(upgradeRefusal(503, undefined).retryAfterMs).toBeNull();
+    expect(upgradeRefusal(403, "3")).toEqual({ error: "Unexpected server response: 403", retryAfterMs: null });
   });
 });

@@ -17,10 +17,11 @@ import {
   MAX_MESSAGE_BYTES,
   type RegisterResponse,
   type Request,
-  retryAfterMs,
   ServerMessage,
   type Status,
   type TunnelReport,
+  type UpgradeRefusal,
+  upgradeRefusal,
   type VrrpRouterState,
 } from "@tern/protocol";
 import WebSocket from "ws";
@@ -341,15 +342,15 @@ export class SimDevice {
     });
     ws.on("message", (data, isBinary) => this.onMessage(isBinary ? null : data.toString()));
     this.retryAfter = null;
-    let refused: string | null = null;
+    let refused: UpgradeRefusal | null = null;
     ws.on("unexpected-response", (_req, res) => {
-      refused = `Unexpected server response: ${res.statusCode}`;
-      if (res.statusCode === 503 || res.statusCode === 429) this.retryAfter = retryAfterMs(res.headers["retry-after"]);
+      refused = upgradeRefusal(res.statusCode ?? 0, res.headers["retry-after"]);
+      this.retryAfter = refused.retryAfterMs;
       res.resume();
       ws.terminate();
     });
     ws.on("error", (err) => {
-      this.lastError = refused ?? err.message;
+      this.lastError = refused?.error ?? err.message;
     });
     ws.on("close", (code, reason) => this.onClose(ws, code, reason.toString()));
   }
@@ -364,8 +365,7 @@ export class SimDevice {
     if (!this.wantConnected || !this.fleet.options.reconnect || TERMINAL_CLOSES.has(code)) return;
     const o = this.fleet.options;
     // The server said when to come back (busy admitting a reconnecting fleet): that, not the back-off.
-    // At least 500 ms even for `Retry-After: 0`, as the agent: no tight loop against a server that keeps refusing.
-    const told = this.retryAfter === null ? null : Math.min(o.reconnectMaxMs, Math.max(500, this.retryAfter));
+    const told = this.retryAfter === null ? null : Math.min(o.reconnectMaxMs, this.retryAfter);
     const base = Math.min(o.reconnectMaxMs, o.reconnectMinMs * 2 ** Math.min(this.attempts, 16));
     if (told === null) this.attempts++;
     // ±20 % jitter so a restarted server is not hit by the whole fleet in the same millisecond.

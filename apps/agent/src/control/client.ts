@@ -21,7 +21,8 @@ import {
   PROTOCOL_VERSION,
   Rekeyed,
   rekeyProofText,
-  retryAfterMs,
+  type UpgradeRefusal,
+  upgradeRefusal,
   Welcome,
 } from "@tern/protocol";
 import WebSocket from "ws";
@@ -70,9 +71,6 @@ const SLOW_RETRY_CODES = new Set<number>([
   CLOSE_CODES.protocolVersion,
   CLOSE_CODES.deviceDeleted,
 ]);
-
-/** The shortest wait after a Retry-After, even `Retry-After: 0`: no tight loop against a server that keeps refusing. */
-const RETRY_AFTER_FLOOR_MS = 500;
 
 export class ControlClient {
   state: ConnectionState = "disconnected";
@@ -212,15 +210,15 @@ export class ControlClient {
     });
     // An upgrade answered with something else than 101: read its Retry-After, then end the attempt
     // (with this listener, ws leaves that to us; the error it then emits names no status, so it is kept).
-    let refused: string | null = null;
+    let refused: UpgradeRefusal | null = null;
     ws.on("unexpected-response", (_req, res) => {
-      refused = `Unexpected server response: ${res.statusCode}`;
-      if (res.statusCode === 503 || res.statusCode === 429) this.retryAfter = retryAfterMs(res.headers["retry-after"]);
+      refused = upgradeRefusal(res.statusCode ?? 0, res.headers["retry-after"]);
+      this.retryAfter = refused.retryAfterMs;
       res.resume();
       ws.terminate();
     });
     ws.on("error", (err) => {
-      this.lastError = refused ?? describeError(err);
+      this.lastError = refused?.error ?? describeError(err);
       // The upgrade was answered with 401/403: the token or the approval is the problem.
       if (/Unexpected server response: 40[13]/.test(this.lastError)) this.slowRetry = true;
     });
@@ -236,7 +234,7 @@ export class ControlClient {
       if (this.state === "stopped") return;
       const delay =
         this.retryAfter !== null
-          ? Math.min(Math.max(this.retryAfter, RETRY_AFTER_FLOOR_MS), (this.options.backoff ?? DEFAULT_BACKOFF).maxMs)
+          ? Math.min(this.retryAfter, (this.options.backoff ?? DEFAULT_BACKOFF).maxMs)
           : this.slowRetry
             ? this.backoff.longest()
             : this.backoff.next();
