@@ -65,6 +65,18 @@ describe("list conventions", () => {
     expect(notA.sort()).toEqual(["epsilon"]);
   });
 
+  it("contains answers as a case-insensitive substring test, for text with and without case", async () => {
+    // Text without case (digits, punctuation, spaces) runs as LIKE, text with case as ILIKE: same answers.
+    const all = (await orgNames({ sort: "name" })).sort();
+    for (const val of ["5", "0%", "_1", "1", " ", "ALPHA", "ta", "GaMmA 5", "zz"]) {
+      const want = all.filter((n) => n.toLowerCase().includes(val.toLowerCase()));
+      const got = (await orgNames({ filter: filter({ key: "name", op: "contains", val }) })).sort();
+      expect(got, `contains ${JSON.stringify(val)}`).toEqual(want);
+      const not = (await orgNames({ filter: filter({ key: "name", op: "!contains", val }) })).sort();
+      expect(not, `!contains ${JSON.stringify(val)}`).toEqual(all.filter((n) => !want.includes(n)));
+    }
+  });
+
   it("< > <= >= on text and timestamps; in with a list; several filters are ANDed", async () => {
     // Text compares as text: "10.100…" (the default organization) sorts before "10.2".
     expect((await orgNames({ filter: filter({ key: "tunnelRange", op: "<", val: "10.2" }) })).sort()).toEqual([
