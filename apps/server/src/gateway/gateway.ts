@@ -20,6 +20,7 @@ import { timeOutStaleRunning } from "../jobs/job-store.ts";
 import { statisticsDuties } from "../services/statistics/duties.ts";
 import { statisticsSettings } from "../services/statistics/settings.ts";
 import { StatisticsWriter } from "../services/statistics/writer.ts";
+import { AdmissionPacer } from "./admission.ts";
 import { type Bus, type BusTarget, createBus } from "./bus.ts";
 import { DeviceConnection } from "./connection.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type LinkRequestStream, type RequestParams } from "./device-link.ts";
@@ -139,6 +140,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   let closing = false;
   /** Upgrades and links not yet welcomed (admission, TERN_WS_ADMISSION_MAX). */
   let admitting = 0;
+  // A refused link is told its turn at the rate links leave admission (gateway/admission.ts).
+  const pacer = new AdmissionPacer();
   // Upgrades arriving together (a fleet reconnecting) look their tokens up in one statement.
   const authenticate = upgradeAuthenticator(db, HELLO_WINDOW_MS);
 
@@ -371,6 +374,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       if (released) return;
       released = true;
       admitting--;
+      pacer.released();
     };
   }
 
@@ -380,7 +384,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       refuseUpgrade(socket, 503, "INTERNAL", "server shutting down: connect again");
       return;
     }
-    // Admission: a reconnect storm beyond what is being admitted is told when to come back (jittered).
+    // Admission: a reconnect storm beyond what is being admitted is told its turn to come back.
     if (admitting >= options.admissionMax) {
       deps.metrics.wsErrors.inc({ kind: "admission" });
       refuseUpgrade(
@@ -388,7 +392,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
         503,
         "INTERNAL",
         "server busy admitting devices: connect again after Retry-After",
-        1 + Math.floor(Math.random() * 5),
+        pacer.retryAfterS(),
       );
       return;
     }

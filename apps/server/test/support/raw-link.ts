@@ -29,7 +29,12 @@ export interface RawLink {
   ): Promise<Extract<ServerMessage, { type: T }>>;
 }
 
-export type UpgradeRefusal = { status: number; body: { error: string; code: string } };
+export type UpgradeRefusal = {
+  status: number;
+  body: { error: string; code: string };
+  /** The Retry-After header, when the server sent one. */
+  retryAfter?: string | undefined;
+};
 
 /**
  * Opens the websocket and resolves once the server's challenge arrived; rejects with the HTTP status
@@ -88,7 +93,13 @@ export function openRawLink(serverUrl: string, token: string | null, identity?: 
       res.on("data", (c: Buffer) => {
         body += c.toString();
       });
-      res.on("end", () => reject({ status: res.statusCode ?? 0, body: JSON.parse(body || "{}") } satisfies UpgradeRefusal));
+      res.on("end", () =>
+        reject({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(body || "{}"),
+          retryAfter: res.headers["retry-after"],
+        } satisfies UpgradeRefusal),
+      );
     });
     ws.once("error", (err) => reject(err));
   });
