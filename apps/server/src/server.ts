@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { type ServerType, serve } from "@hono/node-server";
+import { createAdaptorServer, type ServerType } from "@hono/node-server";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
@@ -60,11 +60,20 @@ export async function openConfiguredDatabase(config: ServerConfig): Promise<Data
     : openDatabase({ kind: "pglite", dataDir: path.resolve(config.TERN_DATA_DIR, "pgdata") });
 }
 
+/**
+ * Connections the kernel holds for the server before it accepts them (capped by net.core.somaxconn,
+ * 4096 on current Linux). Node's default, 511, overflows when a fleet reconnects at once: a device whose
+ * connection is dropped from a full queue waits for TCP's retransmission (1, 3, 7, 15 s…) or its own
+ * back-off, while the server sits idle.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 function listen(fetch: (req: Request) => Response | Promise<Response>, config: ServerConfig): Promise<ServerType> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, port: config.PORT, hostname: config.HOST });
+    const server = createAdaptorServer({ fetch, hostname: config.HOST });
     server.once("error", reject);
     server.once("listening", () => resolve(server));
+    server.listen({ port: config.PORT, host: config.HOST, backlog: LISTEN_BACKLOG });
   });
 }
 

@@ -58,3 +58,19 @@ export function cpuPercent(from: ProcUsage, to: ProcUsage): number {
   const wall = (to.at - from.at) / 1000;
   return wall > 0 ? ((to.cpuSeconds - from.cpuSeconds) / wall) * 100 : 0;
 }
+
+/**
+ * Connections the kernel dropped because a listening socket's accept queue was full (TcpExt
+ * ListenOverflows, the whole machine since boot); null where /proc/net/netstat cannot be read.
+ */
+export function listenOverflows(): number | null {
+  try {
+    const lines = readFileSync("/proc/net/netstat", "utf8").split("\n");
+    const names = lines.find((l) => l.startsWith("TcpExt:"))?.split(/\s+/);
+    const values = lines.filter((l) => l.startsWith("TcpExt:"))[1]?.split(/\s+/);
+    const i = names?.indexOf("ListenOverflows") ?? -1;
+    return i > 0 && values ? Number(values[i]) : null;
+  } catch {
+    return null;
+  }
+}

@@ -13,6 +13,7 @@
  * against the devices brought back online per second.
  */
 import pg from "pg";
+import { listenOverflows } from "../proc-usage.ts";
 import { fleetSizes, startLoadWorkers, waitFor } from "../server/connect.ts";
 import { benchIdentitySeed, FLEET_PREFIX } from "../server/fleet-plan.ts";
 import { api, login, scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
@@ -113,6 +114,7 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
       // Killed right after the answer: some applies went out, some are in flight, most still queued.
       const port = new URL(tern.url).port;
       const killedAt = performance.now();
+      const overflows0 = listenOverflows();
       process.kill(tern.pid, "SIGKILL");
       await tern.worker.stop();
       const atKill = await jobStates(scratch.url!, "mlpolicy");
@@ -122,15 +124,23 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
       const upAt = performance.now();
       ctx.log(`  new server listening ${((upAt - killedAt) / 1000).toFixed(1)} s after the kill`);
       let online = 0;
+      let refusals = 0;
+      // Devices online each second after the new server listened, and the upgrades it refused as busy.
+      const curve: { s: number; online: number; refused: number }[] = [];
       const onlineMs = await waitFor(
         "every device online again",
         async () => {
-          online = (await tern!.worker.call<{ connected: number }>("stats")).connected;
+          const stats = await tern!.worker.call<{ connected: number; admissionRefusals: number }>("stats");
+          online = stats.connected;
+          refusals = stats.admissionRefusals;
+          const s = Math.floor((performance.now() - upAt) / 1000);
+          if (curve.length === 0 || curve.at(-1)!.s < s || online === n) curve.push({ s, online, refused: refusals });
           return online === n;
         },
         600_000,
         100,
       );
+      const overflows1 = listenOverflows();
       const reconciledMs = await waitFor(
         "every device reconciled",
         async () => (await state()).reconciled === n,
@@ -200,6 +210,20 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
             unit: "ms",
             better: "lower",
           },
+          {
+            key: "refused-busy",
+            label: "upgrades refused as busy (503, Retry-After) until every device was online",
+            value: refusals,
+            unit: "count",
+            better: "lower",
+          },
+          {
+            key: "listen-overflows",
+            label: "connections dropped from a full accept queue until every device was online (kernel, whole machine)",
+            value: overflows0 === null || overflows1 === null ? null : overflows1 - overflows0,
+            unit: "count",
+            better: "lower",
+          },
           { key: "jobs-queued", label: "jobs queued before the kill", value: queued, unit: "count", better: "higher" },
           {
             key: "jobs-complete",
@@ -232,7 +256,7 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
           },
         ],
         notes,
-        details: { atKill, after, applies, jobsDoneMs, serverUpAfterKillMs: upAt - killedAt, seed: fleet.seed },
+        details: { atKill, after, applies, jobsDoneMs, serverUpAfterKillMs: upAt - killedAt, online: curve, seed: fleet.seed },
       };
     } finally {
       await workers?.sim.call("stop", {}, 60_000).catch(() => undefined);

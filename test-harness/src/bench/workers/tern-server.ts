@@ -41,6 +41,9 @@ serve(
         tunnelSamples: await value(m.tunnelSamples),
         dropped: await value(m.ingestDropped),
         writeFailures: await value(m.ingestWriteFailures),
+        admissionRefusals: (await m.wsErrors.get()).values
+          .filter((v) => v.labels.kind === "admission")
+          .reduce((a, v) => a + v.value, 0),
         buffered: ingest.buffered,
         batches: ingest.recent.slice(-50),
       };
