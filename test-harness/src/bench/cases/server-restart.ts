@@ -13,7 +13,7 @@
  * against the devices brought back online per second.
  */
 import pg from "pg";
-import { listenOverflows } from "../proc-usage.ts";
+import { cpuPercent, listenOverflows, readProcUsage } from "../proc-usage.ts";
 import { fleetSizes, startLoadWorkers, waitFor } from "../server/connect.ts";
 import { benchIdentitySeed, FLEET_PREFIX } from "../server/fleet-plan.ts";
 import { api, login, scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
@@ -125,8 +125,11 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
       ctx.log(`  new server listening ${((upAt - killedAt) / 1000).toFixed(1)} s after the kill`);
       let online = 0;
       let refusals = 0;
-      // Devices online each second after the new server listened, and the upgrades it refused as busy.
-      const curve: { s: number; online: number; refused: number }[] = [];
+      // Each second after the new server listened: devices online, upgrades refused as busy, and the CPU
+      // (100 % = one core) of the server and of the simulated fleet over that second.
+      const curve: { s: number; online: number; refused: number; serverCpu: number; simCpu: number }[] = [];
+      const serverPid = tern.pid;
+      let last = { server: readProcUsage(serverPid), sim: readProcUsage(sim.pid) };
       const onlineMs = await waitFor(
         "every device online again",
         async () => {
@@ -134,7 +137,17 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
           online = stats.connected;
           refusals = stats.admissionRefusals;
           const s = Math.floor((performance.now() - upAt) / 1000);
-          if (curve.length === 0 || curve.at(-1)!.s < s || online === n) curve.push({ s, online, refused: refusals });
+          if (curve.length === 0 || curve.at(-1)!.s < s || online === n) {
+            const now = { server: readProcUsage(serverPid), sim: readProcUsage(sim.pid) };
+            curve.push({
+              s,
+              online,
+              refused: refusals,
+              serverCpu: Math.round(cpuPercent(last.server, now.server)),
+              simCpu: Math.round(cpuPercent(last.sim, now.sim)),
+            });
+            last = now;
+          }
           return online === n;
         },
         600_000,
