@@ -130,7 +130,9 @@ describe("auth cache", () => {
   it("an entry ends with its JWT: an expired access token is refused though it was cached", async () => {
     const user = await t.addMember("viewer");
     const claims = JSON.parse(Buffer.from(user.token.split(".")[1]!, "base64url").toString()) as { sub: string; sid: string };
-    const short = await signAccessToken({ sub: claims.sub, sid: claims.sid }, t.deps.keyring.jwtKey, 1);
+    // exp is in whole seconds from iat = floor(now): a 1 s token signed late in a second could expire between
+    // the two requests below. A 2 s token lives at least 1 s, and is expired 2 s after signing at the latest.
+    const short = await signAccessToken({ sub: claims.sub, sid: claims.sid }, t.deps.keyring.jwtKey, 2);
     expect((await onA(short)).status).toBe(200);
     expect((await onA(short)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 2_100));
