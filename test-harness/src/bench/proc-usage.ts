@@ -65,9 +65,11 @@ export function cpuPercent(from: ProcUsage, to: ProcUsage): number {
  */
 export function listenOverflows(): number | null {
   try {
-    const lines = readFileSync("/proc/net/netstat", "utf8").split("\n");
-    const names = lines.find((l) => l.startsWith("TcpExt:"))?.split(/\s+/);
-    const values = lines.filter((l) => l.startsWith("TcpExt:"))[1]?.split(/\s+/);
+    // Two TcpExt lines: the counters' names, then their values.
+    const [names, values] = readFileSync("/proc/net/netstat", "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("TcpExt:"))
+      .map((l) => l.split(/\s+/));
     const i = names?.indexOf("ListenOverflows") ?? -1;
     return i > 0 && values ? Number(values[i]) : null;
   } catch {

@@ -124,7 +124,6 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
       const upAt = performance.now();
       ctx.log(`  new server listening ${((upAt - killedAt) / 1000).toFixed(1)} s after the kill`);
       let online = 0;
-      let refusals = 0;
       // Each second after the new server listened: devices online, upgrades refused as busy, and the CPU
       // (100 % = one core) of the server and of the simulated fleet over that second.
       const curve: { s: number; online: number; refused: number; serverCpu: number; simCpu: number }[] = [];
@@ -135,14 +134,13 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
         async () => {
           const stats = await tern!.worker.call<{ connected: number; admissionRefusals: number }>("stats");
           online = stats.connected;
-          refusals = stats.admissionRefusals;
           const s = Math.floor((performance.now() - upAt) / 1000);
           if (curve.length === 0 || curve.at(-1)!.s < s || online === n) {
             const now = { server: readProcUsage(serverPid), sim: readProcUsage(sim.pid) };
             curve.push({
               s,
               online,
-              refused: refusals,
+              refused: stats.admissionRefusals,
               serverCpu: Math.round(cpuPercent(last.server, now.server)),
               simCpu: Math.round(cpuPercent(last.sim, now.sim)),
             });
@@ -226,7 +224,7 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
           {
             key: "refused-busy",
             label: "upgrades refused as busy (503, Retry-After) until every device was online",
-            value: refusals,
+            value: curve.at(-1)?.refused ?? 0,
             unit: "count",
             better: "lower",
           },
