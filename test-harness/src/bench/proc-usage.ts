@@ -59,6 +59,14 @@ export function cpuPercent(from: ProcUsage, to: ProcUsage): number {
   return wall > 0 ? ((to.cpuSeconds - from.cpuSeconds) / wall) * 100 : 0;
 }
 
+/** The whole machine's busy CPU time (every core, idle and iowait left out) from /proc/stat, as a ProcUsage. */
+export function readMachineUsage(): ProcUsage {
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already counted in user).
+  const busy = (cpu[0] ?? 0) + (cpu[1] ?? 0) + (cpu[2] ?? 0) + (cpu[5] ?? 0) + (cpu[6] ?? 0) + (cpu[7] ?? 0);
+  return { rssBytes: 0, peakRssBytes: 0, cpuSeconds: busy / ticksPerSecond(), at: performance.now() };
+}
+
 /**
  * Connections the kernel dropped because a listening socket's accept queue was full (TcpExt
  * ListenOverflows, the whole machine since boot); null where /proc/net/netstat cannot be read.

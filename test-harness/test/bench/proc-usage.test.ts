@@ -1,6 +1,6 @@
 import { connect, createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { cpuPercent, listenOverflows, readProcUsage } from "../../src/bench/proc-usage.ts";
+import { cpuPercent, listenOverflows, readMachineUsage, readProcUsage } from "../../src/bench/proc-usage.ts";
 
 describe.runIf(process.platform === "linux")("/proc usage", () => {
   it("reads RSS, peak RSS and CPU time of a process, and CPU time grows while it works", () => {
@@ -14,6 +14,20 @@ describe.runIf(process.platform === "linux")("/proc usage", () => {
     expect(x).toBeGreaterThan(0);
     expect(b.cpuSeconds).toBeGreaterThan(a.cpuSeconds);
     expect(cpuPercent(a, b)).toBeGreaterThan(0);
+  });
+
+  it("reads the whole machine's busy CPU time, at least what this process used meanwhile", () => {
+    const machine = readMachineUsage();
+    const own = readProcUsage(process.pid);
+    const until = Date.now() + 300;
+    let x = 0;
+    while (Date.now() < until) x += Math.sqrt(x + 1);
+    const machine2 = readMachineUsage();
+    const own2 = readProcUsage(process.pid);
+    expect(x).toBeGreaterThan(0);
+    // Ticks are whole hundredths of a second on both sides: allow one tick per reading.
+    expect(machine2.cpuSeconds - machine.cpuSeconds).toBeGreaterThanOrEqual(own2.cpuSeconds - own.cpuSeconds - 0.02);
+    expect(cpuPercent(machine, machine2)).toBeGreaterThan(50);
   });
 
   it("counts connections dropped from a full accept queue (TcpExt ListenOverflows)", async () => {

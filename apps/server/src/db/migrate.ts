@@ -34,6 +34,7 @@ import * as agentUpgrades from "./migrations/20261126-401-agent-upgrades.ts";
 import * as upgradeJobs from "./migrations/20261126-402-upgrade-jobs.ts";
 import * as fanout from "./migrations/20261126-701-fanout.ts";
 import * as jobLiveEvents from "./migrations/20261126-702-job-live-events.ts";
+import * as devicesFillfactor from "./migrations/20261126-801-devices-fillfactor.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -55,6 +56,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261126-101-device-tags-actions": deviceTagsActions,
   "20261126-701-fanout": fanout,
   "20261126-702-job-live-events": jobLiveEvents,
+  "20261126-801-devices-fillfactor": devicesFillfactor,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,

@@ -105,15 +105,17 @@ export class DeviceConnection {
   readonly logger: Logger;
 
   private chain: Promise<void> = Promise.resolve();
-  private readonly pending = new Map<string, PendingRequest>();
+  /** On-demand requests waiting for their response (made on first use: most links never have one). */
+  private pendingRequests: Map<string, PendingRequest> | null = null;
   private readonly bucket: TokenBucket;
   private drops = 0;
   private lastRateErrorAt = 0;
   private lastFaultLogAt = 0;
   private faultsNotLogged = 0;
   private helloTimer: NodeJS.Timeout | null;
-  private admittedResolve!: () => void;
-  private readonly admitted = new Promise<void>((resolve) => {
+  /** Until the link is welcomed or closed (then dropped, as the rest of the link's life does not need it). */
+  private admittedResolve: (() => void) | null = null;
+  private admitted: Promise<void> | null = new Promise<void>((resolve) => {
     this.admittedResolve = resolve;
   });
 
@@ -169,12 +171,14 @@ export class DeviceConnection {
 
   /** Resolves once the link is welcomed or closed (the gateway's admission count). */
   welcomedOrClosed(): Promise<void> {
-    return this.admitted;
+    return this.admitted ?? Promise.resolve();
   }
 
   /** The hello is recorded and welcomed: the link no longer counts as being admitted. */
   admittedNow(): void {
-    this.admittedResolve();
+    this.admittedResolve?.();
+    this.admittedResolve = null;
+    this.admitted = null;
   }
 
   helloDone(): void {
@@ -234,14 +238,15 @@ export class DeviceConnection {
     const id = randomUUID();
     return new Promise<Response>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.pending.delete(id);
+        this.pendingRequests?.delete(id);
         reject(deviceTimeout(this.deviceId, method, timeoutMs));
       }, timeoutMs);
       const pending: PendingRequest = { method, resolve, reject, timer, onProgress: stream.onProgress };
-      this.pending.set(id, pending);
+      this.pendingRequests ??= new Map();
+      this.pendingRequests.set(id, pending);
       if (this.state !== "ready" || !this.send({ type: "request", id, method: method as never, params })) {
         clearTimeout(timer);
-        this.pending.delete(id);
+        this.pendingRequests?.delete(id);
         reject(notConnected(this.deviceId));
         return;
       }
@@ -249,7 +254,7 @@ export class DeviceConnection {
       const signal = stream.signal;
       if (!signal) return;
       const onAbort = () => {
-        if (this.pending.get(id) !== pending || pending.cancelled) return;
+        if (this.pendingRequests?.get(id) !== pending || pending.cancelled) return;
         pending.cancelled = true;
         pending.onProgress = undefined;
         reject(new ApiError("REQUEST_CANCELLED", `${method} was cancelled by its caller`));
@@ -263,7 +268,7 @@ export class DeviceConnection {
 
   /** Hands a `request-progress` to its waiting request; false when no request of that id is waiting. */
   takeProgress(message: RequestProgress): boolean {
-    const pending = this.pending.get(message.id);
+    const pending = this.pendingRequests?.get(message.id);
     if (!pending) return false;
     pending.onProgress?.(message.lines);
     return true;
@@ -271,9 +276,9 @@ export class DeviceConnection {
 
   /** Hands a `response` to its waiting request; false when no request of that id is waiting. */
   takeResponse(message: Response): { method: string } | null {
-    const pending = this.pending.get(message.id);
+    const pending = this.pendingRequests?.get(message.id);
     if (!pending) return null;
-    this.pending.delete(message.id);
+    this.pendingRequests?.delete(message.id);
     clearTimeout(pending.timer);
     if (!pending.cancelled) pending.resolve(message);
     return { method: pending.method };
@@ -308,13 +313,13 @@ export class DeviceConnection {
   private onClosed(code: number, reason: string): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    this.admittedResolve();
+    this.admittedNow();
     if (this.helloTimer) clearTimeout(this.helloTimer);
     if (this.inFlight) clearTimeout(this.inFlight.timer);
-    for (const [id, p] of this.pending) {
+    for (const [id, p] of this.pendingRequests ?? []) {
       clearTimeout(p.timer);
       p.reject(notConnected(this.deviceId));
-      this.pending.delete(id);
+      this.pendingRequests?.delete(id);
     }
     this.hooks.onClose(this, code, reason);
   }

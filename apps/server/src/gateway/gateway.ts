@@ -33,6 +33,7 @@ import { IngestBuffer } from "./live-state/ingest-buffer.ts";
 import { PublicAddressTracker } from "./live-state/public-address.ts";
 import { deleteExpiredSamples } from "./live-state/retention.ts";
 import { copyWriterPool } from "./live-state/sample-copy.ts";
+import { VrrpRecorder } from "./live-state/vrrp-states.ts";
 import { WanAddressTracker } from "./live-state/wan-address.ts";
 import { LoopHealth } from "./loop-health.ts";
 import { type GatewayOptions, gatewayOptions } from "./options.ts";
@@ -177,6 +178,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       publicAddresses,
       wanAddresses,
       healing: new HealingMonitor(deps),
+      vrrp: new VrrpRecorder(db, events),
       statistics,
       events,
       metrics: deps.metrics,

@@ -136,7 +136,9 @@ export class LinkHandler implements ConnectionHooks {
     conn.publicKey = proof.publicKey;
     conn.state = "welcoming";
     conn.helloDone();
-    conn.hello = hello;
+    // Kept for the session's columns; its proof is checked and done with.
+    const { proof: _proof, ...kept } = hello;
+    conn.hello = kept;
     conn.appliedHash = hello.appliedHash;
     void conn.serial("hello", () => this.welcome(conn, hello));
   }

@@ -9,6 +9,7 @@
 import type { TunnelThresholds } from "@tern/protocol";
 import { sql } from "kysely";
 import type { Db } from "../db/schema.ts";
+import { anyUuid } from "../services/desired-config.ts";
 
 export interface ContextInterface {
   id: string;
@@ -40,14 +41,25 @@ export interface DeviceContext {
   loadedAt: number;
 }
 
-export async function loadDeviceContext(db: Db, orgId: string, deviceId: string): Promise<DeviceContext | null> {
-  const device = await db
+/** The devices (each of its organization) whose context to load. */
+export interface DeviceRef {
+  orgId: string;
+  deviceId: string;
+}
+
+/**
+ * The contexts of several devices in two statements (a reconnecting fleet's
+ * devices load theirs together), in `refs` order; null for a device that is
+ * not (or no longer) in its organization.
+ */
+export async function loadDeviceContexts(db: Db, refs: readonly DeviceRef[]): Promise<(DeviceContext | null)[]> {
+  if (refs.length === 0) return [];
+  const ids = [...new Set(refs.map((r) => r.deviceId))];
+  const devices = await db
     .selectFrom("devices")
-    .select(["name", "interfaces", "bgp"])
-    .where("organization_id", "=", orgId)
-    .where("id", "=", deviceId)
-    .executeTakeFirst();
-  if (!device) return null;
+    .select(["id", "organization_id", "name", "interfaces", "bgp"])
+    .where("id", "=", anyUuid(ids))
+    .execute();
   const tunnels = await db
     .selectFrom("tunnels as t")
     .leftJoin("devices as a", "a.id", "t.device_a")
@@ -55,6 +67,7 @@ export async function loadDeviceContext(db: Db, orgId: string, deviceId: string)
     .leftJoin("peers as p", "p.id", "t.peer_id")
     .select([
       "t.id",
+      "t.organization_id",
       "t.num",
       "t.device_a",
       "t.device_b",
@@ -64,31 +77,50 @@ export async function loadDeviceContext(db: Db, orgId: string, deviceId: string)
       "a.name as a_name",
       sql<string | null>`coalesce(b.name, p.name)`.as("b_name"),
     ])
-    .where("t.organization_id", "=", orgId)
-    .where((eb) => eb.or([eb("t.device_a", "=", deviceId), eb("t.device_b", "=", deviceId)]))
+    .where((eb) => eb.or([eb("t.device_a", "=", anyUuid(ids)), eb("t.device_b", "=", anyUuid(ids))]))
     .execute();
-  const map = new Map<string, ContextTunnel>();
-  for (const t of tunnels) {
-    const side = t.device_a === deviceId ? "a" : "b";
-    map.set(t.id, {
-      id: t.id,
-      num: t.num,
-      side,
-      localInterfaceId: (side === "a" ? t.interface_a : t.interface_b) ?? "",
-      farName: (side === "a" ? t.b_name : t.a_name) ?? "",
-      farDeviceId: side === "a" ? t.device_b : t.device_a,
-      thresholds: t.notifications,
-    });
-  }
-  return {
-    deviceId,
-    orgId,
-    name: device.name,
-    interfaces: device.interfaces
-      .filter((i) => i.isAssigned && (i.type === "WAN" || i.type === "LAN"))
-      .map((i) => ({ id: i.id, devId: i.devId, name: i.name, type: i.type })),
-    bgpNeighbors: device.bgp.enable ? device.bgp.neighbors.map((n) => ({ ip: n.ip, remoteASN: n.remoteASN })) : [],
-    tunnels: map,
-    loadedAt: Date.now(),
-  };
+  const byId = new Map(devices.map((d) => [d.id, d]));
+  // Each tunnel under both of its ends (a peer tunnel has one).
+  const tunnelsOf = new Map<string, typeof tunnels>();
+  for (const t of tunnels)
+    for (const end of new Set([t.device_a, t.device_b])) {
+      if (!end) continue;
+      const list = tunnelsOf.get(end);
+      if (list) list.push(t);
+      else tunnelsOf.set(end, [t]);
+    }
+  const loadedAt = Date.now();
+  return refs.map(({ orgId, deviceId }) => {
+    const device = byId.get(deviceId);
+    if (!device || device.organization_id !== orgId) return null;
+    const map = new Map<string, ContextTunnel>();
+    for (const t of tunnelsOf.get(deviceId) ?? []) {
+      if (t.organization_id !== orgId) continue;
+      const side = t.device_a === deviceId ? "a" : "b";
+      map.set(t.id, {
+        id: t.id,
+        num: t.num,
+        side,
+        localInterfaceId: (side === "a" ? t.interface_a : t.interface_b) ?? "",
+        farName: (side === "a" ? t.b_name : t.a_name) ?? "",
+        farDeviceId: side === "a" ? t.device_b : t.device_a,
+        thresholds: t.notifications,
+      });
+    }
+    return {
+      deviceId,
+      orgId,
+      name: device.name,
+      interfaces: device.interfaces
+        .filter((i) => i.isAssigned && (i.type === "WAN" || i.type === "LAN"))
+        .map((i) => ({ id: i.id, devId: i.devId, name: i.name, type: i.type })),
+      bgpNeighbors: device.bgp.enable ? device.bgp.neighbors.map((n) => ({ ip: n.ip, remoteASN: n.remoteASN })) : [],
+      tunnels: map,
+      loadedAt,
+    };
+  });
+}
+
+export async function loadDeviceContext(db: Db, orgId: string, deviceId: string): Promise<DeviceContext | null> {
+  return (await loadDeviceContexts(db, [{ orgId, deviceId }]))[0]!;
 }

@@ -20,16 +20,18 @@
  */
 import { NON_CONFIG_JOB_TYPES, type NotificationEvent, type Severity, type Status, type TunnelReport } from "@tern/protocol";
 import type { Logger } from "pino";
+import { GroupCommit } from "../db/group-commit.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Duty } from "../gateway/duties.ts";
 import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
+import { anyUuid } from "../services/desired-config.ts";
 import { type NotificationCondition, notificationDedupKey } from "../services/notifications/events.ts";
 import { checkDeviceConnections, checkPendingTunnels, resolveOrphans } from "./checks.ts";
 import { type ConditionState, higher, isIdle, newCondition, observe, type Step } from "./conditions.ts";
 import { Deliverer } from "./delivery/index.ts";
 import { webhookTargetPolicy } from "./delivery/webhook-target.ts";
 import { databaseDeliveryLog, deleteOldDeliveries } from "./delivery-log.ts";
-import { type DeviceContext, loadDeviceContext } from "./device-context.ts";
+import { type DeviceContext, type DeviceRef, loadDeviceContexts } from "./device-context.ts";
 import { evaluateStatus, STATUS_EVENTS } from "./evaluate-status.ts";
 import { FarEnds } from "./far-ends.ts";
 import { type Announcement, Notifier } from "./notifier.ts";
@@ -43,6 +45,19 @@ const CONTEXT_TTL_MS = 30_000;
 const WARN_PENDING_WORK = 10_000;
 /** Waiting tasks of a device past which its statuses are held back and only the newest is evaluated. */
 const STATUS_BACKLOG = 2;
+/**
+ * Devices whose database work runs at once. Their look-ups (context, open
+ * notifications, far ends, resolves) are batched across devices, so this is
+ * also how many devices of a reconnecting fleet share one statement; what
+ * is not batched (a raise) takes a pool connection each, so keep it modest.
+ */
+const WORK_CONCURRENCY = 32;
+
+/** A device's context and, at its link's first load, its open notifications of status-driven events. */
+interface LoadedDevice {
+  context: DeviceContext | null;
+  open: { dedup_key: string; event_type: string; severity: Severity }[];
+}
 
 interface TrackedCondition {
   eventType: NotificationEvent;
@@ -81,6 +96,7 @@ export class NotificationEngine {
   private readonly logger: Logger;
   private readonly options: NotificationEngineOptions;
   private readonly farEnds: FarEnds;
+  private readonly loads = new GroupCommit<DeviceRef & { first: boolean }, LoadedDevice>((refs) => this.loadMany(refs));
 
   constructor(private readonly deps: AppDeps) {
     const config = deps.config;
@@ -99,7 +115,7 @@ export class NotificationEngine {
       retry: { maxAttempts: config.TERN_NOTIFY_RETRY_ATTEMPTS, baseDelayMs: config.TERN_NOTIFY_RETRY_BASE_MS },
       webhookTargets: webhookTargetPolicy(config),
     });
-    this.work = new WorkQueue(this.logger, { concurrency: 4, warnPending: WARN_PENDING_WORK });
+    this.work = new WorkQueue(this.logger, { concurrency: WORK_CONCURRENCY, warnPending: WARN_PENDING_WORK });
     this.settings = new SettingsCache(deps.db, deps.keyring);
     this.notifier = new Notifier(this.deliverer, this.settings, deps.metrics, this.logger);
     this.farEnds = new FarEnds(deps.db, (key, work) => this.work.push(key, work));
@@ -217,12 +233,15 @@ export class NotificationEngine {
     const first = track.context === null;
     this.work.push(`device:${deviceId}`, async () => {
       try {
-        const [context] = await Promise.all([
-          loadDeviceContext(this.deps.db, track.orgId, deviceId),
+        const [{ context, open }] = await Promise.all([
+          this.loads.submit({ orgId: track.orgId, deviceId, first }),
           this.settings.get(track.orgId),
         ]);
         if (this.devices.get(deviceId) !== track || !context) return;
-        if (first) await this.seed(deviceId, track);
+        for (const n of open) {
+          if (!track.conditions.has(n.dedup_key))
+            track.conditions.set(n.dedup_key, { eventType: n.event_type as NotificationEvent, state: newCondition(n.severity) });
+        }
         track.context = context;
       } finally {
         track.loading = false;
@@ -233,20 +252,31 @@ export class NotificationEngine {
     });
   }
 
-  /** The device's open notifications of status-driven events become open conditions here. */
-  private async seed(deviceId: string, track: DeviceTrack): Promise<void> {
-    const open = await this.deps.db
-      .selectFrom("notifications")
-      .select(["dedup_key", "event_type", "severity"])
-      .where("organization_id", "=", track.orgId)
-      .where("device_id", "=", deviceId)
-      .where("resolved", "=", false)
-      .where("event_type", "in", [...STATUS_EVENTS])
-      .execute();
+  /** Contexts of devices loading together, with the open notifications of those loading for the first time. */
+  private async loadMany(refs: (DeviceRef & { first: boolean })[]): Promise<LoadedDevice[]> {
+    const contexts = await loadDeviceContexts(this.deps.db, refs);
+    const firsts = refs.filter((r) => r.first).map((r) => r.deviceId);
+    const open =
+      firsts.length === 0
+        ? []
+        : await this.deps.db
+            .selectFrom("notifications")
+            .select(["organization_id", "device_id", "dedup_key", "event_type", "severity"])
+            .where("device_id", "=", anyUuid(firsts))
+            .where("resolved", "=", false)
+            .where("event_type", "in", [...STATUS_EVENTS])
+            .execute();
+    const openOf = new Map<string, LoadedDevice["open"]>();
     for (const n of open) {
-      if (!track.conditions.has(n.dedup_key))
-        track.conditions.set(n.dedup_key, { eventType: n.event_type as NotificationEvent, state: newCondition(n.severity) });
+      const key = `${n.organization_id}/${n.device_id}`;
+      const list = openOf.get(key);
+      if (list) list.push(n);
+      else openOf.set(key, [n]);
     }
+    return refs.map((r, i) => ({
+      context: contexts[i]!,
+      open: r.first ? (openOf.get(`${r.orgId}/${r.deviceId}`) ?? []) : [],
+    }));
   }
 
   private evaluate(

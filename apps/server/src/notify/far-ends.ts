@@ -11,9 +11,12 @@
  * Answers come from a small cache refreshed through the engine's work queue
  * (at most every REFRESH_MS per device), so evaluating a status needs no
  * query; a device not looked up yet is not known live (its tunnels hold until
- * the next status, a few seconds).
+ * the next status, a few seconds). Look-ups that come due together go to the
+ * database as one statement.
  */
+import { batchLookup } from "../db/batch-lookup.ts";
 import type { Db } from "../db/schema.ts";
+import { anyUuid } from "../services/desired-config.ts";
 
 const REFRESH_MS = 2000;
 
@@ -25,6 +28,10 @@ interface Entry {
 
 export class FarEnds {
   private readonly entries = new Map<string, Entry>();
+  private readonly connections = batchLookup(
+    (ids) => this.db.selectFrom("devices").select(["id", "connection"]).where("id", "=", anyUuid(ids)).execute(),
+    (r) => r.id,
+  );
 
   constructor(
     private readonly db: Db,
@@ -46,7 +53,7 @@ export class FarEnds {
     e.loading = true;
     this.queue(`far:${deviceId}`, async () => {
       try {
-        const row = await this.db.selectFrom("devices").select("connection").where("id", "=", deviceId).executeTakeFirst();
+        const [row] = await this.connections.submit(deviceId);
         e.live = row?.connection === "connected";
         e.checkedAt = Date.now();
       } finally {

@@ -10,9 +10,10 @@
  */
 import type { Notification } from "@tern/protocol";
 import type { Logger } from "pino";
+import { GroupCommit } from "../db/group-commit.ts";
 import type { Db } from "../db/schema.ts";
 import type { ServerMetrics } from "../metrics/server-metrics.ts";
-import { type RaiseNotificationInput, raiseNotification, resolveNotifications } from "../services/notifications/events.ts";
+import { type RaiseNotificationInput, raiseNotification, resolveNotificationsMany } from "../services/notifications/events.ts";
 import type { Deliverer, DeliveryEvent } from "./delivery/index.ts";
 import type { SettingsCache } from "./settings-cache.ts";
 
@@ -24,7 +25,16 @@ export interface Announcement {
   deviceName?: string;
 }
 
+type ResolveBatch = GroupCommit<{ orgId: string; dedupKeys: readonly string[] }, Notification[]>;
+
 export class Notifier {
+  /**
+   * Resolves through the same database handle go out together (one statement
+   * for the devices of a reconnecting fleet); a transaction's handle gets its
+   * own queue, so its resolves stay inside it.
+   */
+  private readonly resolves = new WeakMap<Db, ResolveBatch>();
+
   constructor(
     private readonly deliverer: Deliverer,
     private readonly settings: SettingsCache,
@@ -46,7 +56,7 @@ export class Notifier {
   }
 
   /**
-   * Resolves several conditions in one statement; the device's name (for the messages) is looked
+   * Resolves several conditions (with other callers' in one statement); the device's name (for the messages) is looked
    * up only when something was open, since most resolves find nothing.
    */
   async resolveAll(
@@ -55,7 +65,13 @@ export class Notifier {
     keys: readonly string[],
     deviceName: () => Promise<string | undefined>,
   ): Promise<Announcement[]> {
-    const resolved = await resolveNotifications({ db, org: { id: orgId } }, keys);
+    if (keys.length === 0) return [];
+    let batch = this.resolves.get(db);
+    if (!batch) {
+      batch = new GroupCommit((items) => resolveNotificationsMany(db, items));
+      this.resolves.set(db, batch);
+    }
+    const resolved = await batch.submit({ orgId, dedupKeys: keys });
     if (resolved.length === 0) return [];
     const name = await deviceName();
     return resolved.map((notification) => ({ event: "notification.resolved", notification, orgId, deviceName: name }));

@@ -10,6 +10,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/schema.ts";
 import { type ListQuery, type ListSpec, runList } from "../http/list-query.ts";
 import type { ServiceCtx } from "./context.ts";
+import { anyUuid } from "./desired-config.ts";
 import { listVrrpGroups } from "./vrrp.ts";
 
 /** `GET /vrrp/status`: the organization's groups (list conventions as `GET /vrrp`) with each member's state. */
@@ -41,6 +42,26 @@ export async function getVrrpStatus(ctx: ServiceCtx, query: ListQuery): Promise<
   };
 }
 
+/** A device's membership of a group, with its recorded state. */
+export interface VrrpMembership {
+  device_id: string;
+  organization_id: string;
+  group_id: string;
+  state: VrrpRouterState;
+  state_since: Date | null;
+  name: string;
+}
+
+/** The VRRP memberships of several devices in one statement (the group's organization is each row's). */
+export function vrrpMemberships(db: Db, deviceIds: readonly string[]): Promise<VrrpMembership[]> {
+  return db
+    .selectFrom("vrrp_members as m")
+    .innerJoin("vrrp_groups as g", "g.id", "m.group_id")
+    .select(["m.device_id", "g.organization_id", "m.group_id", "m.state", "m.state_since", "g.name"])
+    .where("m.device_id", "=", anyUuid(deviceIds))
+    .execute();
+}
+
 /** One VRRP instance as a device reports it (the protocol's `Status.vrrp` entries). */
 export interface VrrpStateReport {
   groupId: string;
@@ -61,21 +82,17 @@ export interface VrrpStateChange {
  * ingestion calls this) and returns the transitions, for "VRRP state change"
  * notifications. Groups the device is a member of but did not report are
  * `unknown` (not running yet); reports about groups it is not a member of, or
- * of another organization, are ignored.
+ * of another organization, are ignored. `members` are the device's memberships
+ * when the caller read them already (vrrpMemberships, batched across devices).
  */
 export async function recordVrrpStates(
   ctx: { db: Db; org: { id: string } },
   deviceId: string,
   reports: readonly VrrpStateReport[],
   at: Date = new Date(),
+  members?: readonly VrrpMembership[],
 ): Promise<VrrpStateChange[]> {
-  const members = await ctx.db
-    .selectFrom("vrrp_members as m")
-    .innerJoin("vrrp_groups as g", "g.id", "m.group_id")
-    .select(["m.group_id", "m.state", "m.state_since", "g.name"])
-    .where("g.organization_id", "=", ctx.org.id)
-    .where("m.device_id", "=", deviceId)
-    .execute();
+  members ??= (await vrrpMemberships(ctx.db, [deviceId])).filter((m) => m.organization_id === ctx.org.id);
   const byGroup = new Map(reports.map((r) => [r.groupId, r]));
   const changes: VrrpStateChange[] = [];
   for (const m of members) {

@@ -13,7 +13,7 @@
  * against the devices brought back online per second.
  */
 import pg from "pg";
-import { cpuPercent, listenOverflows, readProcUsage } from "../proc-usage.ts";
+import { cpuPercent, listenOverflows, readMachineUsage, readProcUsage } from "../proc-usage.ts";
 import { fleetSizes, startLoadWorkers, waitFor } from "../server/connect.ts";
 import { benchIdentitySeed, FLEET_PREFIX } from "../server/fleet-plan.ts";
 import { api, login, scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
@@ -125,10 +125,11 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
       ctx.log(`  new server listening ${((upAt - killedAt) / 1000).toFixed(1)} s after the kill`);
       let online = 0;
       // Each second after the new server listened: devices online, upgrades refused as busy, and the CPU
-      // (100 % = one core) of the server and of the simulated fleet over that second.
-      const curve: { s: number; online: number; refused: number; serverCpu: number; simCpu: number }[] = [];
+      // (100 % = one core) of the server, of the simulated fleet and of the whole machine (PostgreSQL is
+      // most of the rest) over that second.
+      const curve: { s: number; online: number; refused: number; serverCpu: number; simCpu: number; machineCpu: number }[] = [];
       const serverPid = tern.pid;
-      let last = { server: readProcUsage(serverPid), sim: readProcUsage(sim.pid) };
+      let last = { server: readProcUsage(serverPid), sim: readProcUsage(sim.pid), machine: readMachineUsage() };
       const onlineMs = await waitFor(
         "every device online again",
         async () => {
@@ -136,13 +137,14 @@ export const serverRestart: BenchCase<ServerRestartParams> = {
           online = stats.connected;
           const s = Math.floor((performance.now() - upAt) / 1000);
           if (curve.length === 0 || curve.at(-1)!.s < s || online === n) {
-            const now = { server: readProcUsage(serverPid), sim: readProcUsage(sim.pid) };
+            const now = { server: readProcUsage(serverPid), sim: readProcUsage(sim.pid), machine: readMachineUsage() };
             curve.push({
               s,
               online,
               refused: stats.admissionRefusals,
               serverCpu: Math.round(cpuPercent(last.server, now.server)),
               simCpu: Math.round(cpuPercent(last.sim, now.sim)),
+              machineCpu: Math.round(cpuPercent(last.machine, now.machine)),
             });
             last = now;
           }

@@ -12,6 +12,7 @@ import { redactUrl } from "../cases/util.ts";
 import { spawnWorker, type Worker, workerPath } from "../child.ts";
 import { type BenchContext, SkipCase } from "../types.ts";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type SeedResult } from "./seed.ts";
+import { ternServerBundle } from "./tern-bundle.ts";
 
 export type DbTarget = "pg" | "pglite";
 
@@ -117,10 +118,16 @@ export interface TernServer {
   stop(): Promise<void>;
 }
 
-/** Tern's server on the fleet's database, in a child process (with --expose-gc for live-memory readings). */
+/**
+ * Tern's server on the fleet's database, in a child process (with --expose-gc for live-memory readings),
+ * bundled and run on plain node as an installed server runs (tern-bundle.ts).
+ */
 export async function startTern(fleet: Fleet, ctx: BenchContext, env: Record<string, string> = {}): Promise<TernServer> {
   const profile = ctx.env.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${ctx.env.profileDir}`] : [];
-  const worker = spawnWorker(workerPath("tern-server"), { nodeFlags: ["--expose-gc", ...profile] });
+  const worker = spawnWorker(await ternServerBundle(), {
+    loader: false,
+    nodeFlags: ["--enable-source-maps", "--expose-gc", ...profile],
+  });
   await worker.ready;
   const { scratch } = fleet;
   const logFile = join(ctx.env.tmpDir, `tern-server-${worker.pid}.log`);

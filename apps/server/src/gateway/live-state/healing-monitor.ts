@@ -17,10 +17,11 @@ import type { HealingMode, Status, TunnelReport } from "@tern/protocol";
 import { sql } from "kysely";
 import type { Actor, OrgRef } from "../../auth/access.ts";
 import { SYSTEM_ACTOR } from "../../auth/access.ts";
+import { batchLookup } from "../../db/batch-lookup.ts";
 import { toJson } from "../../db/json.ts";
 import type { AppDeps } from "../../deps.ts";
 import { systemCtx } from "../../services/context.ts";
-import { queueConfigJobs } from "../../services/desired-config.ts";
+import { anyUuid, queueConfigJobs } from "../../services/desired-config.ts";
 import { completeHealingAction, recordHealingAction } from "../../services/healing/actions.ts";
 import { type LinkHealth, newLinkHealth, parseLinkHealth, stepLinkHealth } from "../../services/healing/link-health.ts";
 import { healingModeOf } from "../../services/healing/settings.ts";
@@ -47,6 +48,31 @@ interface DeviceHealing {
 
 export class HealingMonitor {
   private readonly devices = new WeakMap<DeviceConnection, DeviceHealing>();
+  /**
+   * A link's first status reads its baselines and its open re-apply actions: the devices of a
+   * reconnecting fleet do so together, so the look-ups are batched (one statement per batch).
+   */
+  private readonly baselines = batchLookup(
+    (ids) =>
+      this.deps.db
+        .selectFrom("healing_baselines")
+        .select(["device_id", "link", "state", "rerouting"])
+        .where("device_id", "=", anyUuid(ids))
+        .execute(),
+    (r) => r.device_id,
+  );
+  private readonly openReapplies = batchLookup(
+    (ids) =>
+      this.deps.db
+        .selectFrom("healing_actions")
+        .select(["id", "device_id", sql<string | null>`before ->> 'desiredHash'`.as("hash")])
+        .where("device_id", "=", anyUuid(ids))
+        .where("kind", "=", "reapply")
+        .where("mode", "=", "act")
+        .where("after", "is", null)
+        .execute(),
+    (r) => r.device_id,
+  );
 
   constructor(private readonly deps: AppDeps) {}
 
@@ -146,15 +172,7 @@ export class HealingMonitor {
 
   /** A re-apply whose desired hash the device now reports applied gets its "after" figures. */
   private async completeReapply(conn: DeviceConnection, hash: string): Promise<void> {
-    const open = await this.deps.db
-      .selectFrom("healing_actions")
-      .select("id")
-      .where("device_id", "=", conn.deviceId)
-      .where("kind", "=", "reapply")
-      .where("mode", "=", "act")
-      .where("after", "is", null)
-      .where(sql<boolean>`before ->> 'desiredHash' = ${hash}`)
-      .execute();
+    const open = (await this.openReapplies.submit(conn.deviceId)).filter((a) => a.hash === hash);
     for (const a of open)
       await completeHealingAction(this.deps.db, this.org(conn), SYSTEM_ACTOR, a.id, { reportedHash: hash, inSync: true });
   }
@@ -239,11 +257,7 @@ export class HealingMonitor {
 
   private async load(conn: DeviceConnection, s: DeviceHealing): Promise<void> {
     try {
-      const rows = await this.deps.db
-        .selectFrom("healing_baselines")
-        .select(["link", "state", "rerouting"])
-        .where("device_id", "=", conn.deviceId)
-        .execute();
+      const rows = await this.baselines.submit(conn.deviceId);
       for (const r of rows) {
         const stored = (r.state ?? {}) as Partial<TrackedLink>;
         s.links.set(r.link, {

@@ -16,7 +16,7 @@ import type { GatewayEvents } from "../events.ts";
 import type { HealingMonitor } from "./healing-monitor.ts";
 import type { IngestBuffer, SampleRow } from "./ingest-buffer.ts";
 import type { PublicAddressTracker } from "./public-address.ts";
-import { observeVrrp } from "./vrrp-states.ts";
+import type { VrrpRecorder } from "./vrrp-states.ts";
 import type { WanAddressTracker } from "./wan-address.ts";
 
 export interface StatusIngestDeps {
@@ -34,6 +34,8 @@ export interface StatusIngestDeps {
   holdReads?(conn: DeviceConnection): void;
   /** Reloads the device's tunnel ids (a tunnel created since the link opened). */
   reloadTunnels(conn: DeviceConnection): void;
+  /** VRRP states into `vrrp_members`. */
+  vrrp: VrrpRecorder;
   /** Statistics history's writer (services/statistics/writer.ts); absent in tests that do not need it. */
   statistics?: Pick<StatisticsWriter, "record">;
 }
@@ -105,5 +107,5 @@ export function ingestStatus(conn: DeviceConnection, status: Status, deps: Statu
   deps.wanAddresses.observe(conn, status.interfaces);
   deps.healing?.observe(conn, status, tunnels, receivedAt);
   deps.statistics?.record(conn, status, receivedAt);
-  observeVrrp(conn, status.vrrp, deps.db, deps.events);
+  deps.vrrp.observe(conn, status.vrrp);
 }

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { NOTIFICATION_TITLES, type Notification, type NotificationEvent, type Severity } from "@tern/protocol";
 import { sql } from "kysely";
 import { toJson } from "../../db/json.ts";
-import type { Db } from "../../db/schema.ts";
+import type { Db, NotificationRow } from "../../db/schema.ts";
 import { toNotification } from "./notifications.ts";
 
 export interface NotificationTargets {
@@ -146,19 +146,35 @@ export async function resolveNotification(
   ctx: NotificationCtx,
   key: string | NotificationCondition,
 ): Promise<Notification | null> {
-  return (await resolveNotifications(ctx, [typeof key === "string" ? key : notificationDedupKey(key)]))[0] ?? null;
+  const dedupKey = typeof key === "string" ? key : notificationDedupKey(key);
+  const [resolved] = await resolveNotificationsMany(ctx.db, [{ orgId: ctx.org.id, dedupKeys: [dedupKey] }]);
+  return resolved?.[0] ?? null;
 }
 
-/** resolveNotification for several dedup keys in one statement: the notifications that were open. */
-export async function resolveNotifications(ctx: NotificationCtx, dedupKeys: readonly string[]): Promise<Notification[]> {
-  if (dedupKeys.length === 0) return [];
-  const rows = await ctx.db
-    .updateTable("notifications")
-    .set({ resolved: true, resolved_at: sql`now()` })
-    .where("organization_id", "=", ctx.org.id)
-    .where("dedup_key", "in", dedupKeys)
-    .where("resolved", "=", false)
-    .returningAll()
-    .execute();
-  return rows.map(toNotification);
+/**
+ * resolveNotification for several organizations' keys in one statement (the
+ * rule engine's resolves of devices reconnecting together): per item, the
+ * notifications it resolved.
+ */
+export async function resolveNotificationsMany(
+  db: Db,
+  items: readonly { orgId: string; dedupKeys: readonly string[] }[],
+): Promise<Notification[][]> {
+  const orgs = items.flatMap((i) => i.dedupKeys.map(() => i.orgId));
+  const keys = items.flatMap((i) => i.dedupKeys);
+  if (keys.length === 0) return items.map(() => []);
+  const { rows } = await sql<NotificationRow>`update notifications n set resolved = true, resolved_at = now()
+    from unnest(${orgs}::uuid[], ${keys}::text[]) as u(organization_id, dedup_key)
+    where n.organization_id = u.organization_id and n.dedup_key = u.dedup_key and n.resolved = false
+    returning n.*`.execute(db);
+  const byKey = new Map(rows.map((r) => [`${r.organization_id}/${r.dedup_key}`, r]));
+  return items.map((i) =>
+    i.dedupKeys.flatMap((k) => {
+      const key = `${i.orgId}/${k}`;
+      const row = byKey.get(key);
+      // A key asked twice is resolved once: the first asker gets it, as if they had run one after the other.
+      byKey.delete(key);
+      return row ? [toNotification(row)] : [];
+    }),
+  );
 }
