@@ -116,7 +116,7 @@ describe.runIf(pgBlocker === null)("server case smoke runs", () => {
   }, 300_000);
 
   it("server-api answers every endpoint with 200 on PGlite", async () => {
-    const m = await serverApi.run({ devices: 12, db: "pglite", concurrency: 4, durationMs: 300 }, ctx());
+    const m = await serverApi.run({ devices: 12, db: "pglite", concurrency: 4, durationMs: 1000 }, ctx());
     expect(m.notes).toEqual([]);
     const endpoints = (m.details as { endpoints: { key: string; requests: number; recordsTotal: string | null }[] }).endpoints;
     expect(endpoints.map((e) => [e.key, e.recordsTotal])).toEqual([

@@ -19,9 +19,12 @@ export interface Duty {
   /**
    * Runs inside the claim's transaction. Functions given to `afterCommit` run
    * once that transaction committed (e.g. deliveries of notifications the run
-   * raised: a rolled-back run must not announce anything).
+   * raised: a rolled-back run must not announce anything). "again": the run
+   * did a bounded part of its work (a short transaction, so requests are not
+   * held behind it) and this instance runs it again at its next tick, before
+   * the interval is over.
    */
-  run(trx: Db, afterCommit: (fn: () => void) => void): Promise<void>;
+  run(trx: Db, afterCommit: (fn: () => void) => void): Promise<void | "again">;
 }
 
 /** A stable advisory lock key per duty name (the second argument space of two-key locks is ours). */
@@ -32,6 +35,8 @@ export class DutyRunner {
   private running = false;
   /** Runs of each duty by this instance (tests and logs). */
   readonly ran = new Map<string, number>();
+  /** Duties whose last run here left work for the next tick. */
+  private readonly again = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -77,6 +82,7 @@ export class DutyRunner {
     try {
       const intervalMs = duty.intervalMs ?? this.intervalMs;
       const after: (() => void)[] = [];
+      const due = this.again.has(duty.name) ? 0 : intervalMs;
       const ran = await this.db.transaction().execute(async (trx) => {
         const lock = await sql<{
           locked: boolean;
@@ -86,14 +92,15 @@ export class DutyRunner {
           .updateTable("gateway_duties")
           .set({ last_run_at: sql`now()`, runs: sql`runs + 1`, last_instance: this.instanceId })
           .where("name", "=", duty.name)
-          .where("last_run_at", "<=", sql<Date>`now() - ${`${intervalMs} milliseconds`}::interval`)
+          .where("last_run_at", "<=", sql<Date>`now() - ${`${due} milliseconds`}::interval`)
           .returning("runs")
           .executeTakeFirst();
         if (!claimed) return false;
-        await duty.run(trx, (fn) => after.push(fn));
-        return true;
+        return (await duty.run(trx, (fn) => after.push(fn))) ?? "done";
       });
       if (ran) {
+        if (ran === "again") this.again.add(duty.name);
+        else this.again.delete(duty.name);
         this.ran.set(duty.name, (this.ran.get(duty.name) ?? 0) + 1);
         this.metrics.dutyRuns.inc({ duty: duty.name });
         for (const fn of after) fn();

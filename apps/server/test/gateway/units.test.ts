@@ -83,4 +83,23 @@ describe("DutyRunner", () => {
     expect(Number(row.runs)).toBe(1);
     expect(runners.reduce((n, r) => n + (r.ran.get(duty.name) ?? 0), 0)).toBe(1);
   });
+
+  it("runs a duty that left work again at the next tick, then waits its interval", async () => {
+    let left = 2;
+    const duty = {
+      name: `test-${randomUUID()}`,
+      async run(): Promise<"again" | undefined> {
+        if (left === 0) return undefined;
+        left--;
+        return "again";
+      },
+    };
+    const runner = new DutyRunner(database.db, randomUUID(), [duty], 60_000, createServerMetrics(), pino({ level: "silent" }));
+    await runner.start();
+    await runner.stop();
+    for (let i = 0; i < 5; i++) await runner.tick();
+    // Two runs that left work, one that finished it, then nothing before the 60 s interval is over.
+    expect(runner.ran.get(duty.name)).toBe(3);
+    expect(left).toBe(0);
+  });
 });

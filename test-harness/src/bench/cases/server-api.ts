@@ -5,6 +5,7 @@
  * Baseline: a bare node:http server answering a body of the same size.
  */
 import { spawnWorker, type Worker, workerPath } from "../child.ts";
+import { formatValue } from "../format.ts";
 import { fleetSizes } from "../server/connect.ts";
 import { type DbTarget, login, scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
 import type { BenchCase, Figure, Params } from "../types.ts";
@@ -44,8 +45,9 @@ interface LoadResult {
   statuses: Record<string, number>;
   bodyBytes: number;
   recordsTotal: string | null;
-  p50: number;
-  p99: number;
+  /** NaN (null once through the worker's IPC) when no request completed in the window. */
+  p50: number | null;
+  p99: number | null;
 }
 
 export const serverApi: BenchCase<ServerApiParams> = {
@@ -93,7 +95,7 @@ export const serverApi: BenchCase<ServerApiParams> = {
           durationMs: params.durationMs,
         };
         ctx.log(
-          `  ${e.label}: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.perSec.toFixed(0)} req/s, ${r.bodyBytes} bytes, total ${r.recordsTotal}`,
+          `  ${e.label}: ${r.requests} requests, p50 ${formatValue(r.p50, "ms")}, p99 ${formatValue(r.p99, "ms")}, ${r.perSec.toFixed(0)} req/s, ${r.bodyBytes} bytes, total ${r.recordsTotal}`,
         );
       }
     } finally {
@@ -106,9 +108,11 @@ export const serverApi: BenchCase<ServerApiParams> = {
     for (const e of API_ENDPOINTS) {
       const r = results[e.key]!;
       const ref = (key: string) => ({ case: "http-static", params: baselines[e.key]!, key });
+      const p50 = r.p50 ?? Number.NaN;
+      const p99 = r.p99 ?? Number.NaN;
       figures.push(
-        { key: `${e.key}-p50`, label: `${e.label} p50`, value: r.p50, unit: "ms", better: "lower", baseline: ref("latency-p50") },
-        { key: `${e.key}-p99`, label: `${e.label} p99`, value: r.p99, unit: "ms", better: "lower", baseline: ref("latency-p99") },
+        { key: `${e.key}-p50`, label: `${e.label} p50`, value: p50, unit: "ms", better: "lower", baseline: ref("latency-p50") },
+        { key: `${e.key}-p99`, label: `${e.label} p99`, value: p99, unit: "ms", better: "lower", baseline: ref("latency-p99") },
         {
           key: `${e.key}-rps`,
           label: `${e.label} requests/s`,
@@ -118,6 +122,7 @@ export const serverApi: BenchCase<ServerApiParams> = {
           baseline: ref("requests-per-sec"),
         },
       );
+      if (r.requests === 0) notes.push(`${e.label}: no request completed within ${params.durationMs} ms`);
       const bad = Object.entries(r.statuses).filter(([s]) => s !== "200");
       if (r.errors > 0 || bad.length > 0)
         notes.push(`${e.label}: ${r.errors} failed requests, statuses ${JSON.stringify(r.statuses)}`);

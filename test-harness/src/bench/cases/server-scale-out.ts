@@ -19,6 +19,7 @@
 import pg from "pg";
 import type { Worker } from "../child.ts";
 import { spawnWorker, workerPath } from "../child.ts";
+import { formatValue } from "../format.ts";
 import { readProcUsage } from "../proc-usage.ts";
 import { fleetSizes, waitFor } from "../server/connect.ts";
 import { benchIdentitySeed, FLEET_PREFIX } from "../server/fleet-plan.ts";
@@ -46,8 +47,9 @@ interface LoadResult {
   errors: number;
   firstError: string | null;
   statuses: Record<string, number>;
-  p50: number;
-  p99: number;
+  /** null when no request completed in the window (NaN through the worker's IPC). */
+  p50: number | null;
+  p99: number | null;
 }
 
 /** Tern instance i as HAProxy knows it. */
@@ -134,7 +136,9 @@ async function apiPhase(
     cpu += cpuSeconds(pids) - c0;
     requests += r.requests;
     byEndpoint[e.key] = r;
-    ctx.log(`  ${label} ${e.label}: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.perSec.toFixed(0)} req/s`);
+    ctx.log(
+      `  ${label} ${e.label}: p50 ${formatValue(r.p50, "ms")}, p99 ${formatValue(r.p99, "ms")}, ${r.perSec.toFixed(0)} req/s`,
+    );
   }
   return { byEndpoint, cpuMsPerRequest: requests ? (cpu * 1000) / requests : Number.NaN };
 }
@@ -349,7 +353,7 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
             {
               key: `${prefix}${e.key}-p50`,
               label: `${what}${e.label} p50`,
-              value: r.p50,
+              value: r.p50 ?? Number.NaN,
               unit: "ms",
               better: "lower",
               baseline: base(`api-${e.key}-p50`),
@@ -357,7 +361,7 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
             {
               key: `${prefix}${e.key}-p99`,
               label: `${what}${e.label} p99`,
-              value: r.p99,
+              value: r.p99 ?? Number.NaN,
               unit: "ms",
               better: "lower",
               baseline: base(`api-${e.key}-p99`),

@@ -39,35 +39,69 @@ async function createPartition(db: Db, t: PartitionedTable, start: number): Prom
     partition of ${sql.table(t.table)} for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(db);
 }
 
-/**
- * Makes every partition from the one holding `since` (default: now) to
- * AHEAD_MS past now. Idempotent; the partition duty calls it, and the writer
- * when a row found no partition (the duty had not run yet).
- */
-export async function ensurePartitions(db: Db, now = Date.now(), since = now, tables?: readonly string[]): Promise<number> {
-  let created = 0;
+/** The partitions missing from the one holding `since` to AHEAD_MS past now, earliest first across tables. */
+async function missingPartitions(
+  db: Db,
+  now: number,
+  since: number,
+  tables?: readonly string[],
+): Promise<{ t: PartitionedTable; start: number }[]> {
+  const missing: { t: PartitionedTable; start: number }[] = [];
   for (const t of PARTITIONED_TABLES) {
     if (tables && !tables.includes(t.table)) continue;
     const have = new Set((await listPartitions(db, t.table)).map((p) => p.start));
-    for (let start = floorTo(since, t.partitionMs); start < now + AHEAD_MS; start += t.partitionMs) {
-      if (have.has(start)) continue;
-      await createPartition(db, t, start);
-      created++;
-    }
+    for (let start = floorTo(since, t.partitionMs); start < now + AHEAD_MS; start += t.partitionMs)
+      if (!have.has(start)) missing.push({ t, start });
   }
-  return created;
+  return missing.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Makes every partition from the one holding `since` (default: now) to
+ * AHEAD_MS past now. Idempotent; the writer calls it when a row found no
+ * partition (the duty had not run yet), tests and the bench to prepare.
+ */
+export async function ensurePartitions(db: Db, now = Date.now(), since = now, tables?: readonly string[]): Promise<number> {
+  const missing = await missingPartitions(db, now, since, tables);
+  for (const m of missing) await createPartition(db, m.t, m.start);
+  return missing.length;
+}
+
+/** The partitions whose whole range is older than their table's retention. */
+async function expiredPartitions(db: Db, settings: StatisticsSettings, now: number): Promise<string[]> {
+  const expired: string[] = [];
+  for (const t of PARTITIONED_TABLES) {
+    const cutoff = now - t.retentionMs(settings);
+    for (const p of await listPartitions(db, t.table)) if (p.start + t.partitionMs <= cutoff) expired.push(p.name);
+  }
+  return expired;
 }
 
 /** Drops each partition whose whole range is older than its table's retention; returns the dropped names. */
 export async function dropExpiredPartitions(db: Db, settings: StatisticsSettings, now = Date.now()): Promise<string[]> {
-  const dropped: string[] = [];
-  for (const t of PARTITIONED_TABLES) {
-    const cutoff = now - t.retentionMs(settings);
-    for (const p of await listPartitions(db, t.table)) {
-      if (p.start + t.partitionMs > cutoff) continue;
-      await sql`drop table if exists ${sql.table(p.name)}`.execute(db);
-      dropped.push(p.name);
-    }
-  }
-  return dropped;
+  const expired = await expiredPartitions(db, settings, now);
+  for (const name of expired) await sql`drop table if exists ${sql.table(name)}`.execute(db);
+  return expired;
+}
+
+/**
+ * The partition duty's work, at most `limit` creates and drops per call (the
+ * earliest missing partitions first, then the expired ones): a new database
+ * lacks about 130 partitions, and making them all in one transaction held
+ * PGlite's only connection for about a second, every request waiting behind
+ * it. `more` says that work was left for the next call.
+ */
+export async function maintainPartitions(
+  db: Db,
+  settings: StatisticsSettings,
+  limit: number,
+  now = Date.now(),
+): Promise<{ created: number; dropped: string[]; more: boolean }> {
+  const missing = await missingPartitions(db, now, now);
+  const create = missing.slice(0, limit);
+  for (const m of create) await createPartition(db, m.t, m.start);
+  const expired = await expiredPartitions(db, settings, now);
+  const dropped = expired.slice(0, limit - create.length);
+  for (const name of dropped) await sql`drop table if exists ${sql.table(name)}`.execute(db);
+  return { created: create.length, dropped, more: missing.length + expired.length > create.length + dropped.length };
 }
