@@ -15,16 +15,9 @@ import {
   listPartitions,
   maintainPartitions,
 } from "../../src/services/statistics/partitions.ts";
-import { DAY_MS, HOUR_MS, PARTITIONED_TABLES, type StatisticsSettings } from "../../src/services/statistics/settings.ts";
+import { DAY_MS, HOUR_MS, PARTITIONED_TABLES } from "../../src/services/statistics/settings.ts";
+import { TEST_STATISTICS_SETTINGS } from "../support/statistics-settings.ts";
 import { openTestDatabase } from "../support/test-database.ts";
-
-const SETTINGS: StatisticsSettings = {
-  rawRetentionMs: 24 * HOUR_MS,
-  minuteRetentionMs: 7 * DAY_MS,
-  hourRetentionMs: 90 * DAY_MS,
-  tunnelRawRetentionMs: 7 * DAY_MS,
-  rawIntervalMs: 10_000,
-};
 
 let database: DatabaseHandle;
 beforeAll(async () => {
@@ -42,7 +35,7 @@ async function allPartitions(): Promise<string[]> {
 async function runUntilDone(now: number): Promise<{ created: number; dropped: string[] }[]> {
   const runs: { created: number; dropped: string[] }[] = [];
   for (let more = true; more; ) {
-    const r = await maintainPartitions(database.db, SETTINGS, PARTITIONS_PER_RUN, now);
+    const r = await maintainPartitions(database.db, TEST_STATISTICS_SETTINGS, PARTITIONS_PER_RUN, now);
     runs.push(r);
     more = r.more;
     if (runs.length > 100) throw new Error("the partition duty never finished");
@@ -68,7 +61,7 @@ describe("partition duty in slices", () => {
     expect(after.length - before.length).toBe(created);
     // Nothing left that the one-shot functions would make or drop.
     expect(await ensurePartitions(database.db, now)).toBe(0);
-    expect(await dropExpiredPartitions(database.db, SETTINGS, now)).toEqual([]);
+    expect(await dropExpiredPartitions(database.db, TEST_STATISTICS_SETTINGS, now)).toEqual([]);
   });
 
   it("ten days later: makes what is missing ahead, drops what expired, a few per run", async () => {
@@ -81,6 +74,6 @@ describe("partition duty in slices", () => {
     const left = await allPartitions();
     for (const name of dropped) expect(left).not.toContain(name);
     expect(await ensurePartitions(database.db, later)).toBe(0);
-    expect(await dropExpiredPartitions(database.db, SETTINGS, later)).toEqual([]);
+    expect(await dropExpiredPartitions(database.db, TEST_STATISTICS_SETTINGS, later)).toEqual([]);
   });
 });

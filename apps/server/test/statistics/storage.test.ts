@@ -12,21 +12,15 @@ import pino from "pino";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dropExpiredPartitions, ensurePartitions, listPartitions } from "../../src/services/statistics/partitions.ts";
 import { rollUpHours, rollUpMinutes } from "../../src/services/statistics/rollup.ts";
-import { DAY_MS, HOUR_MS, type StatisticsSettings } from "../../src/services/statistics/settings.ts";
+import { DAY_MS, HOUR_MS } from "../../src/services/statistics/settings.ts";
 import { insertHealthRows, insertInterfaceRows, StatisticsWriter } from "../../src/services/statistics/writer.ts";
 import { insertTestTunnel } from "../support/device-fixtures.ts";
 import { insertTestDevice } from "../support/devices.ts";
+import { TEST_STATISTICS_SETTINGS } from "../support/statistics-settings.ts";
 import { useTestServer } from "../support/test-server.ts";
 
 const t = useTestServer();
 const logger = pino({ level: "silent" });
-const SETTINGS: StatisticsSettings = {
-  rawRetentionMs: 24 * HOUR_MS,
-  minuteRetentionMs: 7 * DAY_MS,
-  hourRetentionMs: 90 * DAY_MS,
-  tunnelRawRetentionMs: 7 * DAY_MS,
-  rawIntervalMs: 10_000,
-};
 
 function iface(devId: string, rx: number, tx: number, extra: Partial<InterfaceState> = {}): InterfaceState {
   return {
@@ -80,7 +74,7 @@ describe("statistics storage", () => {
   it("rates come from counter deltas: none for the first report, a reset counts from zero, a 32-bit wrap goes round", async () => {
     const org = t.admin.orgId;
     const deviceId = randomUUID();
-    const w = new StatisticsWriter(t.database.db, SETTINGS, logger);
+    const w = new StatisticsWriter(t.database.db, TEST_STATISTICS_SETTINGS, logger);
     const t0 = Date.now() - 60_000;
     const at = (s: number) => new Date(t0 + s * 1000);
     w.record({ deviceId, orgId: org }, status([iface("wan", 1000, 50, { rxPackets: 10, txPackets: 5 })]), at(0));
@@ -114,7 +108,7 @@ describe("statistics storage", () => {
         localASN: 65000,
         neighbors: [{ ip: "10.0.0.2", remoteASN: 65001, state, uptimeSeconds: 1, prefixesReceived: 0, prefixesSent: 0 }],
       }) as Status["bgp"];
-    const w1 = new StatisticsWriter(t.database.db, SETTINGS, logger);
+    const w1 = new StatisticsWriter(t.database.db, TEST_STATISTICS_SETTINGS, logger);
     const base = Date.now() - 30_000;
     w1.record({ deviceId, orgId: org }, status([], { bgp: bgp("Active") }), new Date(base));
     w1.record({ deviceId, orgId: org }, status([], { bgp: bgp("Established") }), new Date(base + 5000));
@@ -125,7 +119,7 @@ describe("statistics storage", () => {
     );
     await w1.flush();
     // Another instance (a fresh writer) sees the same state: nothing new; then a change.
-    const w2 = new StatisticsWriter(t.database.db, SETTINGS, logger);
+    const w2 = new StatisticsWriter(t.database.db, TEST_STATISTICS_SETTINGS, logger);
     w2.record(
       { deviceId, orgId: org },
       status([], { bgp: bgp("Established"), vrrp: [{ groupId: "g1", state: "MASTER", since: null }] }),
@@ -337,7 +331,7 @@ describe("statistics storage", () => {
     const expired = `stat_if_raw_p${new Date(old).toISOString().slice(0, 13).replace(/[-T]/g, "")}`;
     expect((await listPartitions(db, "stat_if_raw")).map((p) => p.name)).toContain(expired);
 
-    const dropped = await dropExpiredPartitions(db, SETTINGS, now);
+    const dropped = await dropExpiredPartitions(db, TEST_STATISTICS_SETTINGS, now);
     expect(dropped).toContain(expired);
     // Only raw partitions older than 24 h, and the minute/hour tiers' within their 7/90 days are kept.
     for (const name of dropped) expect(name).toMatch(/^stat_(if|health)_raw_p/);
@@ -349,7 +343,7 @@ describe("statistics storage", () => {
       .select((eb) => eb.fn.countAll<string>().as("n"))
       .executeTakeFirst();
     expect(minuteAfter!.n).toBe(minuteBefore!.n);
-    expect(await dropExpiredPartitions(db, SETTINGS, now)).toEqual([]);
+    expect(await dropExpiredPartitions(db, TEST_STATISTICS_SETTINGS, now)).toEqual([]);
   });
 
   it("a row with no partition yet makes its partitions and is written", async () => {

@@ -39,17 +39,24 @@ async function createPartition(db: Db, t: PartitionedTable, start: number): Prom
     partition of ${sql.table(t.table)} for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(db);
 }
 
+async function dropPartition(db: Db, name: string): Promise<void> {
+  await sql`drop table if exists ${sql.table(name)}`.execute(db);
+}
+
+type Listing = Map<PartitionedTable, { name: string; start: number }[]>;
+
+/** Each partitioned table's partitions (of `tables`, default all), one catalog query per table. */
+async function listAll(db: Db, tables?: readonly string[]): Promise<Listing> {
+  const listing: Listing = new Map();
+  for (const t of PARTITIONED_TABLES) if (!tables || tables.includes(t.table)) listing.set(t, await listPartitions(db, t.table));
+  return listing;
+}
+
 /** The partitions missing from the one holding `since` to AHEAD_MS past now, earliest first across tables. */
-async function missingPartitions(
-  db: Db,
-  now: number,
-  since: number,
-  tables?: readonly string[],
-): Promise<{ t: PartitionedTable; start: number }[]> {
+function missingPartitions(listing: Listing, now: number, since: number): { t: PartitionedTable; start: number }[] {
   const missing: { t: PartitionedTable; start: number }[] = [];
-  for (const t of PARTITIONED_TABLES) {
-    if (tables && !tables.includes(t.table)) continue;
-    const have = new Set((await listPartitions(db, t.table)).map((p) => p.start));
+  for (const [t, partitions] of listing) {
+    const have = new Set(partitions.map((p) => p.start));
     for (let start = floorTo(since, t.partitionMs); start < now + AHEAD_MS; start += t.partitionMs)
       if (!have.has(start)) missing.push({ t, start });
   }
@@ -62,25 +69,25 @@ async function missingPartitions(
  * partition (the duty had not run yet), tests and the bench to prepare.
  */
 export async function ensurePartitions(db: Db, now = Date.now(), since = now, tables?: readonly string[]): Promise<number> {
-  const missing = await missingPartitions(db, now, since, tables);
+  const missing = missingPartitions(await listAll(db, tables), now, since);
   for (const m of missing) await createPartition(db, m.t, m.start);
   return missing.length;
 }
 
 /** The partitions whose whole range is older than their table's retention. */
-async function expiredPartitions(db: Db, settings: StatisticsSettings, now: number): Promise<string[]> {
+function expiredPartitions(listing: Listing, settings: StatisticsSettings, now: number): string[] {
   const expired: string[] = [];
-  for (const t of PARTITIONED_TABLES) {
+  for (const [t, partitions] of listing) {
     const cutoff = now - t.retentionMs(settings);
-    for (const p of await listPartitions(db, t.table)) if (p.start + t.partitionMs <= cutoff) expired.push(p.name);
+    for (const p of partitions) if (p.start + t.partitionMs <= cutoff) expired.push(p.name);
   }
   return expired;
 }
 
 /** Drops each partition whose whole range is older than its table's retention; returns the dropped names. */
 export async function dropExpiredPartitions(db: Db, settings: StatisticsSettings, now = Date.now()): Promise<string[]> {
-  const expired = await expiredPartitions(db, settings, now);
-  for (const name of expired) await sql`drop table if exists ${sql.table(name)}`.execute(db);
+  const expired = expiredPartitions(await listAll(db), settings, now);
+  for (const name of expired) await dropPartition(db, name);
   return expired;
 }
 
@@ -97,11 +104,12 @@ export async function maintainPartitions(
   limit: number,
   now = Date.now(),
 ): Promise<{ created: number; dropped: string[]; more: boolean }> {
-  const missing = await missingPartitions(db, now, now);
+  const listing = await listAll(db);
+  const missing = missingPartitions(listing, now, now);
   const create = missing.slice(0, limit);
   for (const m of create) await createPartition(db, m.t, m.start);
-  const expired = await expiredPartitions(db, settings, now);
+  const expired = expiredPartitions(listing, settings, now);
   const dropped = expired.slice(0, limit - create.length);
-  for (const name of dropped) await sql`drop table if exists ${sql.table(name)}`.execute(db);
+  for (const name of dropped) await dropPartition(db, name);
   return { created: create.length, dropped, more: missing.length + expired.length > create.length + dropped.length };
 }
