@@ -7,9 +7,9 @@
  * together. The dispatcher (device gateway) sends the jobs.
  */
 import { randomUUID } from "node:crypto";
-import type { JobTask, JobType } from "@tern/protocol";
+import type { ConfigRemoteVpn, JobTask, JobType } from "@tern/protocol";
 import { sql } from "kysely";
-import { loadRemoteVpnConfigs } from "../appstore/apps/remote-vpn/device-config.ts";
+import { loadRemoteVpnConfigs, REMOTE_VPN_APP_ID } from "../appstore/apps/remote-vpn/device-config.ts";
 import {
   type CompileInput,
   type CompilePeer,
@@ -20,7 +20,7 @@ import {
   type TunnelEndDevice,
 } from "../compile/index.ts";
 import { toJson } from "../db/json.ts";
-import type { Db, DeviceRow, TunnelRow } from "../db/schema.ts";
+import type { Db, DeviceRow, MlPolicyRow, OrganizationRow, TunnelRow } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
 import type { ServiceCtx } from "./context.ts";
 import { sealDesiredConfig } from "./desired-config-seal.ts";
@@ -74,6 +74,27 @@ export function toCompilePeer(
   return { ...storedPeerConfig(row.config), name: row.name, id: row.id, psk: keyring.decrypt(row.psk_enc, row.id) };
 }
 
+/**
+ * What the compile reads around the devices it compiles: their organization, tunnels with the far ends and peers,
+ * VRRP groups, multi-link policies, the links the healing monitor steers off, the remote VPN. Loaded once per
+ * change: `updateDevice` validates against it and hands it to queueConfigJobs, which then reads only the devices.
+ */
+export interface CompileSurroundings {
+  /** The devices it was loaded for: queueConfigJobs loads its own for another set. */
+  deviceIds: ReadonlySet<string>;
+  org: Pick<OrganizationRow, "id" | "tunnel_range" | "healing_mode">;
+  pathLabels: { id: string }[];
+  tunnels: TunnelRow[];
+  /** The tunnels' ends that are not among `deviceIds`, by id. */
+  farEnds: Map<string, TunnelEndDevice>;
+  peers: Map<string, CompilePeer>;
+  vrrpGroups: CompileVrrpGroup[];
+  policies: Map<string, Pick<MlPolicyRow, "id" | "rules">>;
+  /** Links the healing monitor steers traffic off (degraded against their baseline), per device. */
+  avoidOf: Map<string, string[]>;
+  remoteVpn: Map<string, ConfigRemoteVpn>;
+}
+
 /** Everything `compileDeviceConfig` needs for each of `deviceIds` (devices of other organizations are ignored). */
 export async function loadCompileInputs(
   db: Db,
@@ -81,70 +102,67 @@ export async function loadCompileInputs(
   orgId: string,
   deviceIds: readonly string[],
 ): Promise<Map<string, CompileInput>> {
-  const result = new Map<string, CompileInput>();
-  if (deviceIds.length === 0) return result;
-  const org = await db
-    .selectFrom("organizations")
-    .select(["id", "tunnel_range", "healing_mode"])
-    .where("id", "=", orgId)
-    .executeTakeFirstOrThrow();
+  if (deviceIds.length === 0) return new Map();
   const devices = await db
     .selectFrom("devices")
     .select(DEVICE_COLUMNS)
     .where("organization_id", "=", orgId)
     .where("id", "=", anyUuid(deviceIds))
     .execute();
-  if (devices.length === 0) return result;
-  const ids = devices.map((d) => d.id);
+  if (devices.length === 0) return new Map();
+  return compileInputsOf(keyring, await loadCompileSurroundings(db, keyring, orgId, devices), devices);
+}
 
+/** The surroundings of `devices` (rows of `orgId`), in a handful of statements whatever their number. */
+export async function loadCompileSurroundings(
+  db: Db,
+  keyring: Keyring,
+  orgId: string,
+  devices: readonly Pick<DeviceConfigRow, "id" | "mlpolicy_id">[],
+): Promise<CompileSurroundings> {
+  const ids = devices.map((d) => d.id);
+  const deviceIds = new Set(ids);
+  // The organization, its path label ids and whether it runs the remote VPN, in one statement.
+  const org = await db
+    .selectFrom("organizations")
+    .select([
+      "id",
+      "tunnel_range",
+      "healing_mode",
+      sql<string[]>`array(select l.id from path_labels l where l.organization_id = organizations.id)`.as("label_ids"),
+      sql<boolean>`exists(select 1 from purchased_apps p where p.organization_id = organizations.id
+        and p.app_id = ${REMOTE_VPN_APP_ID})`.as("remote_vpn"),
+    ])
+    .where("id", "=", orgId)
+    .executeTakeFirstOrThrow();
   const tunnels = await db
     .selectFrom("tunnels")
     .selectAll()
     .where("organization_id", "=", orgId)
     .where((eb) => eb.or([eb("device_a", "=", anyUuid(ids)), eb("device_b", "=", anyUuid(ids))]))
     .execute();
-  // The far ends of those tunnels, when they are not among the devices being compiled.
-  const known = new Map<string, TunnelEndDevice>(devices.map((d) => [d.id, toCompileDevice(d)]));
+  const farEnds = new Map<string, TunnelEndDevice>();
   const farIds = [
-    ...new Set(tunnels.flatMap((t) => [t.device_a, t.device_b]).filter((id): id is string => !!id && !known.has(id))),
+    ...new Set(tunnels.flatMap((t) => [t.device_a, t.device_b]).filter((id): id is string => !!id && !deviceIds.has(id))),
   ];
-  if (farIds.length) {
-    const far = await db
+  if (farIds.length)
+    for (const d of await db
       .selectFrom("devices")
       .select(DEVICE_COLUMNS)
       .where("organization_id", "=", orgId)
       .where("id", "=", anyUuid(farIds))
-      .execute();
-    for (const d of far) known.set(d.id, toCompileDevice(d));
-  }
+      .execute())
+      farEnds.set(d.id, toCompileDevice(d));
   const peerIds = [...new Set(tunnels.map((t) => t.peer_id).filter((id): id is string => !!id))];
   const peers = new Map<string, CompilePeer>();
-  if (peerIds.length) {
-    const rows = await db
+  if (peerIds.length)
+    for (const row of await db
       .selectFrom("peers")
       .selectAll()
       .where("organization_id", "=", orgId)
       .where("id", "=", anyUuid(peerIds))
-      .execute();
-    for (const row of rows) peers.set(row.id, toCompilePeer(keyring, row));
-  }
-
-  const groups = await loadVrrpGroups(db, orgId, ids);
-  const policyIds = [...new Set(devices.map((d) => d.mlpolicy_id).filter((id): id is string => !!id))];
-  const policies = new Map(
-    policyIds.length
-      ? (
-          await db
-            .selectFrom("mlpolicies")
-            .select(["id", "rules"])
-            .where("organization_id", "=", orgId)
-            .where("id", "=", anyUuid(policyIds))
-            .execute()
-        ).map((p) => [p.id, p])
-      : [],
-  );
-  const pathLabels = await db.selectFrom("path_labels").select("id").where("organization_id", "=", orgId).execute();
-  // Links the healing monitor steers traffic off (degraded against their baseline), per device.
+      .execute())
+      peers.set(row.id, toCompilePeer(keyring, row));
   const avoidOf = new Map<string, string[]>();
   if (org.healing_mode === "act")
     for (const r of await db
@@ -154,13 +172,54 @@ export async function loadCompileInputs(
       .where("rerouting", "=", true)
       .execute())
       avoidOf.set(r.device_id, [...(avoidOf.get(r.device_id) ?? []), r.link]);
-  const remoteVpn = await loadRemoteVpnConfigs(db, keyring, orgId, ids);
+  return {
+    deviceIds,
+    org: { id: org.id, tunnel_range: org.tunnel_range, healing_mode: org.healing_mode },
+    pathLabels: org.label_ids.map((id) => ({ id })),
+    tunnels,
+    farEnds,
+    peers,
+    vrrpGroups: await loadVrrpGroups(db, orgId, ids),
+    policies: await loadPolicies(db, orgId, devices, new Map()),
+    avoidOf,
+    remoteVpn: org.remote_vpn ? await loadRemoteVpnConfigs(db, keyring, orgId, ids) : new Map(),
+  };
+}
 
+/** `known` with the multi-link policies of `devices` it lacks (one statement, none when it lacks none). */
+async function loadPolicies(
+  db: Db,
+  orgId: string,
+  devices: readonly Pick<DeviceConfigRow, "mlpolicy_id">[],
+  known: ReadonlyMap<string, Pick<MlPolicyRow, "id" | "rules">>,
+): Promise<Map<string, Pick<MlPolicyRow, "id" | "rules">>> {
+  const policies = new Map(known);
+  const missing = [...new Set(devices.map((d) => d.mlpolicy_id).filter((id): id is string => !!id && !policies.has(id)))];
+  if (missing.length)
+    for (const p of await db
+      .selectFrom("mlpolicies")
+      .select(["id", "rules"])
+      .where("organization_id", "=", orgId)
+      .where("id", "=", anyUuid(missing))
+      .execute())
+      policies.set(p.id, p);
+  return policies;
+}
+
+/** Each device's compile input, from its row as it now reads and the surroundings loaded for it. */
+function compileInputsOf(
+  keyring: Keyring,
+  around: CompileSurroundings,
+  devices: readonly DeviceConfigRow[],
+): Map<string, CompileInput> {
+  const result = new Map<string, CompileInput>();
+  const known = new Map<string, TunnelEndDevice>(around.farEnds);
+  for (const d of devices) known.set(d.id, toCompileDevice(d));
   // Maps by device id, so a fan-out to thousands of devices stays linear (no list scan per tunnel or per device).
-  const compiled = new Set(ids);
+  const compiled = new Set(devices.map((d) => d.id));
   const tunnelsOf = new Map<string, CompileTunnel[]>();
-  for (const t of tunnels) {
-    const input = toCompileTunnel(keyring, t, known, peers);
+  for (const t of around.tunnels) {
+    const input = toCompileTunnel(keyring, t, known, around.peers);
     if (!input) continue;
     for (const end of t.device_b === t.device_a ? [t.device_a] : [t.device_a, t.device_b]) {
       if (!end || !compiled.has(end)) continue;
@@ -170,13 +229,14 @@ export async function loadCompileInputs(
     }
   }
   const groupsOf = new Map<string, CompileVrrpGroup[]>();
-  for (const g of groups) {
+  for (const g of around.vrrpGroups) {
     for (const member of new Set(g.devices.map((m) => m.device))) {
       const list = groupsOf.get(member);
       if (list) list.push(g);
       else groupsOf.set(member, [g]);
     }
   }
+  const { org } = around;
   for (const d of devices) {
     const device = toCompileDevice(d);
     result.set(d.id, {
@@ -185,10 +245,10 @@ export async function loadCompileInputs(
       organization: { id: org.id, tunnelRange: org.tunnel_range },
       tunnels: tunnelsOf.get(d.id) ?? [],
       vrrpGroups: groupsOf.get(d.id) ?? [],
-      multiLinkPolicy: d.mlpolicy_id ? (policies.get(d.mlpolicy_id) ?? null) : null,
-      pathLabels,
-      healing: { mode: org.healing_mode, avoid: avoidOf.get(d.id) ?? [] },
-      ...(remoteVpn.has(d.id) ? { remoteVpn: remoteVpn.get(d.id) } : {}),
+      multiLinkPolicy: d.mlpolicy_id ? (around.policies.get(d.mlpolicy_id) ?? null) : null,
+      pathLabels: around.pathLabels,
+      healing: { mode: org.healing_mode, avoid: around.avoidOf.get(d.id) ?? [] },
+      ...(around.remoteVpn.has(d.id) ? { remoteVpn: around.remoteVpn.get(d.id) } : {}),
     });
   }
   return result;
@@ -274,6 +334,11 @@ export interface QueueJobsInput {
    * target, and get their target here). Default true.
    */
   queue?: boolean;
+  /**
+   * The surroundings already loaded for exactly `deviceIds` in this transaction (services/devices/update.ts loads
+   * them to validate the change); loaded here when absent or loaded for other devices.
+   */
+  surroundings?: CompileSurroundings;
 }
 
 export interface QueuedJobs {
@@ -301,15 +366,24 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   if (ids.length === 0) return { jobIds, warnings, hashes };
   // Lock the devices first, in id order: every writer of device rows that locks several in the
   // same order (the device gateway does too) cannot deadlock with another.
+  // The same statement reads what the compile needs of them, as they now read.
   const locked = await lockDevices(ctx.db, ids)
-    .select(["id", "desired_hash", "desired_stale"])
+    .select([...DEVICE_COLUMNS, "desired_hash", "desired_stale"])
     .where("organization_id", "=", ctx.org.id)
     .execute();
   const current = new Map(locked.map((d) => [d.id, d.desired_hash]));
   // Devices a fan-out marked stale (services/fanout): stored again even when the hash is the same, so the mark clears
   // and their target-less jobs get this hash.
   const stale = new Set(locked.filter((d) => d.desired_stale).map((d) => d.id));
-  const inputs = await loadCompileInputs(ctx.db, ctx.keyring, ctx.org.id, ids);
+  const given = input.surroundings;
+  const around =
+    locked.length === 0
+      ? null
+      : given && given.deviceIds.size === locked.length && locked.every((d) => given.deviceIds.has(d.id))
+        ? // A change may have set a multi-link policy the surroundings were not loaded with.
+          { ...given, policies: await loadPolicies(ctx.db, ctx.org.id, locked, given.policies) }
+        : await loadCompileSurroundings(ctx.db, ctx.keyring, ctx.org.id, locked);
+  const inputs = around ? compileInputsOf(ctx.keyring, around, locked) : new Map<string, CompileInput>();
   const jobs: { id: string; deviceId: string; hash: string; sealed: string; tunnelIds: string }[] = [];
   const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
   for (const [deviceId, compileInput] of inputs) {

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { configHash, DeviceConfig } from "@tern/protocol";
+import { configHash, DeviceConfig, type DeviceUpdate } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { toJson } from "../../src/db/json.ts";
 import { inTransaction, systemCtx } from "../../src/services/context.ts";
+import { compileDeviceConfig } from "../../src/compile/index.ts";
 import { loadCompileInputs, queueConfigJobs } from "../../src/services/desired-config.ts";
 import { readDesiredConfig } from "../../src/services/desired-config-seal.ts";
+import { updateDevice } from "../../src/services/devices/update.ts";
 import { insertTestDevice } from "../support/devices.ts";
 import { useTestServer } from "../support/test-server.ts";
 
@@ -62,6 +64,48 @@ describe("desired config and jobs", () => {
       queueConfigJobs(tx, { deviceIds: [a.id], type: "sync", tasks: [], force: true }),
     );
     expect(forced.jobIds).toHaveLength(1);
+  });
+
+  it("a device update compiles what a fresh load compiles, though it reads the surroundings before its change", async () => {
+    // updateDevice loads the tunnels, far ends, policies… once, validates against them and hands them to the compile.
+    const a = await insertTestDevice(t, { wanIp: "10.200.11.2", lanIp: "192.168.71.1" });
+    const b = await insertTestDevice(t, { wanIp: "10.200.12.2", lanIp: "192.168.72.1" });
+    const tunnelId = randomUUID();
+    await t.database.db
+      .insertInto("tunnels")
+      .values({
+        id: tunnelId,
+        organization_id: t.admin.orgId,
+        num: 7,
+        device_a: a.id,
+        interface_a: a.wan.id,
+        device_b: b.id,
+        interface_b: b.wan.id,
+        endpoint_key: `${a.id}:${a.wan.id}|${b.id}:${b.wan.id}`,
+        psk_enc: t.deps.keyring.encrypt("tunnel-secret-0007", tunnelId),
+        notifications: toJson({ rtt: null, dropRate: null }),
+      })
+      .execute();
+    // A policy the device did not have when the surroundings were loaded: the compile must still get it.
+    const policyId = randomUUID();
+    await t.database.db
+      .insertInto("mlpolicies")
+      .values({ id: policyId, organization_id: t.admin.orgId, name: "new policy", rules: toJson([]) })
+      .execute();
+    const ctx = systemCtx(t.deps, { id: t.admin.orgId, accountId: t.admin.accountId, name: "Default organization" });
+    const body = { name: "renamed-a", policies: { multilink: policyId } } as DeviceUpdate;
+    const { jobIds } = await updateDevice(ctx, { id: a.id, body });
+    expect(jobIds).toHaveLength(2); // a itself, and b whose tunnel names a
+
+    const fresh = await loadCompileInputs(t.database.db, t.deps.keyring, t.admin.orgId, [a.id, b.id]);
+    const stored = await t.database.db.selectFrom("devices").select(["id", "desired_hash"]).execute();
+    for (const id of [a.id, b.id]) {
+      const { hash } = compileDeviceConfig(fresh.get(id)!);
+      expect(stored.find((r) => r.id === id)?.desired_hash).toBe(hash);
+    }
+    const config = DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, a.id));
+    expect(config.policy).toEqual({ rules: [] });
+    expect(config.tunnels.map((x) => x.id)).toEqual([tunnelId]);
   });
 
   it("refuses to run outside a transaction", async () => {

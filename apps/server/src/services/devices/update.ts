@@ -15,7 +15,7 @@ import { invalid, type Problem, problemsToErrorBody, validateDevice } from "../.
 import { assertDeviceRoom } from "../accounts/plan-limits.ts";
 import { recordAudit } from "../audit.ts";
 import { inTransaction, type ServiceCtx } from "../context.ts";
-import { anyUuid, loadVrrpGroups, queueConfigJobs } from "../desired-config.ts";
+import { anyUuid, type CompileSurroundings, loadCompileSurroundings, queueConfigJobs } from "../desired-config.ts";
 import { newLanOverlaps } from "../lan-index/check.ts";
 import { syncLanIndex } from "../lan-index/store.ts";
 import { sealInterfaceSecrets } from "../radio/interface-secrets.ts";
@@ -149,20 +149,20 @@ function changedSections(row: DeviceReadRow, merged: MergedDevice): string[] {
   return Object.keys(before).filter((k) => canonicalJson(before[k]) !== canonicalJson(after[k]));
 }
 
-async function collectProblems(ctx: ServiceCtx, row: DeviceReadRow, input: DeviceUpdateInput, merged: MergedDevice) {
+async function collectProblems(
+  ctx: ServiceCtx,
+  row: DeviceReadRow,
+  input: DeviceUpdateInput,
+  merged: MergedDevice,
+  around: CompileSurroundings,
+) {
   const orgId = ctx.org.id;
   const { body } = input;
-  // The organization's tunnel range and path label ids in one statement.
-  const org = await ctx.db
-    .selectFrom("organizations")
-    .select([
-      "tunnel_range",
-      sql<string[]>`array(select l.id from path_labels l where l.organization_id = organizations.id)`.as("label_ids"),
-    ])
-    .where("id", "=", orgId)
-    .executeTakeFirstOrThrow();
   const ordered = { ...merged, interfaces: inBodyOrder(merged.interfaces, body) };
-  const problems = validateDevice(ordered, { tunnelRange: org.tunnel_range, pathLabelIds: org.label_ids });
+  const problems = validateDevice(ordered, {
+    tunnelRange: around.org.tunnel_range,
+    pathLabelIds: around.pathLabels.map((l) => l.id),
+  });
 
   if (merged.multilink && merged.multilink !== row.mlpolicy_id) {
     const policy = await ctx.db
@@ -176,31 +176,19 @@ async function collectProblems(ctx: ServiceCtx, row: DeviceReadRow, input: Devic
 
   const bodyIndex = (devId: string) => (body.interfaces ?? []).findIndex((i) => i.devId === devId);
   const pathOf = (devId: string) => (bodyIndex(devId) === -1 ? "interfaces" : `interfaces.${bodyIndex(devId)}`);
-  const tunnels = await ctx.db
-    .selectFrom("tunnels as t")
-    .leftJoin("devices as a", "a.id", "t.device_a")
-    .leftJoin("devices as b", "b.id", "t.device_b")
-    .leftJoin("peers as p", "p.id", "t.peer_id")
-    .select([
-      "t.num",
-      "t.device_a",
-      "t.interface_a",
-      "t.interface_b",
-      "a.name as a_name",
-      "b.name as b_name",
-      "p.name as peer_name",
-    ])
-    .where("t.organization_id", "=", orgId)
-    .where((eb) => eb.or([eb("t.device_a", "=", row.id), eb("t.device_b", "=", row.id)]))
-    .execute();
-  const ends = tunnels.map((t) =>
+  const nameOf = (id: string) => (id === row.id ? row.name : around.farEnds.get(id)?.name);
+  const ends = around.tunnels.map((t) =>
     t.device_a === row.id
-      ? { num: t.num, interfaceId: t.interface_a, other: t.b_name ? `device ${t.b_name}` : `peer ${t.peer_name}` }
-      : { num: t.num, interfaceId: t.interface_b ?? "", other: `device ${t.a_name}` },
+      ? {
+          num: t.num,
+          interfaceId: t.interface_a,
+          other: t.device_b ? `device ${nameOf(t.device_b)}` : `peer ${t.peer_id ? around.peers.get(t.peer_id)?.name : ""}`,
+        }
+      : { num: t.num, interfaceId: t.interface_b ?? "", other: `device ${nameOf(t.device_a)}` },
   );
   problems.push(...checkTunnelInterfaces(merged.interfaces, ends, pathOf));
 
-  const groups = await loadVrrpGroups(ctx.db, orgId, [row.id]);
+  const groups = around.vrrpGroups;
   if (groups.length) {
     const memberIds = [...new Set(groups.flatMap((g) => g.devices.map((m) => m.device)))];
     const members = await ctx.db
@@ -237,7 +225,7 @@ async function lanOverlapsOf(
   row: DeviceReadRow,
   body: DeviceUpdate,
   merged: MergedDevice,
-  groups: Awaited<ReturnType<typeof loadVrrpGroups>>,
+  groups: CompileSurroundings["vrrpGroups"],
 ): Promise<Problem[]> {
   // Same interfaces and firewall (an approval, a rename): every overlap the change has, the device had.
   if (
@@ -266,7 +254,9 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
     );
     merged.interfaces = radio.interfaces;
     problems.push(...radio.problems);
-    problems.push(...(await collectProblems(tx, row, input, merged)));
+    // What the compile reads around the device, read once: the checks below and the compile use the same rows.
+    const around = await loadCompileSurroundings(tx.db, tx.keyring, tx.org.id, [row]);
+    problems.push(...(await collectProblems(tx, row, input, merged, around)));
     const error = problemsToErrorBody(problems);
     if (error) throw new ApiError(error.code, error.error, error.details);
 
@@ -311,7 +301,13 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
         : `${merged.name}: ${sections.join(", ")} changed`;
       const tasks: JobTask[] = [{ kind: approvedNow ? "approve-device" : "modify-device", summary }];
       // Approval always sends the whole config, even when an earlier compile already stored the same hash.
-      const queued = await queueConfigJobs(tx, { deviceIds: [row.id], type: "modify", tasks, force: approvedNow });
+      const queued = await queueConfigJobs(tx, {
+        deviceIds: [row.id],
+        type: "modify",
+        tasks,
+        force: approvedNow,
+        surroundings: around,
+      });
       jobIds.push(...queued.jobIds);
       desiredHash = queued.hashes.get(row.id) ?? desiredHash;
     }
