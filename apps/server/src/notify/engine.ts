@@ -26,7 +26,13 @@ import type { Duty } from "../gateway/duties.ts";
 import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
 import { anyUuid } from "../services/desired-config.ts";
 import { type NotificationCondition, notificationDedupKey } from "../services/notifications/events.ts";
-import { checkDeviceConnections, checkPendingTunnels, resolveOrphans } from "./checks.ts";
+import {
+  checkDeviceConnections,
+  checkPendingTunnels,
+  PENDING_TUNNELS_PER_RUN,
+  resolveOrphans,
+  type TunnelSweep,
+} from "./checks.ts";
 import { type ConditionState, higher, isIdle, newCondition, observe, type Step } from "./conditions.ts";
 import { Deliverer } from "./delivery/index.ts";
 import { webhookTargetPolicy } from "./delivery/webhook-target.ts";
@@ -96,6 +102,8 @@ export class NotificationEngine {
   private readonly logger: Logger;
   private readonly options: NotificationEngineOptions;
   private readonly farEnds: FarEnds;
+  /** Where this instance's pending-tunnel sweep goes on (null: from the first tunnel, at the next interval). */
+  private pendingSweep: TunnelSweep | null = null;
   private readonly loads = new GroupCommit<DeviceRef & { first: boolean }, LoadedDevice>((refs) => this.loadMany(refs));
 
   constructor(private readonly deps: AppDeps) {
@@ -153,8 +161,19 @@ export class NotificationEngine {
         intervalMs: checkMs,
         run: async (trx, afterCommit) => {
           await resolveOrphans(trx);
-          const announcements = await checkPendingTunnels(trx, this.notifier, this.options.pendingTunnelGraceMs);
-          afterCommit(() => this.announceLater(announcements));
+          // A slice per run, the next at this instance's next tick, so PGlite's one connection is never held long.
+          const { announcements, next } = await checkPendingTunnels(
+            trx,
+            this.notifier,
+            this.options.pendingTunnelGraceMs,
+            PENDING_TUNNELS_PER_RUN,
+            this.pendingSweep,
+          );
+          afterCommit(() => {
+            this.pendingSweep = next;
+            this.announceLater(announcements);
+          });
+          return next ? "again" : undefined;
         },
       },
       {

@@ -6,7 +6,8 @@
  * Notifier's deliverer and settings are used only when announcements are delivered, which this does not do.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkPendingTunnels } from "../../src/notify/checks.ts";
+import { checkPendingTunnels, type TunnelSweep } from "../../src/notify/checks.ts";
+import type { Announcement } from "../../src/notify/notifier.ts";
 import { Notifier } from "../../src/notify/notifier.ts";
 import { orgTunnelRange, type TunnelFactsRow, toTunnel, tunnelFacts } from "../../src/services/tunnels/query.ts";
 import type { TestDevice } from "../support/devices.ts";
@@ -52,7 +53,19 @@ describe("pending-tunnel duty", () => {
     )
       .map((n) => String((n.targets as { tunnelId?: string }).tunnelId))
       .sort();
-  const run = () => t.database.db.transaction().execute((trx) => checkPendingTunnels(trx, notifier, 0));
+  /** One whole sweep, in slices of `limit` tunnels as the duty runs it (each slice its own transaction). */
+  const run = async (limit = 2) => {
+    const announcements: Announcement[] = [];
+    let from: TunnelSweep | null = null;
+    let slices = 0;
+    do {
+      const slice = await t.database.db.transaction().execute((trx) => checkPendingTunnels(trx, notifier, 0, limit, from));
+      announcements.push(...slice.announcements);
+      from = slice.next;
+      slices += 1;
+    } while (from);
+    return { announcements, slices };
+  };
 
   beforeAll(async () => {
     notifier = new Notifier(undefined as never, undefined as never, t.deps.metrics, t.deps.logger);
@@ -78,9 +91,11 @@ describe("pending-tunnel duty", () => {
     const all = await t.database.db.selectFrom("tunnels").select("id").where("organization_id", "=", tenant.orgId).execute();
     expect(expected.length).toBeLessThan(all.length);
 
-    await run(); // marks pending_since; nothing is past the grace yet (the mark was not there when read)
+    // Slices of two tunnels: the sweep takes several runs and reaches every tunnel once.
+    const first = await run(2); // marks pending_since; nothing is past the grace yet (the mark was not there when read)
+    expect(first.slices).toBeGreaterThan(1);
     expect(await marked()).toEqual(expected);
-    const raised = await run();
+    const { announcements: raised } = await run(2);
     expect(await openAlerts()).toEqual(expected);
     expect(raised.filter((a) => a.event === "notification.raised")).toHaveLength(expected.length);
 
@@ -89,7 +104,8 @@ describe("pending-tunnel duty", () => {
     await settleDevices(t, [charlie.id]);
     await t.database.db.updateTable("jobs").set({ state: "complete" }).where("device_id", "=", delta.id).execute();
     const after = await pendingByDerivation();
-    const resolved = await run();
+    const { announcements: resolved, slices } = await run(Number.POSITIVE_INFINITY);
+    expect(slices).toBe(1);
     expect(await marked()).toEqual(after);
     expect(await openAlerts()).toEqual(after);
     expect(resolved.filter((a) => a.event === "notification.resolved")).toHaveLength(expected.length - after.length);
