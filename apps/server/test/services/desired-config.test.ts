@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { configHash, DeviceConfig, type DeviceUpdate } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
+import { compileDeviceConfig } from "../../src/compile/index.ts";
 import { toJson } from "../../src/db/json.ts";
 import { inTransaction, systemCtx } from "../../src/services/context.ts";
-import { compileDeviceConfig } from "../../src/compile/index.ts";
 import { loadCompileInputs, queueConfigJobs } from "../../src/services/desired-config.ts";
 import { readDesiredConfig } from "../../src/services/desired-config-seal.ts";
 import { updateDevice } from "../../src/services/devices/update.ts";
+import { insertTestTunnel } from "../support/device-fixtures.ts";
 import { insertTestDevice } from "../support/devices.ts";
 import { useTestServer } from "../support/test-server.ts";
 
@@ -70,22 +71,7 @@ describe("desired config and jobs", () => {
     // updateDevice loads the tunnels, far ends, policies… once, validates against them and hands them to the compile.
     const a = await insertTestDevice(t, { wanIp: "10.200.11.2", lanIp: "192.168.71.1" });
     const b = await insertTestDevice(t, { wanIp: "10.200.12.2", lanIp: "192.168.72.1" });
-    const tunnelId = randomUUID();
-    await t.database.db
-      .insertInto("tunnels")
-      .values({
-        id: tunnelId,
-        organization_id: t.admin.orgId,
-        num: 7,
-        device_a: a.id,
-        interface_a: a.wan.id,
-        device_b: b.id,
-        interface_b: b.wan.id,
-        endpoint_key: `${a.id}:${a.wan.id}|${b.id}:${b.wan.id}`,
-        psk_enc: t.deps.keyring.encrypt("tunnel-secret-0007", tunnelId),
-        notifications: toJson({ rtt: null, dropRate: null }),
-      })
-      .execute();
+    const { id: tunnelId } = await insertTestTunnel(t, a, b, { num: 7 });
     // A policy the device did not have when the surroundings were loaded: the compile must still get it.
     const policyId = randomUUID();
     await t.database.db
