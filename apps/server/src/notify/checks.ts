@@ -21,6 +21,7 @@
 import type { NotificationRule } from "@tern/protocol";
 import { sql } from "kysely";
 import type { Db } from "../db/schema.ts";
+import { anyUuid } from "../services/desired-config.ts";
 import { notificationDedupKey } from "../services/notifications/events.ts";
 import { completeRules, type FullRules } from "../services/notifications/settings.ts";
 import { orgTunnelRange, type TunnelFactsRow, toTunnel, tunnelFacts } from "../services/tunnels/query.ts";
@@ -151,13 +152,12 @@ async function checkSlice(
     .where(sql<boolean>`coalesce(${isPendingSql("f")}, true)`)
     .execute()) as TunnelFactsRow[];
   const pending = rows.map((r) => ({ row: r, tunnel: toTunnel(r, orgId, range) })).filter((x) => x.tunnel.isPending);
-  const ids = (list: readonly string[]) => sql`${`{${list.join(",")}}`}::uuid[]`;
-  const pendingIds = ids(pending.map((p) => p.row.id));
+  const pendingIds = pending.map((p) => p.row.id);
   await sql`update tunnels set pending_since = now()
-    where organization_id = ${orgId}::uuid and id = any(${pendingIds}) and pending_since is null`.execute(trx);
+    where organization_id = ${orgId}::uuid and id = ${anyUuid(pendingIds)} and pending_since is null`.execute(trx);
   await sql`update tunnels set pending_since = null
-    where organization_id = ${orgId}::uuid and id = any(${ids(sliceIds)}) and pending_since is not null
-      and not (id = any(${pendingIds}))`.execute(trx);
+    where organization_id = ${orgId}::uuid and id = ${anyUuid(sliceIds)} and pending_since is not null
+      and not (id = ${anyUuid(pendingIds)})`.execute(trx);
 
   // The slice's open alerts (those of deleted tunnels: resolveOrphans).
   const open = new Set(

@@ -164,15 +164,9 @@ async function collectProblems(
     pathLabelIds: around.pathLabels.map((l) => l.id),
   });
 
-  if (merged.multilink && merged.multilink !== row.mlpolicy_id) {
-    const policy = await ctx.db
-      .selectFrom("mlpolicies")
-      .select("id")
-      .where("organization_id", "=", orgId)
-      .where("id", "=", merged.multilink)
-      .executeTakeFirst();
-    if (!policy) problems.push(invalid("policies.multilink", `no multi-link policy ${merged.multilink} in the organization`));
-  }
+  // The surroundings were loaded with the policy the change sets (in the organization, or not found).
+  if (merged.multilink && merged.multilink !== row.mlpolicy_id && !around.policies.has(merged.multilink))
+    problems.push(invalid("policies.multilink", `no multi-link policy ${merged.multilink} in the organization`));
 
   const bodyIndex = (devId: string) => (body.interfaces ?? []).findIndex((i) => i.devId === devId);
   const pathOf = (devId: string) => (bodyIndex(devId) === -1 ? "interfaces" : `interfaces.${bodyIndex(devId)}`);
@@ -254,8 +248,9 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
     );
     merged.interfaces = radio.interfaces;
     problems.push(...radio.problems);
-    // What the compile reads around the device, read once: the checks below and the compile use the same rows.
-    const around = await loadCompileSurroundings(tx.db, tx.keyring, tx.org.id, [row]);
+    // What the compile reads around the device, read once: the checks below and the compile use the same rows,
+    // with the multi-link policy the change sets, so the check and the compile read it once.
+    const around = await loadCompileSurroundings(tx.db, tx.keyring, tx.org.id, [{ id: row.id, mlpolicy_id: merged.multilink }]);
     problems.push(...(await collectProblems(tx, row, input, merged, around)));
     const error = problemsToErrorBody(problems);
     if (error) throw new ApiError(error.code, error.error, error.details);
