@@ -398,6 +398,8 @@ export interface JobsTable {
   sent_hash: ColumnType<string | null, string | null | undefined, string | null>;
   /** Diagnostic jobs (ping, traceroute, dns): their final result; null on configuration jobs. */
   result: NullableJson<unknown>;
+  /** The request that queued the job (its jobs are `GET /api/jobs?group=<id>`), or an upgrade rollout's id. */
+  group_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface NotificationsTable {
@@ -632,15 +634,8 @@ export interface DeviceLanSubnetsTable {
 }
 
 /** A set of jobs queued by one request (a bulk approval), followed with `GET /api/jobs?group=<id>`. */
-export interface JobGroupsTable {
-  id: string;
-  organization_id: string;
-  job_id: string;
-}
-
 export interface Database {
   device_lan_subnets: DeviceLanSubnetsTable;
-  job_groups: JobGroupsTable;
   accounts: AccountsTable;
   organizations: OrganizationsTable;
   users: UsersTable;

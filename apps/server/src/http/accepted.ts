@@ -7,9 +7,8 @@
  * is more than HTTP clients and proxies accept.
  */
 import type { Context } from "hono";
-import { jobGroupLocation, recordJobGroup } from "../services/devices/approval/job-groups.ts";
 import type { AppEnv } from "./env.ts";
-import { requestCtx } from "./request-ctx.ts";
+import { jobGroupOf } from "./request-ctx.ts";
 import { JobsQueuedSchema, jsonResponse } from "./schemas.ts";
 
 /** Jobs a Location lists one by one; more become a job group. */
@@ -25,17 +24,23 @@ export const jobsQueuedResponse = {
   },
 };
 
-export async function acceptedWithJobs(c: Context<AppEnv>, jobIds: string[]) {
-  return c.json({ jobIds }, 202, await locationOfJobs(c, jobIds));
+export function acceptedWithJobs(c: Context<AppEnv>, jobIds: string[]) {
+  return c.json({ jobIds }, 202, locationOfJobs(c, jobIds));
 }
 
-/** The Location of jobs a request queued: their ids, or a job group recorded for them when there are many. */
-export async function locationOfJobs(c: Context<AppEnv>, jobIds: readonly string[]): Promise<{ Location: string }> {
-  if (jobIds.length <= MAX_LOCATION_IDS) return jobsLocation(jobIds);
-  const ctx = requestCtx(c);
-  const group = await recordJobGroup(ctx.db, ctx.org.id, jobIds);
-  return group ? jobGroupLocation(group) : jobsLocation(jobIds);
+/**
+ * The Location of jobs a request queued: their ids, or the request's job group when there are many (its jobs were
+ * queued with the group of the request's context, `requestCtx`).
+ */
+export function locationOfJobs(c: Context<AppEnv>, jobIds: readonly string[]): { Location: string } {
+  return jobIds.length <= MAX_LOCATION_IDS ? jobsLocation(jobIds) : jobGroupLocation(jobGroupOf(c));
 }
+
+/**
+ * The Location of a job group: the jobs one request queued (`jobs.group_id`, written by the INSERT that queues them
+ * with the request's `ServiceCtx.jobGroup`), or an upgrade rollout's jobs.
+ */
+export const jobGroupLocation = (groupId: string) => ({ Location: `/api/jobs?group=${groupId}` });
 
 /** The Location of a set of queued jobs, for changes that answer 202 only when they queued some. */
 export function jobsLocation(jobIds: readonly string[]): { Location: string } {

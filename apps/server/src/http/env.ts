@@ -13,6 +13,8 @@ export interface AppEnv {
     access: Access;
     /** Set by the middleware of `auth: "user"` routes: the signed-in user (never an access token). */
     user: UserPrincipal;
+    /** The group of the jobs the request queues (request-ctx.ts), made when first asked for. */
+    jobGroup: string;
   };
 }
 

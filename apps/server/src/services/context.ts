@@ -3,6 +3,7 @@
  * handlers build it from the request; the device gateway builds it for a
  * device. `db` is the root handle or a transaction.
  */
+import { randomUUID } from "node:crypto";
 import { type Permissions, ROLE_PERMISSIONS, type Role } from "@tern/protocol";
 import type { Logger } from "pino";
 import { type Access, type Actor, type OrgRef, SYSTEM_ACTOR } from "../auth/access.ts";
@@ -22,9 +23,14 @@ export interface ServiceCtx {
   config: ServerConfig;
   keyring: Keyring;
   logger: Logger;
+  /**
+   * The group of the jobs a request queues (`jobs.group_id`, listed by `GET /api/jobs?group=<id>`): one per
+   * request, written by the INSERT that queues the jobs. None for the server's own work.
+   */
+  jobGroup?: string;
 }
 
-export function serviceCtx(deps: AppDeps, access: Access, logger: Logger = deps.logger): ServiceCtx {
+export function serviceCtx(deps: AppDeps, access: Access, logger: Logger = deps.logger, jobGroup?: string): ServiceCtx {
   return {
     db: deps.db,
     org: access.org,
@@ -35,6 +41,7 @@ export function serviceCtx(deps: AppDeps, access: Access, logger: Logger = deps.
     config: deps.config,
     keyring: deps.keyring,
     logger,
+    jobGroup,
   };
 }
 
@@ -54,6 +61,11 @@ export function systemCtx(deps: AppDeps, org: OrgRef, actor: Actor = SYSTEM_ACTO
     keyring: deps.keyring,
     logger: deps.logger,
   };
+}
+
+/** The context with a job group: the caller's (a request's), or a new one for work that has none. */
+export function withJobGroup(ctx: ServiceCtx): ServiceCtx & { jobGroup: string } {
+  return ctx.jobGroup ? (ctx as ServiceCtx & { jobGroup: string }) : { ...ctx, jobGroup: randomUUID() };
 }
 
 /**

@@ -436,8 +436,9 @@ export async function insertJobs(
   // The same tasks for every job (the usual case) go as one parameter, not once per job.
   const tasks = typeof taskOf === "function" ? sql`u.tasks::jsonb` : sql`${toJson(taskOf)}::jsonb`;
   const perJob = typeof taskOf === "function" ? sql`, ${jobs.map((j) => toJson(taskOf(j.deviceId)))}::text[]` : sql``;
-  await sql`insert into jobs (id, organization_id, device_id, type, state, tasks, target_hash, created_by)
-    select u.id, ${ctx.org.id}::uuid, u.device_id, ${input.type}, 'queued', ${tasks}, u.hash, ${ctx.actor.label}
+  await sql`insert into jobs (id, organization_id, device_id, type, state, tasks, target_hash, created_by, group_id)
+    select u.id, ${ctx.org.id}::uuid, u.device_id, ${input.type}, 'queued', ${tasks}, u.hash, ${ctx.actor.label},
+      ${ctx.jobGroup ?? null}::uuid
     from unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.deviceId)}::uuid[],
       ${jobs.map((j) => j.hash)}::text[]${perJob}) as u(${sql.raw(typeof taskOf === "function" ? "id, device_id, hash, tasks" : "id, device_id, hash")})`.execute(
     ctx.db,

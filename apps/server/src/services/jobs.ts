@@ -117,11 +117,7 @@ function jobsOf(ctx: ServiceCtx) {
 export async function listJobs(ctx: ServiceCtx, input: { query: ServerListQuery; ids?: readonly string[]; group?: string }) {
   let base = jobsOf(ctx);
   if (input.ids) base = base.where("j.id", "=", anyUuid(input.ids));
-  const group = input.group;
-  if (group)
-    base = base.where("j.id", "in", (eb) =>
-      eb.selectFrom("job_groups").select("job_id").where("id", "=", group).where("organization_id", "=", ctx.org.id),
-    );
+  if (input.group) base = base.where("j.group_id", "=", input.group);
   const { rows, total, next } = await runList(ctx.db, base, input.query, JOB_LIST);
   return { items: rows.map(toJob), total, next };
 }

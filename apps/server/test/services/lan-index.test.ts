@@ -13,6 +13,7 @@ import type { DeviceInterface, Firewall, FirewallRule } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { toJson } from "../../src/db/json.ts";
 import { down as migrateDown, up as migrateUp } from "../../src/db/migrations/20261125-601-lan-overlap-index.ts";
+import * as jobsGroupColumn from "../../src/db/migrations/20261202-101-jobs-group-column.ts";
 import { newLanOverlaps, newProblems } from "../../src/services/lan-index/check.ts";
 import { syncLanIndex } from "../../src/services/lan-index/store.ts";
 import type { OverlapDevice } from "../../src/validate/index.ts";
@@ -226,8 +227,11 @@ describe("indexed LAN overlap check", () => {
         .execute();
     const written = await read();
     expect(written.length).toBeGreaterThan(FLEET.length);
+    // Down in reverse order: a later migration replaced the job_groups table this one made.
+    await jobsGroupColumn.down(t.database.db as never);
     await migrateDown(t.database.db as never);
     await migrateUp(t.database.db as never);
+    await jobsGroupColumn.up(t.database.db as never);
     expect(await read()).toEqual(written);
   });
 });

@@ -1,9 +1,9 @@
+import { jobGroupLocation } from "../../http/accepted.ts";
 import type { ApiApp } from "../../http/env.ts";
-import { requestCtx } from "../../http/request-ctx.ts";
+import { jobGroupOf, requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody, jsonResponse } from "../../http/schemas.ts";
 import { runDeviceAction } from "../../services/devices/actions/run-actions.ts";
-import { jobGroupLocation, recordJobGroup } from "../../services/devices/approval/job-groups.ts";
 import { selectDeviceIds } from "../../services/devices/selection.ts";
 import {
   ACTIONS_DESCRIPTION,
@@ -41,7 +41,7 @@ export function register(app: ApiApp) {
     const ctx = requestCtx(c);
     const deviceIds = await selectDeviceIds(ctx, selection);
     const result = await runDeviceAction(ctx, c.get("deps"), { action, confirm, deviceIds });
-    const jobGroup = await recordJobGroup(ctx.db, ctx.org.id, result.jobIds);
+    const jobGroup = result.jobIds.length ? jobGroupOf(c) : null;
     const body = { action, jobGroup, jobs: result.jobIds.length, skipped: result.skipped };
     return jobGroup ? c.json(body, 202, jobGroupLocation(jobGroup)) : c.json(body, 200);
   });

@@ -4,12 +4,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ErrorCode, Filter, Id } from "@tern/protocol";
+import { jobGroupLocation } from "../../http/accepted.ts";
 import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonBody, jsonResponse } from "../../http/schemas.ts";
 import { approveDevices } from "../../services/devices/approval/approve-many.ts";
-import { jobGroupLocation } from "../../services/devices/approval/job-groups.ts";
 import { DEVICE_SELECTION_KEYS, MAX_SELECTED_DEVICE_IDS } from "../../services/devices/selection.ts";
 
 export const ApproveDevicesSchema = z

@@ -38,6 +38,6 @@ export function register(app: ApiApp) {
       all: q.all,
       removeVrrp: q.removeVrrp,
     });
-    return result.jobIds.length ? c.json(result, 202, await locationOfJobs(c, result.jobIds)) : c.json(result, 200);
+    return result.jobIds.length ? c.json(result, 202, locationOfJobs(c, result.jobIds)) : c.json(result, 200);
   });
 }

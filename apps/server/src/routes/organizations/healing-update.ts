@@ -33,6 +33,6 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { jobIds, mode } = await updateHealingSettings(requestCtx(c), c.req.valid("json"));
-    return jobIds.length ? c.json({ mode, jobIds }, 202, await locationOfJobs(c, jobIds)) : c.json({ mode }, 200);
+    return jobIds.length ? c.json({ mode, jobIds }, 202, locationOfJobs(c, jobIds)) : c.json({ mode }, 200);
   });
 }

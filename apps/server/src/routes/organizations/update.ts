@@ -32,6 +32,6 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { jobIds, ...organization } = await updateOrganization(requestCtx(c), c.req.valid("json"));
-    return jobIds.length ? c.json({ ...organization, jobIds }, 202, await locationOfJobs(c, jobIds)) : c.json(organization, 200);
+    return jobIds.length ? c.json({ ...organization, jobIds }, 202, locationOfJobs(c, jobIds)) : c.json(organization, 200);
   });
 }

@@ -27,6 +27,6 @@ export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const { peer, jobIds } = await updatePeer(requestCtx(c), c.req.valid("param").id, c.req.valid("json"));
     const body = { ...peer, jobIds };
-    return jobIds.length ? c.json(body, 202, await locationOfJobs(c, jobIds)) : c.json(body, 200);
+    return jobIds.length ? c.json(body, 202, locationOfJobs(c, jobIds)) : c.json(body, 200);
   });
 }

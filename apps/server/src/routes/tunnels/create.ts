@@ -27,6 +27,6 @@ export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const result = await createTunnels(requestCtx(c), Array.isArray(body) ? body : [body], Array.isArray(body));
-    return result.jobIds.length ? c.json(result, 202, await locationOfJobs(c, result.jobIds)) : c.json(result, 201);
+    return result.jobIds.length ? c.json(result, 202, locationOfJobs(c, result.jobIds)) : c.json(result, 201);
   });
 }

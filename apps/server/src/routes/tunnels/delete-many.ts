@@ -26,6 +26,6 @@ export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
     const result = await deleteTunnels(requestCtx(c), [...(query.filter ?? []), ...(query.filters ?? [])]);
-    return result.jobIds.length ? c.json(result, 202, await locationOfJobs(c, result.jobIds)) : c.json(result, 200);
+    return result.jobIds.length ? c.json(result, 202, locationOfJobs(c, result.jobIds)) : c.json(result, 200);
   });
 }

@@ -57,12 +57,10 @@ export async function startUpgradeJobs(
         started_at: now,
         attempts: 1,
         apply_id: `upgrade:${device.id}`,
+        // A rollout's jobs are its job group (GET /api/jobs?group=<rollout id>).
+        group_id: rollout.id,
       })),
     )
-    .execute();
-  await trx
-    .insertInto("job_groups")
-    .values(jobs.map(({ jobId }) => ({ id: rollout.id, organization_id: rollout.organization_id, job_id: jobId })))
     .execute();
   await sql`update agent_rollout_devices set job_id = u.job_id
     from unnest(${jobs.map((j) => j.rowId)}::uuid[], ${jobs.map((j) => j.jobId)}::uuid[]) as u(id, job_id)

@@ -103,6 +103,7 @@ export async function runDeviceAction(ctx: ServiceCtx, deps: Link, input: RunAct
               started_at: new Date(),
               attempts: 1,
               apply_id: `action:${j.jobId}`,
+              group_id: tx.jobGroup ?? null,
             })),
           )
           .execute();

@@ -8,11 +8,10 @@
  * so the server keeps answering meanwhile. The jobs queued form one job group.
  */
 import type { ErrorCode } from "@tern/protocol";
-import type { ServiceCtx } from "../../context.ts";
+import { type ServiceCtx, withJobGroup } from "../../context.ts";
 import { anyUuid } from "../../desired-config.ts";
 import { type DeviceSelection, selectDeviceIds } from "../selection.ts";
 import { approveBatch } from "./approve-batch.ts";
-import { recordJobGroup } from "./job-groups.ts";
 
 /** Devices approved in one transaction (set-based: a fixed number of statements), between two turns of the event loop. */
 export const APPROVAL_BATCH = 500;
@@ -34,7 +33,8 @@ export interface ApproveManyResult {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export async function approveDevices(ctx: ServiceCtx, selection: DeviceSelection): Promise<ApproveManyResult> {
+export async function approveDevices(requestCtx: ServiceCtx, selection: DeviceSelection): Promise<ApproveManyResult> {
+  const ctx = withJobGroup(requestCtx);
   const ids = await selectDeviceIds(ctx, selection);
   const approvedBefore = new Set<string>();
   for (let start = 0; start < ids.length; start += 5000) {
@@ -71,7 +71,7 @@ export async function approveDevices(ctx: ServiceCtx, selection: DeviceSelection
   }
   const byId = new Map(results.map((r) => [r.id, r]));
   const ordered = ids.map((id): ApprovalResult => byId.get(id) ?? { id, status: "alreadyApproved" });
-  const jobGroup = await recordJobGroup(ctx.db, ctx.org.id, jobIds);
+  const jobGroup = jobIds.length ? ctx.jobGroup : null;
   const count = (status: ApprovalResult["status"]) => ordered.filter((r) => r.status === status).length;
   return {
     results: ordered,
