@@ -38,7 +38,9 @@ describe("migration 20261202-101: jobs.group_id", () => {
       expect(new Set(of.map((r) => r.organization_id))).toEqual(new Set([t.admin.orgId]));
     }
     const columns = await sql<{ n: number }>`
-      select count(*)::int as n from information_schema.columns where table_name = 'jobs' and column_name = 'group_id'`.execute(db);
+      select count(*)::int as n from information_schema.columns where table_name = 'jobs' and column_name = 'group_id'`.execute(
+      db,
+    );
     expect(columns.rows[0]!.n).toBe(0);
 
     await migration.up(db as never);
