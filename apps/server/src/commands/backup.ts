@@ -77,6 +77,7 @@ export async function backup(
         includeKey: options.key,
         workDir,
         out,
+        onDumpRetry: (err) => io.err(`note: ${err.message}; trying again (the running server may have changed its schema)\n`),
       });
     });
     const db = manifest.database;

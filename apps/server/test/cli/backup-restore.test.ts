@@ -79,7 +79,7 @@ describe("tern-server backup and restore", { timeout: 400_000 }, () => {
       expect(await serve.stop()).toBe(0);
     }
     const backup = await runTernServer(["backup", archive], { env: a.env });
-    expect(backup.code).toBe(0);
+    expect(backup.code, backup.stderr).toBe(0);
     expect(backup.stdout).toContain(`backup written to ${archive}`);
     expect(backup.stderr).toMatch(/WARNING: the archive holds the server key/);
     expect((await stat(archive)).mode & 0o777).toBe(0o600);

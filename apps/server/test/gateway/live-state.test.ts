@@ -135,12 +135,12 @@ describe("status ingestion", () => {
       jitter: 0,
       samples: 1,
     });
+    // The periodic duty would race the direct call (it deletes the same expired rows): pause it before they exist.
+    await g.server.gateway.duties.stop();
     await g.database.db
       .insertInto("tunnel_samples")
       .values([...Array.from({ length: 25 }, () => row(old)), row(new Date())])
       .execute();
-    // The periodic duty would race the direct call: pause it.
-    await g.server.gateway.duties.stop();
     const result = await deleteExpiredSamples(g.database.db, { retentionMs: 7 * 86_400_000, chunkRows: 10 });
     expect(result).toEqual({ deleted: 25, chunks: 3 });
     const left = await g.database.db.selectFrom("tunnel_samples").select("at").where("tunnel_id", "=", tunnels[0]!).execute();

@@ -37,6 +37,8 @@ export interface CreateBackupInput {
   /** A private empty directory to assemble the archive in. */
   workDir: string;
   out: string;
+  /** Told when pg_dump failed and is tried again (pg-tools.ts, pgDump). */
+  onDumpRetry?: (err: Error) => void;
 }
 
 export async function createBackup(input: CreateBackupInput): Promise<BackupManifest> {
@@ -55,7 +57,7 @@ export async function createBackup(input: CreateBackupInput): Promise<BackupMani
     if (!input.databaseUrl) throw new Error("createBackup: a PostgreSQL backup needs the database URL");
     const file = "database/tern.pgdump";
     const version = await sql<{ v: string }>`show server_version`.execute(handle.db);
-    await pgDump(input.databaseUrl, path.join(workDir, file));
+    await pgDump(input.databaseUrl, path.join(workDir, file), input.onDumpRetry);
     database = {
       kind: "postgres",
       method: "pg_dump",

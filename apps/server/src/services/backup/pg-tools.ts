@@ -51,15 +51,33 @@ export async function pgToolMajor(tool: "pg_dump" | "pg_restore"): Promise<numbe
   return major;
 }
 
-/** A consistent dump (one snapshot, the server may keep running) in pg_dump's custom format. */
-export async function pgDump(databaseUrl: string, file: string): Promise<void> {
+/** Tries of pg_dump before a backup fails, and the pause between them. */
+export const PG_DUMP_TRIES = 3;
+const PG_DUMP_RETRY_MS = 2000;
+
+/**
+ * A consistent dump (one snapshot, the server may keep running) in pg_dump's custom format. A running server
+ * changes its schema by itself (the statistics duty creates and drops hourly partitions, many at once after a
+ * start), and pg_dump fails when a table it listed changes before it locks it: such a dump is tried again, up
+ * to PG_DUMP_TRIES times; `onRetry` hears each failure that is tried again. A missing pg_dump fails at once.
+ */
+export async function pgDump(databaseUrl: string, file: string, onRetry?: (err: PgToolError) => void): Promise<void> {
   const { url, password } = splitPassword(databaseUrl);
-  await run(
-    "pg_dump",
-    ["--format=custom", "--no-owner", "--no-privileges", `--file=${file}`, `--dbname=${url}`],
-    password,
-    3_600_000,
-  );
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run(
+        "pg_dump",
+        ["--format=custom", "--no-owner", "--no-privileges", `--file=${file}`, `--dbname=${url}`],
+        password,
+        3_600_000,
+      );
+      return;
+    } catch (err) {
+      if (!(err instanceof PgToolError) || err.missing || attempt >= PG_DUMP_TRIES) throw err;
+      onRetry?.(err);
+      await new Promise((r) => setTimeout(r, PG_DUMP_RETRY_MS));
+    }
+  }
 }
 
 /**
