@@ -1,7 +1,7 @@
 /**
  * Tests run against a real server, like the server's own tests: on embedded
  * PGlite (project "pglite") and, when TERN_TEST_DATABASE_URL is set, on
- * PostgreSQL (project "postgres"). The PGlite template is the server's.
+ * PostgreSQL (project "postgres"). The PGlite and PostgreSQL templates are the server's.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -15,6 +15,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Two files at a time even on two cores (vitest's default there is one): a file mostly waits on its server.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
@@ -24,7 +26,18 @@ export default defineConfig({
           globalSetup: [path.join(serverDir, "test/support/pglite-template.ts")],
         },
       },
-      ...(postgresUrl ? [{ extends: true as const, test: { name: "postgres", env: { TERN_TEST_DB: "postgres" } } }] : []),
+      ...(postgresUrl
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: "postgres",
+                env: { TERN_TEST_DB: "postgres" },
+                globalSetup: [path.join(serverDir, "test/support/postgres-template.ts")],
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

@@ -1,7 +1,8 @@
 /**
  * A fresh, isolated, migrated database for one test file: a new in-memory
- * PGlite from the template dump, or a new database on the PostgreSQL server of
- * TERN_TEST_DATABASE_URL that is dropped afterwards.
+ * PGlite from the template dump (pglite-template.ts), or a copy of the
+ * migrated template database (postgres-template.ts) on the PostgreSQL server
+ * of TERN_TEST_DATABASE_URL that is dropped afterwards.
  */
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -37,10 +38,16 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** Creates an empty database on the test server; returns its name and a function that drops it. */
-export async function createPostgresDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
-  const name = `tern_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  await admin((c) => c.query(`create database ${name}`));
+/**
+ * Creates a database on the test server, empty or as a copy of `template`;
+ * returns its name and a function that drops it.
+ */
+export async function createPostgresDatabase(
+  prefix = "tern_test",
+  template?: string,
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString("hex")}`;
+  await admin((c) => c.query(`create database ${name}${template ? ` template ${template}` : ""}`));
   return {
     name,
     url: urlForDatabase(name),
@@ -55,9 +62,8 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
     await migrateToLatest(handle.db as never);
     return handle;
   }
-  const created = await createPostgresDatabase();
+  const created = await createPostgresDatabase("tern_test", inject("postgresTemplate"));
   const handle = await openDatabase({ kind: "postgres", url: created.url, poolSize: 5 });
-  await migrateToLatest(handle.db as never);
   return {
     ...handle,
     async close() {
