@@ -38,7 +38,7 @@ const db = new Kysely<Database>({
     times.set(key, t);
   },
 });
-const secretKey = randomBytes(32).toString("base64");
+const secretKey = process.env.TERN_SECRET_KEY ?? randomBytes(32).toString("base64");
 await seedFleet({ db, kind: url ? "postgres" : "pglite", pglite, close: async () => {} } as never, {
   devices: n,
   tokenSecret: "profile",

@@ -6,7 +6,7 @@
 import { mkdir } from "node:fs/promises";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { restrictUmask, tightenDataDir } from "../data-dir/permissions.ts";
@@ -87,6 +87,8 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     restrictUmask();
     await mkdir(target.dataDir, { recursive: true, mode: 0o700 });
   }
+  // Loaded only here: a server on PostgreSQL does not hold PGlite's JavaScript (about 1 MiB of heap).
+  const { PGlite } = await import("@electric-sql/pglite");
   const pglite = await PGlite.create({
     ...(target.dataDir ? { dataDir: target.dataDir } : {}),
     ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),

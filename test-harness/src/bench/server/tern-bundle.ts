@@ -39,6 +39,7 @@ async function build(): Promise<string> {
     outdir,
     "--external",
     "@electric-sql/pglite",
+    "--minify",
   ]);
   return join(outdir, "bench", "workers", "tern-server.js");
 }
