@@ -8,12 +8,6 @@ import { openDatabase } from "../../src/db/database.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 import { createPostgresDatabase } from "./test-database.ts";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    postgresTemplate: string;
-  }
-}
-
 export default async function setup(project: TestProject) {
   const created = await createPostgresDatabase("tern_template");
   const handle = await openDatabase({ kind: "postgres", url: created.url, poolSize: 1 });

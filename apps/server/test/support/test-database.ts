@@ -11,6 +11,13 @@ import { inject } from "vitest";
 import { type DatabaseHandle, type DatabaseKind, openDatabase } from "../../src/db/database.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The migrated template database's name (postgres-template.ts). */
+    postgresTemplate: string;
+  }
+}
+
 export function testDatabaseKind(): DatabaseKind {
   return process.env.TERN_TEST_DB === "postgres" ? "postgres" : "pglite";
 }
