@@ -7,7 +7,6 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
-import { AuthCache } from "./auth/auth-cache.ts";
 import type { AppDeps } from "./deps.ts";
 import { defaultConsoleDir } from "./http/console/console-dir.ts";
 import { mountConsole } from "./http/console/serve-console.ts";
@@ -47,15 +46,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     const entry = { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) };
     if (c.req.path === `${API_BASE}/health` || c.req.path === METRICS_PATH) c.get("logger").debug(entry, "request");
     else c.get("logger").info(entry, "request");
-  });
-  // A request that may change data (public ones too: logout, password reset) may change what the auth cache
-  // holds: drop it before the answer goes out, so this instance never waits on the tern_auth notification.
-  app.use("*", async (c, next) => {
-    try {
-      await next();
-    } finally {
-      if (deps.authCache && AuthCache.mayChange(c.req.method)) deps.authCache.clear();
-    }
   });
   app.use("*", securityHeaders());
   const cors = corsFor(deps.config.TERN_CORS_ORIGINS);

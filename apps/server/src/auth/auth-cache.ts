@@ -11,15 +11,20 @@
  *   organizations, accounts, user_mfa and access_tokens send at commit
  *   (migration 20261125-801-list-indexes), and when its LISTEN connection is
  *   back after a loss (notifications may have been missed meanwhile);
- * - this instance also drops everything when a request that may change data
- *   (not GET/HEAD/OPTIONS) ends, before its answer goes out, so the next
- *   request on the same instance never waits on the notification's round trip;
+ * - the instance that made the change drops everything before the change's
+ *   COMMIT returns, so its request answers after the drop and the next request
+ *   on it never sees the old value: every pooled connection LISTENs on
+ *   `tern_auth` too (db/database.ts `ownNotifications`), and PostgreSQL hands a
+ *   session its own transaction's notifications before the COMMIT's answer
+ *   (PGlite's one connection delivers within the query as well). A write that
+ *   touches none of those tables (a device approval, a tunnel) keeps the cache;
  * - a look-up that was running while the cache was dropped is not stored
  *   (generation check), so a value read before a change cannot outlive it;
  * - entries live at most `ttlMs` and never past their session's or their
  *   JWT's expiry (the JWT's signature was checked when the entry was made: the
  *   entry is keyed by the token itself).
  */
+import type { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import { type Bus, type BusTarget, createBus } from "../gateway/bus.ts";
 import type { Access, Principal } from "./access.ts";
@@ -40,23 +45,17 @@ export interface AuthCacheOptions {
   ttlMs: number;
 }
 
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
 export class AuthCache {
   private readonly entries = new Map<string, AuthCacheEntry>();
   private generationCount = 0;
   private bus: Bus | null = null;
+  private own: EventEmitter | null = null;
 
   constructor(private readonly options: AuthCacheOptions = { maxEntries: 10_000, ttlMs: 60_000 }) {}
 
   /** The key of a credential asking for one organization selector (`o:<id>`, `a:<account>`, `d` = its default). */
   static key(token: string, selector: string): string {
     return `${hashSecretToken(token)}|${selector}`;
-  }
-
-  /** Whether a request of this method may change what the cache holds (see the module comment). */
-  static mayChange(method: string): boolean {
-    return !SAFE_METHODS.has(method.toUpperCase());
   }
 
   get size(): number {
@@ -95,11 +94,17 @@ export class AuthCache {
     this.entries.clear();
   }
 
-  /** Listens on `tern_auth` (its own LISTEN connection on PostgreSQL; PGlite delivers in-process). */
-  async start(target: BusTarget, logger: Logger): Promise<void> {
+  /**
+   * Listens on `tern_auth`: its own LISTEN connection on PostgreSQL (other instances' changes, and changes made
+   * outside the server) and the pool's connections (`ownNotifications`: this instance's changes, heard before
+   * their COMMIT returns); PGlite delivers in-process.
+   */
+  async start(target: BusTarget & { ownNotifications?: EventEmitter | undefined }, logger: Logger): Promise<void> {
     const bus = createBus(target, logger.child({ component: "auth-cache" }), ["tern_auth"]);
-    bus.on("tern_auth", () => this.clear());
-    bus.onReconnect(() => this.clear());
+    bus.on("tern_auth", this.onChange);
+    bus.onReconnect(this.onChange);
+    target.ownNotifications?.on("tern_auth", this.onChange);
+    this.own = target.ownNotifications ?? null;
     await bus.start();
     this.bus = bus;
   }
@@ -107,9 +112,13 @@ export class AuthCache {
   async close(): Promise<void> {
     const bus = this.bus;
     this.bus = null;
+    this.own?.off("tern_auth", this.onChange);
+    this.own = null;
     this.clear();
     await bus?.close();
   }
+
+  private readonly onChange = () => this.clear();
 }
 
 /** Marks an entry's key as used now when its last write is older than `resolutionMs` (the caller writes it). */

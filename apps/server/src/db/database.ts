@@ -3,6 +3,7 @@
  * given, otherwise embedded PGlite (in memory or in a data directory). Both go
  * through Kysely's PostgresDialect, so the queries and migrations are the same.
  */
+import { EventEmitter } from "node:events";
 import { mkdir } from "node:fs/promises";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -22,6 +23,13 @@ export interface DatabaseHandle {
   url?: string;
   /** The embedded database itself (the device gateway LISTENs on it directly). */
   pglite?: PGlite;
+  /**
+   * On PostgreSQL: the notifications of `OWN_CHANNELS` that the pool's own connections hear, by channel. Each
+   * pooled connection LISTENs on them, and PostgreSQL hands a session the notifications its own transaction sent
+   * before that COMMIT returns: a change's sender hears it before its request answers (auth/auth-cache.ts).
+   * (On PGlite the one connection delivers to `pglite.listen` the same way, within the query.)
+   */
+  ownNotifications?: EventEmitter;
   /** Closes every connection (and the embedded database). */
   close(): Promise<void>;
 }
@@ -37,8 +45,14 @@ const pgTypes = {
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-/** A Kysely instance over a pg Pool of at most `poolSize` connections to `url`. */
-export function postgresDb(url: string, poolSize: number): Kysely<Database> {
+/** Channels every pooled PostgreSQL connection LISTENs on (DatabaseHandle.ownNotifications). */
+export const OWN_CHANNELS = ["tern_auth"] as const;
+
+/**
+ * A Kysely instance over a pg Pool of at most `poolSize` connections to `url`; with `notifications`, each
+ * connection LISTENs on OWN_CHANNELS and emits what it hears there, by channel.
+ */
+export function postgresDb(url: string, poolSize: number, notifications?: EventEmitter): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -51,6 +65,13 @@ export function postgresDb(url: string, poolSize: number): Kysely<Database> {
   // pool emit 'error'; unheard, that event would crash the process. The pool drops that connection by itself
   // and the next query opens a new one, so there is nothing else to do.
   pool.on("error", () => {});
+  if (notifications)
+    pool.on("connect", (client) => {
+      client.on("notification", (n) => notifications.emit(n.channel, n.payload ?? ""));
+      // Queued before the query the connection was opened for. Should it fail, the dedicated LISTEN connection
+      // (gateway/bus.ts) still delivers, a moment later.
+      for (const channel of OWN_CHANNELS) client.query(`LISTEN ${channel}`).catch(() => {});
+    });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
@@ -78,8 +99,9 @@ function collectGarbageOnce(): void {
 
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "postgres") {
-    const db = postgresDb(target.url, target.poolSize ?? 10);
-    return { db, kind: "postgres", url: target.url, close: () => db.destroy() };
+    const ownNotifications = new EventEmitter();
+    const db = postgresDb(target.url, target.poolSize ?? 10, ownNotifications);
+    return { db, kind: "postgres", url: target.url, ownNotifications, close: () => db.destroy() };
   }
   // Owner-only files (data-dir/permissions.ts): the umask covers what PGlite creates while it runs; the files
   // it unpacks into a new database come with explicit 0666 modes and are tightened once it is open.

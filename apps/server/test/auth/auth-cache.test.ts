@@ -21,7 +21,8 @@ let cacheB: AuthCache;
 let appB: OpenAPIHono<AppEnv>;
 
 beforeAll(async () => {
-  const target = { db: t.database.db, url: t.database.url, pglite: t.database.pglite };
+  const { db, url, pglite, ownNotifications } = t.database;
+  const target = { db, url, pglite, ownNotifications };
   cacheA = new AuthCache();
   await cacheA.start(target, t.deps.logger);
   t.deps.authCache = cacheA;
@@ -105,6 +106,21 @@ describe("auth cache", () => {
     // Removed from the organization: B stops answering too.
     expect((await t.api("DELETE", `/api/members/${user.membershipId}`, { token: t.admin.token })).status).toBe(204);
     await statusOnB(user.token, 403, "/api/members");
+  });
+
+  it("a write that changes nobody's access keeps the cached entries", async () => {
+    const user = await t.addMember("manager");
+    expect((await onA(user.token)).status).toBe(200);
+    expect((await onA(t.admin.token)).status).toBe(200);
+    const cached = cacheA.size;
+    expect(cached).toBeGreaterThanOrEqual(2);
+    const label = await t.api("POST", "/api/pathlabels", { token: t.admin.token, body: { name: "cache-keep" } });
+    expect(label.status).toBe(201);
+    expect(cacheA.size).toBe(cached);
+    // A change of access on the same instance still drops them before its answer (the role change above).
+    const demoted = await t.api("PUT", `/api/members/${user.membershipId}`, { token: t.admin.token, body: { role: "viewer" } });
+    expect(demoted.status).toBe(200);
+    expect(cacheA.size).toBe(0);
   });
 
   it("a deleted access token stops working at once on both instances; its last use is still recorded", async () => {
