@@ -51,6 +51,8 @@ const DEVICE_COLUMNS = [
   "mlpolicy_id",
 ] as const;
 type DeviceConfigRow = Pick<DeviceRow, (typeof DEVICE_COLUMNS)[number]>;
+/** A device row as queueConfigJobs reads it under its lock. */
+export type LockedConfigRow = DeviceConfigRow & Pick<DeviceRow, "desired_hash" | "desired_stale">;
 
 function toCompileDevice(row: DeviceConfigRow): CompileInput["device"] {
   return {
@@ -84,7 +86,7 @@ export interface CompileSurroundings {
   deviceIds: ReadonlySet<string>;
   org: Pick<OrganizationRow, "id" | "tunnel_range" | "healing_mode">;
   pathLabels: { id: string }[];
-  tunnels: TunnelRow[];
+  tunnels: SurroundingTunnel[];
   /** The tunnels' ends that are not among `deviceIds`, by id. */
   farEnds: Map<string, TunnelEndDevice>;
   peers: Map<string, CompilePeer>;
@@ -113,7 +115,31 @@ export async function loadCompileInputs(
   return compileInputsOf(keyring, await loadCompileSurroundings(db, keyring, orgId, devices), devices);
 }
 
-/** The surroundings of `devices` (rows of `orgId`), in a handful of statements whatever their number. */
+/** The columns of a tunnel the compile and the device checks read. */
+const TUNNEL_COLUMNS = [
+  "id",
+  "num",
+  "device_a",
+  "interface_a",
+  "device_b",
+  "interface_b",
+  "peer_id",
+  "pathlabel_id",
+  "psk_enc",
+] as const;
+export type SurroundingTunnel = Pick<TunnelRow, (typeof TUNNEL_COLUMNS)[number]>;
+
+/** `json_build_object('a', t.a, …)` of `columns` of the row `alias`. */
+const jsonOf = (alias: string, columns: readonly string[]) =>
+  sql.raw(`json_build_object(${columns.map((c) => `'${c}', ${alias}.${c}`).join(", ")})`);
+
+/**
+ * The surroundings of `devices` (rows of `orgId`). One statement reads the organization, its path label ids,
+ * whether it runs the remote VPN, the devices' tunnels with their far ends, their VRRP group ids and the links
+ * the healing monitor steers off (each a round trip of its own before: an approval is bound by round trips,
+ * not by PostgreSQL's work). Peers, VRRP groups, multi-link policies and the remote VPN follow only when there
+ * are any, one statement each, whatever the number of devices.
+ */
 export async function loadCompileSurroundings(
   db: Db,
   keyring: Keyring,
@@ -122,38 +148,37 @@ export async function loadCompileSurroundings(
 ): Promise<CompileSurroundings> {
   const ids = devices.map((d) => d.id);
   const deviceIds = new Set(ids);
-  // The organization, its path label ids and whether it runs the remote VPN, in one statement.
-  const org = await db
-    .selectFrom("organizations")
-    .select([
-      "id",
-      "tunnel_range",
-      "healing_mode",
-      sql<string[]>`array(select l.id from path_labels l where l.organization_id = organizations.id)`.as("label_ids"),
-      sql<boolean>`exists(select 1 from purchased_apps p where p.organization_id = organizations.id
-        and p.app_id = ${REMOTE_VPN_APP_ID})`.as("remote_vpn"),
-    ])
-    .where("id", "=", orgId)
-    .executeTakeFirstOrThrow();
-  const tunnels = await db
-    .selectFrom("tunnels")
-    .selectAll()
-    .where("organization_id", "=", orgId)
-    .where((eb) => eb.or([eb("device_a", "=", anyUuid(ids)), eb("device_b", "=", anyUuid(ids))]))
-    .execute();
-  const farEnds = new Map<string, TunnelEndDevice>();
-  const farIds = [
-    ...new Set(tunnels.flatMap((t) => [t.device_a, t.device_b]).filter((id): id is string => !!id && !deviceIds.has(id))),
-  ];
-  if (farIds.length)
-    for (const d of await db
-      .selectFrom("devices")
-      .select(DEVICE_COLUMNS)
-      .where("organization_id", "=", orgId)
-      .where("id", "=", anyUuid(farIds))
-      .execute())
-      farEnds.set(d.id, toCompileDevice(d));
-  const peerIds = [...new Set(tunnels.map((t) => t.peer_id).filter((id): id is string => !!id))];
+  const idList = sql`${toPgArray(ids)}::uuid[]`;
+  const { rows } = await sql<{
+    id: string;
+    tunnel_range: string;
+    healing_mode: OrganizationRow["healing_mode"];
+    label_ids: string[];
+    remote_vpn: boolean;
+    tunnels: SurroundingTunnel[];
+    far_ends: DeviceConfigRow[];
+    vrrp_group_ids: string[];
+    avoid: { device_id: string; link: string }[];
+  }>`with t as (
+      select ${sql.join(TUNNEL_COLUMNS.map((c) => sql.ref(`tunnels.${c}`)))} from tunnels
+      where organization_id = ${orgId} and (device_a = any(${idList}) or device_b = any(${idList})))
+    select o.id, o.tunnel_range, o.healing_mode,
+      array(select l.id from path_labels l where l.organization_id = o.id) as label_ids,
+      exists(select 1 from purchased_apps p where p.organization_id = o.id and p.app_id = ${REMOTE_VPN_APP_ID}) as remote_vpn,
+      coalesce((select json_agg(${jsonOf("t", TUNNEL_COLUMNS)}) from t), '[]') as tunnels,
+      coalesce((select json_agg(${jsonOf("d", DEVICE_COLUMNS)}) from devices d
+        where d.organization_id = o.id and d.id <> all(${idList}) and d.id = any(array(
+          select e from t, unnest(array[t.device_a, t.device_b]) as e where e is not null))), '[]') as far_ends,
+      array(select distinct m.group_id from vrrp_members m join vrrp_groups g on g.id = m.group_id
+        where g.organization_id = o.id and m.device_id = any(${idList})) as vrrp_group_ids,
+      case when o.healing_mode = 'act' then coalesce((select json_agg(json_build_object('device_id', b.device_id,
+        'link', b.link)) from healing_baselines b where b.device_id = any(${idList}) and b.rerouting), '[]')
+        else '[]' end as avoid
+    from organizations o where o.id = ${orgId}`.execute(db);
+  const org = rows[0];
+  if (!org) throw new Error(`organization ${orgId} not found`);
+  const farEnds = new Map<string, TunnelEndDevice>(org.far_ends.map((d) => [d.id, toCompileDevice(d)]));
+  const peerIds = [...new Set(org.tunnels.map((t) => t.peer_id).filter((id): id is string => !!id))];
   const peers = new Map<string, CompilePeer>();
   if (peerIds.length)
     for (const row of await db
@@ -164,22 +189,15 @@ export async function loadCompileSurroundings(
       .execute())
       peers.set(row.id, toCompilePeer(keyring, row));
   const avoidOf = new Map<string, string[]>();
-  if (org.healing_mode === "act")
-    for (const r of await db
-      .selectFrom("healing_baselines")
-      .select(["device_id", "link"])
-      .where("device_id", "=", anyUuid(ids))
-      .where("rerouting", "=", true)
-      .execute())
-      avoidOf.set(r.device_id, [...(avoidOf.get(r.device_id) ?? []), r.link]);
+  for (const r of org.avoid) avoidOf.set(r.device_id, [...(avoidOf.get(r.device_id) ?? []), r.link]);
   return {
     deviceIds,
     org: { id: org.id, tunnel_range: org.tunnel_range, healing_mode: org.healing_mode },
     pathLabels: org.label_ids.map((id) => ({ id })),
-    tunnels,
+    tunnels: org.tunnels,
     farEnds,
     peers,
-    vrrpGroups: await loadVrrpGroups(db, orgId, ids),
+    vrrpGroups: await loadVrrpGroupsById(db, org.vrrp_group_ids),
     policies: await loadPolicies(db, orgId, devices, new Map()),
     avoidOf,
     remoteVpn: org.remote_vpn ? await loadRemoteVpnConfigs(db, keyring, orgId, ids) : new Map(),
@@ -256,7 +274,7 @@ function compileInputsOf(
 
 function toCompileTunnel(
   keyring: Keyring,
-  t: TunnelRow,
+  t: SurroundingTunnel,
   devices: Map<string, TunnelEndDevice>,
   peers: Map<string, CompilePeer>,
 ): CompileTunnel | null {
@@ -290,6 +308,11 @@ export async function loadVrrpGroups(db: Db, orgId: string, deviceIds: readonly 
       .where("vrrp_members.device_id", "=", anyUuid(deviceIds))
       .execute()
   ).map((r) => r.group_id);
+  return loadVrrpGroupsById(db, groupIds);
+}
+
+/** The VRRP groups `groupIds` (of one organization), with all their members in the admin's order. */
+async function loadVrrpGroupsById(db: Db, groupIds: readonly string[]): Promise<CompileVrrpGroup[]> {
   if (groupIds.length === 0) return [];
   const groups = await db.selectFrom("vrrp_groups").selectAll().where("id", "=", anyUuid(groupIds)).execute();
   const members = await db
@@ -339,6 +362,11 @@ export interface QueueJobsInput {
    * them to validate the change); loaded here when absent or loaded for other devices.
    */
   surroundings?: CompileSurroundings;
+  /**
+   * The rows of exactly `deviceIds` as they now read, locked by the caller in this transaction
+   * (services/devices/update.ts holds its device FOR UPDATE and has just written it): not locked and read again.
+   */
+  locked?: readonly LockedConfigRow[];
 }
 
 export interface QueuedJobs {
@@ -367,21 +395,25 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   // Lock the devices first, in id order: every writer of device rows that locks several in the
   // same order (the device gateway does too) cannot deadlock with another.
   // The same statement reads what the compile needs of them, as they now read.
-  const locked = await lockDevices(ctx.db, ids)
-    .select([...DEVICE_COLUMNS, "desired_hash", "desired_stale"])
-    .where("organization_id", "=", ctx.org.id)
-    .execute();
+  const given = input.locked;
+  const locked: readonly LockedConfigRow[] =
+    given && given.length === ids.length && given.every((d) => ids.includes(d.id))
+      ? given
+      : await lockDevices(ctx.db, ids)
+          .select([...DEVICE_COLUMNS, "desired_hash", "desired_stale"])
+          .where("organization_id", "=", ctx.org.id)
+          .execute();
   const current = new Map(locked.map((d) => [d.id, d.desired_hash]));
   // Devices a fan-out marked stale (services/fanout): stored again even when the hash is the same, so the mark clears
   // and their target-less jobs get this hash.
   const stale = new Set(locked.filter((d) => d.desired_stale).map((d) => d.id));
-  const given = input.surroundings;
+  const loaded = input.surroundings;
   const around =
     locked.length === 0
       ? null
-      : given && given.deviceIds.size === locked.length && locked.every((d) => given.deviceIds.has(d.id))
+      : loaded && loaded.deviceIds.size === locked.length && locked.every((d) => loaded.deviceIds.has(d.id))
         ? // A change may have set a multi-link policy the surroundings were not loaded with.
-          { ...given, policies: await loadPolicies(ctx.db, ctx.org.id, locked, given.policies) }
+          { ...loaded, policies: await loadPolicies(ctx.db, ctx.org.id, locked, loaded.policies) }
         : await loadCompileSurroundings(ctx.db, ctx.keyring, ctx.org.id, locked);
   const inputs = around ? compileInputsOf(ctx.keyring, around, locked) : new Map<string, CompileInput>();
   const jobs: { id: string; deviceId: string; hash: string; sealed: string; tunnelIds: string }[] = [];

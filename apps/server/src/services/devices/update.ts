@@ -73,9 +73,9 @@ function requireIdentity(row: LockedRow): void {
     );
 }
 
-type LockedRow = DeviceReadRow & { has_key: boolean };
+type LockedRow = DeviceReadRow & { has_key: boolean; desired_stale: boolean };
 
-/** findDeviceRow, locked, with whether the device holds a key (one statement for both). */
+/** findDeviceRow, locked, with whether the device holds a key and whether a fan-out left it stale (one statement). */
 async function findLockedRow(db: Db, orgId: string, id: string): Promise<LockedRow | null> {
   return (
     (await db
@@ -84,6 +84,7 @@ async function findLockedRow(db: Db, orgId: string, id: string): Promise<LockedR
         ...DEVICE_COLUMNS,
         pendingNotificationsSql.as("pending_notifications"),
         sql<boolean>`d.public_key is not null`.as("has_key"),
+        "d.desired_stale",
       ])
       .where("d.organization_id", "=", orgId)
       .where("d.id", "=", id)
@@ -287,6 +288,18 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
         firewall: merged.firewall,
       });
 
+    // The config columns as they now read (stored JSON), for the compile and the answer: no second read of the row.
+    const now = {
+      id: row.id,
+      name: merged.name,
+      interfaces: asStored(merged.interfaces),
+      static_routes: asStored(merged.staticRoutes),
+      dhcp: asStored(merged.dhcp),
+      bgp: asStored(merged.bgp),
+      firewall: asStored(merged.firewall),
+      device_specific_rules_enabled: merged.deviceSpecificRulesEnabled,
+      mlpolicy_id: merged.multilink,
+    };
     const jobIds: string[] = [];
     let desiredHash = row.desired_hash;
     const approvedNow = merged.isApproved && !row.is_approved;
@@ -302,6 +315,8 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
         tasks,
         force: approvedNow,
         surroundings: around,
+        // Locked above (FOR UPDATE) and just written.
+        locked: [{ ...now, desired_hash: row.desired_hash, desired_stale: row.desired_stale }],
       });
       jobIds.push(...queued.jobIds);
       desiredHash = queued.hashes.get(row.id) ?? desiredHash;
@@ -315,19 +330,12 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
     }
 
     // The row as it now reads (the update above and the compile's desired hash), without reading it again.
-    const { has_key: _, ...stored } = row;
+    const { has_key: _, desired_stale: __, ...stored } = row;
     const device = toDevice({
       ...stored,
-      name: merged.name,
+      ...now,
       description: merged.description,
       is_approved: merged.isApproved,
-      interfaces: asStored(merged.interfaces),
-      static_routes: asStored(merged.staticRoutes),
-      dhcp: asStored(merged.dhcp),
-      bgp: asStored(merged.bgp),
-      firewall: asStored(merged.firewall),
-      device_specific_rules_enabled: merged.deviceSpecificRulesEnabled,
-      mlpolicy_id: merged.multilink,
       tags: merged.tags,
       desired_hash: desiredHash,
       updated_at: updatedAt,
