@@ -10,6 +10,7 @@ import os from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deviceApprove } from "../../src/bench/cases/device-approve.ts";
 import { httpStatic } from "../../src/bench/cases/http-static.ts";
 import { serverApi } from "../../src/bench/cases/server-api.ts";
 import { serverDevices } from "../../src/bench/cases/server-devices.ts";
@@ -129,6 +130,18 @@ describe.runIf(pgBlocker === null)("server case smoke runs", () => {
     ]);
     for (const e of endpoints) expect(e.requests, e.key).toBeGreaterThan(0);
     expect(value(m, "devices-summary-p99")).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("device-approve times approvals and LAN changes after its warm-up, then approves the rest in bulk", async () => {
+    const m = await deviceApprove.run({ devices: 40, db: "pglite", singles: 5 }, ctx());
+    expect(m.notes).toEqual([]);
+    const details = m.details as { warmup: number; approveMs: number[]; changeMs: number[] };
+    expect(details.warmup).toBe(20);
+    expect(details.approveMs).toHaveLength(5);
+    expect(details.changeMs).toHaveLength(5);
+    expect(value(m, "approve-p50")).toBeGreaterThan(0);
+    // 40 devices: 20 warm-up and 5 timed approvals one by one, the other 15 in bulk.
+    expect(value(m, "bulk-per-sec") * (value(m, "bulk-ms") / 1000)).toBeCloseTo(15, 6);
   }, 180_000);
 
   it("ws-broadcast and http-static baselines measure every answer", async () => {
