@@ -73,9 +73,12 @@ function requireIdentity(row: LockedRow): void {
     );
 }
 
-type LockedRow = DeviceReadRow & { has_key: boolean; desired_stale: boolean };
+type LockedRow = DeviceReadRow & { has_key: boolean; desired_stale: boolean; max_devices: number | null };
 
-/** findDeviceRow, locked, with whether the device holds a key and whether a fan-out left it stale (one statement). */
+/**
+ * findDeviceRow, locked, with whether the device holds a key, whether a fan-out left it stale and its account's
+ * device limit (null: none), in one statement.
+ */
 async function findLockedRow(db: Db, orgId: string, id: string): Promise<LockedRow | null> {
   return (
     (await db
@@ -85,6 +88,8 @@ async function findLockedRow(db: Db, orgId: string, id: string): Promise<LockedR
         pendingNotificationsSql.as("pending_notifications"),
         sql<boolean>`d.public_key is not null`.as("has_key"),
         "d.desired_stale",
+        sql<number | null>`(select a.max_devices from organizations o join accounts a on a.id = o.account_id
+          where o.id = d.organization_id)`.as("max_devices"),
       ])
       .where("d.organization_id", "=", orgId)
       .where("d.id", "=", id)
@@ -239,7 +244,9 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
     if (!row) throw notFound("device");
     if (input.body.isApproved && !row.is_approved) {
       requireIdentity(row);
-      await assertDeviceRoom(tx.db, tx.org.accountId, 1, true);
+      // An account without a device limit (every self-hosted one) needs neither the account's lock nor a count. A
+      // limit set while this runs applies from the next approval, as to the approvals committed just before it.
+      if (row.max_devices !== null) await assertDeviceRoom(tx.db, tx.org.accountId, 1, true);
     }
     const { merged, problems } = merge(row, input);
     // Radio secrets (SIM PIN, APN password, WPA passphrase) are stored encrypted, never in clear.
@@ -330,7 +337,7 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
     }
 
     // The row as it now reads (the update above and the compile's desired hash), without reading it again.
-    const { has_key: _, desired_stale: __, ...stored } = row;
+    const { has_key: _, desired_stale: __, max_devices: ___, ...stored } = row;
     const device = toDevice({
       ...stored,
       ...now,
