@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ConfigRemoteVpn, JobTask, JobType } from "@tern/protocol";
-import { sql } from "kysely";
+import { sql, type UpdateObject } from "kysely";
 import { loadRemoteVpnConfigs, REMOTE_VPN_APP_ID } from "../appstore/apps/remote-vpn/device-config.ts";
 import {
   type CompileInput,
@@ -20,7 +20,7 @@ import {
   type TunnelEndDevice,
 } from "../compile/index.ts";
 import { toJson } from "../db/json.ts";
-import type { Db, DeviceRow, MlPolicyRow, OrganizationRow, TunnelRow } from "../db/schema.ts";
+import type { Database, Db, DeviceRow, MlPolicyRow, OrganizationRow, TunnelRow } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
 import type { ServiceCtx } from "./context.ts";
 import { sealDesiredConfig } from "./desired-config-seal.ts";
@@ -367,6 +367,12 @@ export interface QueueJobsInput {
    * (services/devices/update.ts holds its device FOR UPDATE and has just written it): not locked and read again.
    */
   locked?: readonly LockedConfigRow[];
+  /**
+   * With one `locked` device: the columns the caller changes on it, written in the same UPDATE as its desired
+   * config (one statement for the change and its compile; alone when the config is unchanged). The result then
+   * carries the row's new `updated_at`.
+   */
+  rowChanges?: UpdateObject<Database, "devices">;
 }
 
 export interface QueuedJobs {
@@ -375,6 +381,8 @@ export interface QueuedJobs {
   hashes: Map<string, string>;
   /** Compile warnings per device (e.g. a tunnel left out because an end has no address). */
   warnings: Map<string, CompileWarning[]>;
+  /** With `rowChanges`: the device's `updated_at` as written. */
+  updatedAt?: Date;
 }
 
 /** Hook the device gateway installs to wake its dispatcher after the transaction commits. */
@@ -434,9 +442,32 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
       });
     else if (input.force) unchangedForced.push({ id: randomUUID(), deviceId, hash });
   }
-  // One statement per chunk, so a fan-out to thousands of devices stays a few round trips.
-  for (let i = 0; i < jobs.length; i += 500) {
-    const chunk = jobs.slice(i, i + 500);
+  let updatedAt: Date | undefined;
+  if (input.rowChanges) {
+    if (locked.length !== 1 || locked[0]!.id !== ids[0]) throw new Error("rowChanges needs exactly one locked device");
+    const job = jobs[0];
+    const desired = job
+      ? {
+          desired_config_enc: job.sealed,
+          desired_tunnel_ids: sql<string[]>`${job.tunnelIds}::uuid[]`,
+          desired_hash: job.hash,
+          desired_stale: false,
+          sync_attempts: 0,
+          auto_sync_paused: false,
+        }
+      : {};
+    ({ updated_at: updatedAt } = await ctx.db
+      .updateTable("devices")
+      .set({ ...input.rowChanges, ...desired, updated_at: sql`now()` })
+      .where("id", "=", ids[0]!)
+      .returning("updated_at")
+      .executeTakeFirstOrThrow());
+  }
+  // One statement per chunk, so a fan-out to thousands of devices stays a few round trips (the one device of
+  // `rowChanges` is stored above).
+  const toStore = input.rowChanges ? [] : jobs;
+  for (let i = 0; i < toStore.length; i += 500) {
+    const chunk = toStore.slice(i, i + 500);
     await sql`update devices set desired_config_enc = v.sealed, desired_tunnel_ids = v.tunnels::uuid[],
         desired_hash = v.hash, desired_stale = false, sync_attempts = 0, auto_sync_paused = false, updated_at = now()
       from (values ${sql.join(chunk.map((j) => sql`(${j.deviceId}::uuid, ${j.sealed}, ${j.tunnelIds}, ${j.hash})`))})
@@ -450,7 +481,7 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
     input.queue === false ? [] : [...jobs.filter((j) => input.force || current.get(j.deviceId) !== j.hash), ...unchangedForced];
   await insertJobs(ctx, input, queued);
   for (const r of queued) jobIds.push(r.id);
-  return { jobIds, warnings, hashes };
+  return { jobIds, warnings, hashes, ...(updatedAt ? { updatedAt } : {}) };
 }
 
 /**

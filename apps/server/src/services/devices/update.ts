@@ -264,25 +264,19 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
     if (error) throw new ApiError(error.code, error.error, error.details);
 
     const sections = changedSections(row, merged);
-    const { updated_at: updatedAt } = await tx.db
-      .updateTable("devices")
-      .set({
-        name: merged.name,
-        description: merged.description,
-        is_approved: merged.isApproved,
-        interfaces: toJson(merged.interfaces),
-        static_routes: toJson(merged.staticRoutes),
-        dhcp: toJson(merged.dhcp),
-        bgp: toJson(merged.bgp),
-        firewall: toJson(merged.firewall),
-        device_specific_rules_enabled: merged.deviceSpecificRulesEnabled,
-        mlpolicy_id: merged.multilink,
-        tags: tagsArray(merged.tags),
-        updated_at: sql`now()`,
-      })
-      .where("id", "=", row.id)
-      .returning("updated_at")
-      .executeTakeFirstOrThrow();
+    const changes = {
+      name: merged.name,
+      description: merged.description,
+      is_approved: merged.isApproved,
+      interfaces: toJson(merged.interfaces),
+      static_routes: toJson(merged.staticRoutes),
+      dhcp: toJson(merged.dhcp),
+      bgp: toJson(merged.bgp),
+      firewall: toJson(merged.firewall),
+      device_specific_rules_enabled: merged.deviceSpecificRulesEnabled,
+      mlpolicy_id: merged.multilink,
+      tags: tagsArray(merged.tags),
+    };
     // The LAN index is a function of the interfaces and the firewall: unchanged (an approval, a rename), kept.
     if (
       canonicalJson(row.interfaces) !== canonicalJson(merged.interfaces) ||
@@ -309,6 +303,7 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
     };
     const jobIds: string[] = [];
     let desiredHash = row.desired_hash;
+    let updatedAt: Date;
     const approvedNow = merged.isApproved && !row.is_approved;
     if (merged.isApproved) {
       const summary = approvedNow
@@ -322,12 +317,20 @@ export async function updateDevice(ctx: ServiceCtx, input: DeviceUpdateInput): P
         tasks,
         force: approvedNow,
         surroundings: around,
-        // Locked above (FOR UPDATE) and just written.
+        // Locked above (FOR UPDATE), compiled as it will read, and written with its desired config in one UPDATE.
         locked: [{ ...now, desired_hash: row.desired_hash, desired_stale: row.desired_stale }],
+        rowChanges: changes,
       });
       jobIds.push(...queued.jobIds);
       desiredHash = queued.hashes.get(row.id) ?? desiredHash;
-    }
+      updatedAt = queued.updatedAt!;
+    } else
+      ({ updated_at: updatedAt } = await tx.db
+        .updateTable("devices")
+        .set({ ...changes, updated_at: sql`now()` })
+        .where("id", "=", row.id)
+        .returning("updated_at")
+        .executeTakeFirstOrThrow());
     if (sections.length) {
       const dependents = await approvedDevices(tx.db, tx.org.id, await dependentDevices(tx.db, tx.org.id, [row.id]));
       const tasks: JobTask[] = [
