@@ -364,7 +364,8 @@ export interface QueueJobsInput {
   surroundings?: CompileSurroundings;
   /**
    * The rows of exactly `deviceIds` as they now read, locked by the caller in this transaction
-   * (services/devices/update.ts holds its device FOR UPDATE and has just written it): not locked and read again.
+   * (services/devices/update.ts holds its device FOR UPDATE and hands it as its change makes it): not locked and
+   * read again.
    */
   locked?: readonly LockedConfigRow[];
   /**
