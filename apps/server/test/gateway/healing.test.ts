@@ -138,6 +138,58 @@ describe("healing monitor", () => {
     expect(stored.rerouting).toBe(false);
   });
 
+  it("keeps the current hour in memory: the other hours stay stored and come back when their hour does", async () => {
+    const { devices } = await g.fleet(1, { connect: false });
+    const device = devices[0]!;
+    const { conn, idle } = linkOf(device.id);
+    const monitor = new HealingMonitor(g.server.deps);
+    const wan = status({ links: [{ name: "wan2", up: true, loss: 0, rtt: 15, jitter: 1, samples: 300 }] });
+    const t0 = Date.now();
+    const h0 = String(new Date(t0).getUTCHours());
+    const h1 = String(new Date(t0 + 3_600_000).getUTCHours());
+    const storedHours = async () => {
+      await monitor.persist(conn);
+      const row = await g.database.db
+        .selectFrom("healing_baselines")
+        .select("state")
+        .where("device_id", "=", device.id)
+        .where("link", "=", "wan:wan2")
+        .executeTakeFirstOrThrow();
+      const state = row.state as { baseline: { rtt: { all: { n: number }; hours: Record<string, { n: number }> } } };
+      return {
+        all: state.baseline.rtt.all.n,
+        hours: Object.fromEntries(Object.entries(state.baseline.rtt.hours).map(([h, s]) => [h, s.n])),
+      };
+    };
+    monitor.observe(conn, wan, [], new Date(t0));
+    await idle();
+    for (let i = 0; i < 5; i++) monitor.observe(conn, wan, [], new Date(t0));
+    expect(await storedHours()).toEqual({ all: 5, hours: { [h0]: 5 } });
+    // The next hour: it has nothing stored, so its samples count from the first one.
+    for (let i = 0; i < 3; i++) monitor.observe(conn, wan, [], new Date(t0 + 3_600_000));
+    await idle();
+    expect(await storedHours()).toEqual({ all: 8, hours: { [h0]: 5, [h1]: 3 } });
+    // A day later the first hour comes back with its stored statistics (the sample learnt while they were read is not kept).
+    monitor.observe(conn, wan, [], new Date(t0 + 86_400_000));
+    await idle();
+    monitor.observe(conn, wan, [], new Date(t0 + 86_400_000));
+    expect(await storedHours()).toEqual({ all: 10, hours: { [h0]: 6, [h1]: 3 } });
+    // A new link of the device starts from the stored state, all hours kept.
+    const next = linkOf(device.id);
+    const monitor2 = new HealingMonitor(g.server.deps);
+    monitor2.observe(next.conn, wan, [], new Date(t0));
+    await next.idle();
+    monitor2.observe(next.conn, wan, [], new Date(t0));
+    await monitor2.persist(next.conn);
+    const row = await g.database.db
+      .selectFrom("healing_baselines")
+      .select("state")
+      .where("device_id", "=", device.id)
+      .executeTakeFirstOrThrow();
+    const hours = (row.state as { baseline: { rtt: { hours: Record<string, { n: number }> } } }).baseline.rtt.hours;
+    expect(Object.fromEntries(Object.entries(hours).map(([h, s]) => [h, s.n]))).toEqual({ [h0]: 7, [h1]: 3 });
+  });
+
   it("in mode suggest the detour is only recorded; in mode off nothing is", async () => {
     const { devices } = await g.fleet(2, { connect: false });
     const run = async (deviceId: string) => {

@@ -4,6 +4,7 @@
  * /proc; the commands here only read counters the server keeps anyway and run
  * small queries for the parent between measurements.
  */
+import { writeHeapSnapshot } from "node:v8";
 import { canonicalJson } from "@tern/protocol";
 import { sql } from "kysely";
 import { pino } from "pino";
@@ -56,6 +57,11 @@ serve(
       collect();
       const mem = process.memoryUsage();
       return { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed };
+    },
+    /** A heap snapshot of the server, written to args.path (for finding what a device link holds). */
+    heapSnapshot: (args) => {
+      collect();
+      return { path: writeHeapSnapshot(String(args.path)) };
     },
     /** Jobs of one type by state. */
     jobCounts: async (args) => {

@@ -10,8 +10,10 @@
  *   recorded. When the link is back to normal the detour ends and the
  *   action gets its "after" figures.
  * A device's link lives on one instance, so its baselines have one writer:
- * they are kept in memory and written every PERSIST_MS (and at each event)
- * to `healing_baselines`, from which a new link starts.
+ * they are kept in memory (the overall statistics and the current hour's,
+ * `healing-link.ts`) and written every PERSIST_MS (and at each event) to
+ * `healing_baselines`, from which a new link starts and from which a link
+ * reads the hour's statistics when the hour turns.
  */
 import type { HealingMode, Status, TunnelReport } from "@tern/protocol";
 import { sql } from "kysely";
@@ -23,24 +25,25 @@ import type { AppDeps } from "../../deps.ts";
 import { systemCtx } from "../../services/context.ts";
 import { anyUuid, queueConfigJobs } from "../../services/desired-config.ts";
 import { completeHealingAction, recordHealingAction } from "../../services/healing/actions.ts";
-import { type LinkHealth, newLinkHealth, parseLinkHealth, stepLinkHealth } from "../../services/healing/link-health.ts";
+import type { Metric, Stat } from "../../services/healing/baseline.ts";
+import { stepLinkHealth } from "../../services/healing/link-health.ts";
 import { healingModeOf } from "../../services/healing/settings.ts";
 import type { DeviceConnection } from "../connection.ts";
+import { HealingLink, mergeStoredState } from "./healing-link.ts";
 
 const PERSIST_MS = 60_000;
 const MODE_CACHE_MS = 30_000;
 /** Agent clocks may be off: an action's time is the agent's only when within this of the server's. */
 const CLOCK_TRUST_MS = 300_000;
 
-type TrackedLink = LinkHealth & { openActionId: string | null; tunnelId: string | null };
-
 interface DeviceHealing {
   loaded: boolean;
-  links: Map<string, TrackedLink>;
-  dirty: Set<string>;
+  links: Map<string, HealingLink>;
+  /** Whether a link learnt anything since the last write (its own `dirty` says which). */
+  dirty: boolean;
   persistedAt: number;
-  /** Agent reports already recorded (`<id>` and `<id>+after`). */
-  seen: Set<string>;
+  /** Agent reports already recorded (`<id>` and `<id>+after`); made at the first. */
+  seen: Set<string> | null;
   /** The applied hash of the last status: a new one may complete a `reapply` action. */
   appliedHash: string | null | undefined;
   mode: { value: HealingMode; at: number } | null;
@@ -74,7 +77,30 @@ export class HealingMonitor {
     (r) => r.device_id,
   );
 
+  /** The stored statistics of one hour of day, per hour (a fleet's links turn to a new hour together). */
+  private readonly hourLookups = new Map<number, ReturnType<typeof this.hourLookup>>();
+
   constructor(private readonly deps: AppDeps) {}
+
+  private hourLookup(hour: number) {
+    const h = sql.lit(String(hour));
+    return batchLookup(
+      (ids) =>
+        this.deps.db
+          .selectFrom("healing_baselines")
+          .select([
+            "device_id",
+            "link",
+            sql<Partial<Record<Metric, Stat>> | null>`jsonb_build_object(
+              'rtt', state -> 'baseline' -> 'rtt' -> 'hours' -> ${h},
+              'loss', state -> 'baseline' -> 'loss' -> 'hours' -> ${h},
+              'jitter', state -> 'baseline' -> 'jitter' -> 'hours' -> ${h})`.as("stats"),
+          ])
+          .where("device_id", "=", anyUuid(ids))
+          .execute(),
+      (r) => r.device_id,
+    );
+  }
 
   private stateOf(conn: DeviceConnection): DeviceHealing {
     let s = this.devices.get(conn);
@@ -82,9 +108,9 @@ export class HealingMonitor {
       s = {
         loaded: false,
         links: new Map(),
-        dirty: new Set(),
+        dirty: false,
         persistedAt: Date.now(),
-        seen: new Set(),
+        seen: null,
         mode: null,
         appliedHash: undefined,
       };
@@ -113,6 +139,8 @@ export class HealingMonitor {
       if (hash) void conn.serial("healing reapply", () => this.completeReapply(conn, hash));
     }
     if (!s.loaded) return;
+    const hour = receivedAt.getUTCHours();
+    let turned = false;
     const figures: {
       key: string;
       tunnelId: string | null;
@@ -126,17 +154,26 @@ export class HealingMonitor {
     for (const x of figures) {
       // A link that is down is the probes' and the policy's business; a baseline learns quality only.
       if (!x.up || x.samples === 0) continue;
-      const before = s.links.get(x.key) ?? { ...newLinkHealth(), openActionId: null, tunnelId: x.tunnelId };
-      const { health, event } = stepLinkHealth(before, { rtt: x.f.rtt, loss: x.f.loss, jitter: x.f.jitter }, receivedAt);
-      const next: TrackedLink = { ...health, openActionId: before.openActionId, tunnelId: x.tunnelId };
-      s.links.set(x.key, next);
-      s.dirty.add(x.key);
+      let link = s.links.get(x.key);
+      if (!link) {
+        link = new HealingLink(x.tunnelId, hour);
+        s.links.set(x.key, link);
+      } else if (link.hour !== hour) {
+        link.turnTo(hour);
+        turned = true;
+      }
+      const { health, event } = stepLinkHealth(link.health(), { rtt: x.f.rtt, loss: x.f.loss, jitter: x.f.jitter }, receivedAt);
+      link.learn(health);
+      link.dirty = true;
+      s.dirty = true;
       if (event) {
         const key = x.key;
-        void conn.serial("healing decision", () => this.decide(conn, s, key, next, event.kind, event.evidence));
+        const l = link;
+        void conn.serial("healing decision", () => this.decide(conn, s, key, l, event.kind, event.evidence));
       }
     }
-    if (Date.now() - s.persistedAt > PERSIST_MS && s.dirty.size > 0) {
+    if (turned) void conn.serial("healing hour", () => this.loadHour(conn, s, hour));
+    if (Date.now() - s.persistedAt > PERSIST_MS && s.dirty) {
       s.persistedAt = Date.now();
       void conn.serial("healing baselines", () => this.persist(conn, s));
     }
@@ -145,6 +182,7 @@ export class HealingMonitor {
   private recordAgentReports(conn: DeviceConnection, s: DeviceHealing, status: Status, receivedAt: Date): void {
     for (const r of status.healing ?? []) {
       const key = r.after ? `${r.id}+after` : r.id;
+      s.seen ??= new Set();
       if (s.seen.has(key)) continue;
       s.seen.add(key);
       if (s.seen.size > 1000) s.seen.delete(s.seen.values().next().value!);
@@ -189,7 +227,7 @@ export class HealingMonitor {
     conn: DeviceConnection,
     s: DeviceHealing,
     key: string,
-    link: TrackedLink,
+    link: HealingLink,
     kind: "degraded" | "recovered",
     evidence: Record<string, number>,
   ): Promise<void> {
@@ -217,7 +255,8 @@ export class HealingMonitor {
         return recorded;
       });
       link.openActionId = id;
-      s.dirty.add(key);
+      link.dirty = true;
+      s.dirty = true;
       conn.logger.info({ link: key, mode, evidence }, "healing: link degraded against its baseline");
       return;
     }
@@ -235,14 +274,20 @@ export class HealingMonitor {
     trx: AppDeps["db"],
     conn: DeviceConnection,
     key: string,
-    link: TrackedLink,
+    link: HealingLink,
     rerouting: boolean,
   ): Promise<void> {
     await trx
       .insertInto("healing_baselines")
-      .values({ device_id: conn.deviceId, link: key, organization_id: conn.device.orgId, state: toJson(link), rerouting })
+      .values({
+        device_id: conn.deviceId,
+        link: key,
+        organization_id: conn.device.orgId,
+        state: toJson(link.stored()),
+        rerouting,
+      })
       .onConflict((oc) =>
-        oc.columns(["device_id", "link"]).doUpdateSet({ state: toJson(link), rerouting, updated_at: new Date() }),
+        oc.columns(["device_id", "link"]).doUpdateSet({ state: mergeStoredState(), rerouting, updated_at: new Date() }),
       )
       .execute();
     await queueConfigJobs(
@@ -258,34 +303,38 @@ export class HealingMonitor {
   private async load(conn: DeviceConnection, s: DeviceHealing): Promise<void> {
     try {
       const rows = await this.baselines.submit(conn.deviceId);
-      for (const r of rows) {
-        const stored = (r.state ?? {}) as Partial<TrackedLink>;
-        s.links.set(r.link, {
-          ...parseLinkHealth(r.state, r.rerouting),
-          openActionId: typeof stored.openActionId === "string" ? stored.openActionId : null,
-          tunnelId: typeof stored.tunnelId === "string" ? stored.tunnelId : null,
-        });
-      }
+      const hour = new Date().getUTCHours();
+      for (const r of rows) s.links.set(r.link, HealingLink.fromStored(r.state, r.rerouting, hour));
     } finally {
       s.loaded = true;
     }
   }
 
+  /** The stored statistics of the hour the device's links turned to. */
+  private async loadHour(conn: DeviceConnection, s: DeviceHealing, hour: number): Promise<void> {
+    let lookup = this.hourLookups.get(hour);
+    if (!lookup) {
+      lookup = this.hourLookup(hour);
+      this.hourLookups.set(hour, lookup);
+    }
+    const stored = new Map((await lookup.submit(conn.deviceId)).map((r) => [r.link, r.stats ?? {}]));
+    for (const [key, link] of s.links) if (link.hour === hour && !link.hourKnown) link.setHour(stored.get(key) ?? {});
+  }
+
   /** Writes the baselines that changed since the last write (rerouting flags are written by decisions only). */
   async persist(conn: DeviceConnection, s: DeviceHealing = this.stateOf(conn)): Promise<void> {
-    const keys = [...s.dirty];
-    s.dirty.clear();
-    if (keys.length === 0) return;
-    const rows = keys.flatMap((k) => {
-      const l = s.links.get(k);
-      return l ? [{ device_id: conn.deviceId, link: k, organization_id: conn.device.orgId, state: toJson(l) }] : [];
-    });
+    s.dirty = false;
+    const rows = [];
+    for (const [k, l] of s.links) {
+      if (!l.dirty) continue;
+      l.dirty = false;
+      rows.push({ device_id: conn.deviceId, link: k, organization_id: conn.device.orgId, state: toJson(l.stored()) });
+    }
+    if (rows.length === 0) return;
     await this.deps.db
       .insertInto("healing_baselines")
       .values(rows)
-      .onConflict((oc) =>
-        oc.columns(["device_id", "link"]).doUpdateSet((eb) => ({ state: eb.ref("excluded.state"), updated_at: new Date() })),
-      )
+      .onConflict((oc) => oc.columns(["device_id", "link"]).doUpdateSet({ state: mergeStoredState(), updated_at: new Date() }))
       .execute();
   }
 }

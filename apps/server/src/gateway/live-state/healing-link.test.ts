@@ -1,0 +1,70 @@
+/**
+ * The compact in-memory link gives the same judgements and the same learnt
+ * statistics as stepping the stored shape (every hour of the day in one
+ * object), when each turn of the hour reads that hour's stored statistics.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type LinkHealth, newLinkHealth, stepLinkHealth } from "../../services/healing/link-health.ts";
+import { HealingLink } from "./healing-link.ts";
+
+const sample = fc.record({
+  /** Hours after the start (0 to 2 days), so that hours turn and come back. */
+  hour: fc.integer({ min: 0, max: 47 }),
+  rtt: fc.double({ min: 0, max: 500, noNaN: true }),
+  loss: fc.double({ min: 0, max: 100, noNaN: true }),
+  jitter: fc.double({ min: 0, max: 100, noNaN: true }),
+});
+const start = Date.UTC(2026, 11, 1, 0);
+
+describe("healing link in memory", () => {
+  it("steps like the stored shape, reading the hour's statistics when the hour turns", () => {
+    fc.assert(
+      fc.property(fc.array(sample, { minLength: 1, maxLength: 400 }), (raw) => {
+        // Samples in time order; runs of the same hour, as statuses come.
+        const samples = [...raw].sort((a, b) => a.hour - b.hour);
+        let full: LinkHealth = newLinkHealth();
+        const link = new HealingLink(null, new Date(start).getUTCHours());
+        for (const [i, s] of samples.entries()) {
+          const at = new Date(start + s.hour * 3_600_000 + i);
+          const hour = at.getUTCHours();
+          if (link.hour !== hour) {
+            link.turnTo(hour);
+            // What HealingMonitor reads from healing_baselines: the stored hour of each metric.
+            const h = String(hour);
+            link.setHour({
+              rtt: full.baseline.rtt.hours[h],
+              loss: full.baseline.loss.hours[h],
+              jitter: full.baseline.jitter.hours[h],
+            });
+          }
+          const a = stepLinkHealth(full, s, at);
+          const b = stepLinkHealth(link.health(), s, at);
+          expect(b.event).toEqual(a.event);
+          full = a.health;
+          link.learn(b.health);
+          const stored = link.stored();
+          expect(stored.baseline.rtt.all).toEqual(full.baseline.rtt.all);
+          expect(stored.baseline.jitter.hours).toEqual({ [String(hour)]: full.baseline.jitter.hours[String(hour)] });
+          expect([stored.anomalous, stored.normal, stored.degraded]).toEqual([full.anomalous, full.normal, full.degraded]);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("does not store an hour whose stored statistics were not read yet", () => {
+    const link = new HealingLink("t-1", 10);
+    link.learn(stepLinkHealth(link.health(), { rtt: 20, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 10))).health);
+    expect(Object.keys(link.stored().baseline.rtt.hours)).toEqual(["10"]);
+    link.turnTo(11);
+    link.learn(stepLinkHealth(link.health(), { rtt: 30, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 11))).health);
+    expect(link.stored().baseline.rtt.hours).toEqual({});
+    expect(link.stored().baseline.rtt.all.n).toBe(2);
+    // The stored hour replaces the sample learnt meanwhile; a malformed one is ignored.
+    link.setHour({ rtt: { n: 300, mean: 25, variance: 4 }, loss: { n: "x", mean: 0, variance: 0 } as never });
+    expect(link.stored().baseline.rtt.hours).toEqual({ "11": { n: 300, mean: 25, variance: 4 } });
+    expect(link.stored().baseline.loss.hours).toEqual({ "11": { n: 1, mean: 0, variance: 0 } });
+    expect(link.stored().tunnelId).toBe("t-1");
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * One link's healing state as the monitor holds it in memory, for as long as
+ * the device's link lasts: the overall statistics of RTT, loss and jitter and
+ * those of the current hour only, as plain number fields. The other hours of
+ * the day stay in `healing_baselines` (written with `mergeStoredState`, which
+ * keeps the hours not in memory) and the hour's own statistics come back from
+ * there when the hour turns (`HealingMonitor`).
+ *
+ * Held as the stored shape (`Baseline`: objects per metric and a record of up
+ * to 24 hours), a link took about 800 bytes an hour into the day and about
+ * 4 KB once every hour had samples: some 150 MB more after a day at 10,000
+ * devices with six links each. Here a link is one object of fixed size.
+ * The pure functions (`stepLinkHealth`, `observe`) still judge and learn on
+ * the stored shape: `health()` builds it for one step and `learn()` takes the
+ * result back.
+ */
+import { sql } from "kysely";
+import type { Baseline, Metric, Stat } from "../../services/healing/baseline.ts";
+import { type LinkHealth, parseLinkHealth } from "../../services/healing/link-health.ts";
+
+/** The stored state of a link (`healing_baselines.state`). */
+export type StoredLinkState = LinkHealth & { openActionId: string | null; tunnelId: string | null };
+
+export class HealingLink {
+  openActionId: string | null;
+  readonly tunnelId: string | null;
+  anomalous: number;
+  normal: number;
+  degraded: boolean;
+  degradedWith: Record<string, number> | null;
+  /** The hour of day (UTC) the hour fields are of. */
+  hour: number;
+  /**
+   * Whether the hour fields started from the stored statistics of that hour
+   * (or it has none): until then they are not written back, so that a few
+   * samples learnt while the stored ones are read do not replace them.
+   */
+  hourKnown: boolean;
+  /** Learnt anything since it was last written. */
+  dirty = false;
+  rttN = 0;
+  rttMean = 0;
+  rttVar = 0;
+  rttHourN = 0;
+  rttHourMean = 0;
+  rttHourVar = 0;
+  lossN = 0;
+  lossMean = 0;
+  lossVar = 0;
+  lossHourN = 0;
+  lossHourMean = 0;
+  lossHourVar = 0;
+  jitterN = 0;
+  jitterMean = 0;
+  jitterVar = 0;
+  jitterHourN = 0;
+  jitterHourMean = 0;
+  jitterHourVar = 0;
+
+  constructor(tunnelId: string | null, hour: number, health?: LinkHealth, openActionId: string | null = null) {
+    this.tunnelId = tunnelId;
+    this.openActionId = openActionId;
+    this.anomalous = health?.anomalous ?? 0;
+    this.normal = health?.normal ?? 0;
+    this.degraded = health?.degraded ?? false;
+    this.degradedWith = health?.degradedWith ?? null;
+    this.hour = hour;
+    this.hourKnown = true;
+    if (health) this.setBaseline(health.baseline, hour);
+  }
+
+  /** A link from its stored state (`healing_baselines`), at `hour`. */
+  static fromStored(state: unknown, rerouting: boolean, hour: number): HealingLink {
+    const stored = (state ?? {}) as Partial<StoredLinkState>;
+    return new HealingLink(
+      typeof stored.tunnelId === "string" ? stored.tunnelId : null,
+      hour,
+      parseLinkHealth(state, rerouting),
+      typeof stored.openActionId === "string" ? stored.openActionId : null,
+    );
+  }
+
+  /** The state in the shape the pure functions judge and learn on (overall and the current hour). */
+  health(): LinkHealth {
+    const h = String(this.hour);
+    const metric = (n: number, mean: number, variance: number, hn: number, hm: number, hv: number) => ({
+      all: { n, mean, variance },
+      hours: hn > 0 ? { [h]: { n: hn, mean: hm, variance: hv } } : {},
+    });
+    return {
+      baseline: {
+        rtt: metric(this.rttN, this.rttMean, this.rttVar, this.rttHourN, this.rttHourMean, this.rttHourVar),
+        loss: metric(this.lossN, this.lossMean, this.lossVar, this.lossHourN, this.lossHourMean, this.lossHourVar),
+        jitter: metric(this.jitterN, this.jitterMean, this.jitterVar, this.jitterHourN, this.jitterHourMean, this.jitterHourVar),
+      },
+      anomalous: this.anomalous,
+      normal: this.normal,
+      degraded: this.degraded,
+      degradedWith: this.degradedWith,
+    };
+  }
+
+  /** Takes back what one step of `stepLinkHealth` (on `health()` at this hour) made of the state. */
+  learn(next: LinkHealth): void {
+    this.anomalous = next.anomalous;
+    this.normal = next.normal;
+    this.degraded = next.degraded;
+    this.degradedWith = next.degradedWith;
+    this.setBaseline(next.baseline, this.hour);
+  }
+
+  /** A new hour: its statistics start empty until the stored ones are read (`setHour`). */
+  turnTo(hour: number): void {
+    this.hour = hour;
+    this.hourKnown = false;
+    this.setHourStat("rtt", undefined);
+    this.setHourStat("loss", undefined);
+    this.setHourStat("jitter", undefined);
+  }
+
+  /** The stored statistics of the current hour (none: the hour has no samples yet). */
+  setHour(stats: Partial<Record<Metric, Stat>>): void {
+    for (const m of ["rtt", "loss", "jitter"] as const) {
+      const s = stats[m];
+      if (s && Number.isFinite(s.n) && Number.isFinite(s.mean) && Number.isFinite(s.variance) && s.n > 0) this.setHourStat(m, s);
+    }
+    this.hourKnown = true;
+  }
+
+  /** The state to store: the current hour's statistics only, once known (`mergeStoredState` keeps the others). */
+  stored(): StoredLinkState {
+    const health = this.health();
+    if (!this.hourKnown) for (const m of ["rtt", "loss", "jitter"] as const) health.baseline[m].hours = {};
+    return { ...health, openActionId: this.openActionId, tunnelId: this.tunnelId };
+  }
+
+  private setBaseline(b: Baseline, hour: number): void {
+    this.rttN = b.rtt.all.n;
+    this.rttMean = b.rtt.all.mean;
+    this.rttVar = b.rtt.all.variance;
+    this.lossN = b.loss.all.n;
+    this.lossMean = b.loss.all.mean;
+    this.lossVar = b.loss.all.variance;
+    this.jitterN = b.jitter.all.n;
+    this.jitterMean = b.jitter.all.mean;
+    this.jitterVar = b.jitter.all.variance;
+    const h = String(hour);
+    this.setHourStat("rtt", b.rtt.hours[h]);
+    this.setHourStat("loss", b.loss.hours[h]);
+    this.setHourStat("jitter", b.jitter.hours[h]);
+  }
+
+  private setHourStat(m: Metric, s: Stat | undefined): void {
+    const n = s?.n ?? 0;
+    const mean = s?.mean ?? 0;
+    const variance = s?.variance ?? 0;
+    if (m === "rtt") {
+      this.rttHourN = n;
+      this.rttHourMean = mean;
+      this.rttHourVar = variance;
+    } else if (m === "loss") {
+      this.lossHourN = n;
+      this.lossHourMean = mean;
+      this.lossHourVar = variance;
+    } else {
+      this.jitterHourN = n;
+      this.jitterHourMean = mean;
+      this.jitterHourVar = variance;
+    }
+  }
+}
+
+/**
+ * The value an upsert of `healing_baselines` writes: the new state, whose
+ * baseline carries the current hour only, with the stored hours of each
+ * metric kept (`healing_baselines.state` is the row's, `excluded.state` the
+ * new one).
+ */
+export function mergeStoredState() {
+  const hours = (m: Metric) =>
+    sql`coalesce(case when jsonb_typeof(healing_baselines.state -> 'baseline' -> ${sql.lit(m)} -> 'hours') = 'object'
+          then healing_baselines.state -> 'baseline' -> ${sql.lit(m)} -> 'hours' end, '{}'::jsonb)
+        || coalesce(excluded.state -> 'baseline' -> ${sql.lit(m)} -> 'hours', '{}'::jsonb)`;
+  const metric = (m: Metric) =>
+    sql`jsonb_build_object('all', excluded.state -> 'baseline' -> ${sql.lit(m)} -> 'all', 'hours', ${hours(m)})`;
+  return sql<string>`excluded.state || jsonb_build_object('baseline', jsonb_build_object(
+    'rtt', ${metric("rtt")}, 'loss', ${metric("loss")}, 'jitter', ${metric("jitter")}))`;
+}
