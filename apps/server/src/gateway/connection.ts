@@ -102,7 +102,7 @@ export class DeviceConnection {
    */
   challenge: { nonce: string; host: string } = { nonce: "", host: "" };
   publicKey: string | null = null;
-  readonly logger: Logger;
+  private readonly baseLogger: Logger;
 
   private chain: Promise<void> = Promise.resolve();
   /** On-demand requests waiting for their response (made on first use: most links never have one). */
@@ -128,7 +128,7 @@ export class DeviceConnection {
     limits: ConnectionLimits,
     logger: Logger,
   ) {
-    this.logger = logger.child({ deviceId: device.id, session: this.sessionId.slice(0, 8) });
+    this.baseLogger = logger;
     this.bucket = new TokenBucket(limits.rate, limits.rateBurst);
     this.helloTimer = setTimeout(() => {
       this.fault("hello-timeout", `no hello within ${limits.helloTimeoutMs} ms`);
@@ -143,6 +143,14 @@ export class DeviceConnection {
       this.fault(oversized ? "oversized" : "socket", err.message);
     });
     ws.on("close", (code, reason) => this.onClosed(code, reason.toString()));
+  }
+
+  /**
+   * The link's logger, made when something is logged: a link logs when it connects, closes or
+   * fails, and a child logger kept by every link held about 330 bytes each.
+   */
+  get logger(): Logger {
+    return this.baseLogger.child({ deviceId: this.device.id, session: this.sessionId.slice(0, 8) });
   }
 
   get deviceId(): string {

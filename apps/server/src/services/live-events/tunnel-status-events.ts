@@ -15,19 +15,26 @@ import type { Logger } from "pino";
 import type { Db } from "../../db/schema.ts";
 import type { GatewayEvents } from "../../gateway/events.ts";
 
+const KNOWN = { a: 1, b: 4 } as const;
+const UP = { a: 2, b: 8 } as const;
+
 export function publishTunnelStatusEvents(db: Db, events: GatewayEvents, logger: Logger): () => void {
-  /** `<tunnel id>:<side>` → the end's last written up. */
-  const lastUp = new Map<string, boolean>();
+  /**
+   * Tunnel id → its ends' last written up, as bits (one entry per tunnel, not per end: at 10,000 devices
+   * the keys were most of what this map held): KNOWN[side] once the end reported, UP[side] when up.
+   */
+  const lastUp = new Map<string, number>();
   /** Journals one flush's events after the previous flush's: a later event never overtakes an earlier one. */
   let chain: Promise<void> = Promise.resolve();
   const offWritten = events.on("live-state-written", (e) => {
     const flips: { id: string; up: boolean }[] = [];
     for (const t of e.tunnelEnds) {
-      const key = `${t.tunnelId}:${t.side}`;
-      const before = lastUp.get(key);
-      lastUp.set(key, t.up);
+      const bits = lastUp.get(t.tunnelId) ?? 0;
+      const known = KNOWN[t.side];
+      const up = UP[t.side];
+      lastUp.set(t.tunnelId, (bits & ~up) | known | (t.up ? up : 0));
       // The first report of an end counts: a new tunnel's first "up" is the change the console waits for.
-      if (before !== t.up) flips.push({ id: t.tunnelId, up: t.up });
+      if ((bits & known) === 0 || ((bits & up) !== 0) !== t.up) flips.push({ id: t.tunnelId, up: t.up });
     }
     if (flips.length === 0) return;
     // The tunnel's organization from the tunnel itself (a tunnel deleted meanwhile announces nothing).
