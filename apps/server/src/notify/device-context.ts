@@ -41,6 +41,9 @@ export interface DeviceContext {
   loadedAt: number;
 }
 
+/** Most tunnels set no thresholds of their own: their contexts share this one. */
+const NO_THRESHOLDS: TunnelThresholds = Object.freeze({ rtt: null, dropRate: null });
+
 /** The devices (each of its organization) whose context to load. */
 export interface DeviceRef {
   orgId: string;
@@ -104,7 +107,7 @@ export async function loadDeviceContexts(db: Db, refs: readonly DeviceRef[]): Pr
         localInterfaceId: (side === "a" ? t.interface_a : t.interface_b) ?? "",
         farName: (side === "a" ? t.b_name : t.a_name) ?? "",
         farDeviceId: side === "a" ? t.device_b : t.device_a,
-        thresholds: t.notifications,
+        thresholds: t.notifications?.rtt == null && t.notifications?.dropRate == null ? NO_THRESHOLDS : t.notifications,
       });
     }
     return {

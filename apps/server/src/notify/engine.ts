@@ -80,7 +80,16 @@ interface DeviceTrack {
   /** The newest status held back while the device's earlier work waits (back-pressure). */
   deferred: GatewayEventMap["status"] | null;
   appliedHash: string | null;
+  /** Conditions not idle; NO_CONDITIONS (shared, never written) until the device has one. */
   conditions: Map<string, TrackedCondition>;
+}
+
+/** Most devices have no open condition: they share this empty map (`ownConditions` replaces it before a write). */
+const NO_CONDITIONS: ReadonlyMap<string, TrackedCondition> = new Map();
+
+function ownConditions(track: DeviceTrack): Map<string, TrackedCondition> {
+  if (track.conditions === NO_CONDITIONS) track.conditions = new Map();
+  return track.conditions;
 }
 
 export interface NotificationEngineOptions {
@@ -208,7 +217,15 @@ export class NotificationEngine {
   private track(deviceId: string, orgId: string): DeviceTrack {
     let t = this.devices.get(deviceId);
     if (!t) {
-      t = { orgId, context: null, loading: false, waiting: null, deferred: null, appliedHash: null, conditions: new Map() };
+      t = {
+        orgId,
+        context: null,
+        loading: false,
+        waiting: null,
+        deferred: null,
+        appliedHash: null,
+        conditions: NO_CONDITIONS as Map<string, TrackedCondition>,
+      };
       this.devices.set(deviceId, t);
     }
     return t;
@@ -259,7 +276,10 @@ export class NotificationEngine {
         if (this.devices.get(deviceId) !== track || !context) return;
         for (const n of open) {
           if (!track.conditions.has(n.dedup_key))
-            track.conditions.set(n.dedup_key, { eventType: n.event_type as NotificationEvent, state: newCondition(n.severity) });
+            ownConditions(track).set(n.dedup_key, {
+              eventType: n.event_type as NotificationEvent,
+              state: newCondition(n.severity),
+            });
         }
         track.context = context;
       } finally {
@@ -329,7 +349,7 @@ export class NotificationEngine {
       if (!tracked) {
         if (o.observed === "ok" || o.observed === "hold") continue;
         tracked = { eventType: o.condition.eventType, state: newCondition() };
-        track.conditions.set(o.key, tracked);
+        ownConditions(track).set(o.key, tracked);
       }
       // On evidence the sustain period is the confirmation; the report count adds nothing.
       const step = o.sustained

@@ -42,7 +42,8 @@ interface DeviceTrack {
   intervalStart: number;
   interfaces: Map<string, InterfaceTrack>;
   health: { n: number; cpu: number; cpuMax: number; memory: number; disk: number; uptime: number; temp: number; tempN: number };
-  states: Map<string, string>;
+  /** BGP / VRRP states last seen (made at the first: most devices run neither). */
+  states: Map<string, string> | null;
 }
 
 export interface IfRawRow {
@@ -118,7 +119,7 @@ export class StatisticsWriter {
         intervalStart: now,
         interfaces: new Map(),
         health: emptyHealth(),
-        states: new Map(),
+        states: null,
       };
       this.devices.set(ref.deviceId, d);
     }
@@ -166,6 +167,7 @@ export class StatisticsWriter {
     ];
     for (const [kind, key, state] of seen) {
       const id = `${kind}|${key}`;
+      d.states ??= new Map();
       if (d.states.get(id) === state) continue;
       d.states.set(id, state);
       this.observations.push({ at, orgId: ref.orgId, deviceId: ref.deviceId, kind, key, state });
