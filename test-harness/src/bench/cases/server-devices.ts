@@ -32,7 +32,8 @@ export const serverDevices: BenchCase<ServerDevicesParams> = {
     "A scratch PostgreSQL database is seeded with N approved devices (4 tunnels each, 2N tunnels) and their compiled first " +
     "configs as queued jobs; Tern's server runs in its own process. One raw device link connects first (warm-up: RSS after a " +
     "forced GC is read), then the rest: a tenth of the fleet as raw probe links and the others as simulated devices, each in " +
-    "its own process, all sending a status (4 tunnel samples) every interval; online = every first job complete. Status " +
+    "its own process, all sending a status (4 tunnel samples) every interval; online = every first job complete. Memory is " +
+    "read after a forced GC one interval after the last device came online (a link's state is made at its first status). Status " +
     "latency = probe sends a status and a websocket ping right after it: the server's ws reads frames in order and its status " +
     "handler (parse, validate, live state, ingest buffer) is synchronous, so the pong comes back once the status is ingested " +
     "in memory (samples reach the table at the next batch flush, TERN_INGEST_FLUSH_MS). Baseline: ws-echo-connections at the " +
@@ -69,7 +70,10 @@ export const serverDevices: BenchCase<ServerDevicesParams> = {
 
       const ramp = await rampFleet(fleet, tern, workers, { from: 1, probes: k, statusIntervalMs: params.intervalMs }, ctx);
       ctx.log(`  ${params.devices} devices online (first jobs complete) in ${(ramp.onlineMs / 1000).toFixed(1)} s`);
-      await sleep(1000);
+      // Memory once every device has reported for a whole interval: what a link keeps (healing baselines, the rule
+      // engine's context, statistics) is made at its first status. Read 1 s after the ramp, the last devices to come
+      // online had not reported yet (at 10,000 devices 1.75 KiB of live heap a device less than 30 s later).
+      await sleep(params.intervalMs + 2000);
       const u1 = readProcUsage(tern.pid);
       const held = (await server.call<{ connected: number }>("stats")).connected;
       const live1 = await server.call<Mem>("gc");

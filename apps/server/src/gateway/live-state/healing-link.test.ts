@@ -24,7 +24,7 @@ describe("healing link in memory", () => {
         // Samples in time order; runs of the same hour, as statuses come.
         const samples = [...raw].sort((a, b) => a.hour - b.hour);
         let full: LinkHealth = newLinkHealth();
-        const link = new HealingLink(null, new Date(start).getUTCHours());
+        const link = new HealingLink(new Date(start).getUTCHours());
         for (const [i, s] of samples.entries()) {
           const at = new Date(start + s.hour * 3_600_000 + i);
           const hour = at.getUTCHours();
@@ -43,7 +43,7 @@ describe("healing link in memory", () => {
           expect(b.event).toEqual(a.event);
           full = a.health;
           link.learn(b.health);
-          const stored = link.stored();
+          const stored = link.stored("wan:wan0");
           expect(stored.baseline.rtt.all).toEqual(full.baseline.rtt.all);
           expect(stored.baseline.jitter.hours).toEqual({ [String(hour)]: full.baseline.jitter.hours[String(hour)] });
           expect([stored.anomalous, stored.normal, stored.degraded]).toEqual([full.anomalous, full.normal, full.degraded]);
@@ -54,17 +54,17 @@ describe("healing link in memory", () => {
   });
 
   it("does not store an hour whose stored statistics were not read yet", () => {
-    const link = new HealingLink("t-1", 10);
+    const link = new HealingLink(10);
     link.learn(stepLinkHealth(link.health(), { rtt: 20, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 10))).health);
-    expect(Object.keys(link.stored().baseline.rtt.hours)).toEqual(["10"]);
+    expect(Object.keys(link.stored("tunnel:t-1").baseline.rtt.hours)).toEqual(["10"]);
     link.turnTo(11);
     link.learn(stepLinkHealth(link.health(), { rtt: 30, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 11))).health);
-    expect(link.stored().baseline.rtt.hours).toEqual({});
-    expect(link.stored().baseline.rtt.all.n).toBe(2);
+    expect(link.stored("tunnel:t-1").baseline.rtt.hours).toEqual({});
+    expect(link.stored("tunnel:t-1").baseline.rtt.all.n).toBe(2);
     // The stored hour replaces the sample learnt meanwhile; a malformed one is ignored.
     link.setHour({ rtt: { n: 300, mean: 25, variance: 4 }, loss: { n: "x", mean: 0, variance: 0 } as never });
-    expect(link.stored().baseline.rtt.hours).toEqual({ "11": { n: 300, mean: 25, variance: 4 } });
-    expect(link.stored().baseline.loss.hours).toEqual({ "11": { n: 1, mean: 0, variance: 0 } });
-    expect(link.stored().tunnelId).toBe("t-1");
+    expect(link.stored("tunnel:t-1").baseline.rtt.hours).toEqual({ "11": { n: 300, mean: 25, variance: 4 } });
+    expect(link.stored("tunnel:t-1").baseline.loss.hours).toEqual({ "11": { n: 1, mean: 0, variance: 0 } });
+    expect(link.stored("tunnel:t-1").tunnelId).toBe("t-1");
   });
 });

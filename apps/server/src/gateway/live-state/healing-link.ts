@@ -18,12 +18,14 @@ import { sql } from "kysely";
 import type { Baseline, Metric, Stat } from "../../services/healing/baseline.ts";
 import { type LinkHealth, parseLinkHealth } from "../../services/healing/link-health.ts";
 
+/** The tunnel a link key names (`tunnel:<id>`), null for a WAN link (`wan:<name>`). */
+export const tunnelIdOf = (key: string): string | null => (key.startsWith("tunnel:") ? key.slice(7) : null);
+
 /** The stored state of a link (`healing_baselines.state`). */
 export type StoredLinkState = LinkHealth & { openActionId: string | null; tunnelId: string | null };
 
 export class HealingLink {
   openActionId: string | null;
-  readonly tunnelId: string | null;
   anomalous: number;
   normal: number;
   degraded: boolean;
@@ -57,8 +59,7 @@ export class HealingLink {
   jitterHourMean = 0;
   jitterHourVar = 0;
 
-  constructor(tunnelId: string | null, hour: number, health?: LinkHealth, openActionId: string | null = null) {
-    this.tunnelId = tunnelId;
+  constructor(hour: number, health?: LinkHealth, openActionId: string | null = null) {
     this.openActionId = openActionId;
     this.anomalous = health?.anomalous ?? 0;
     this.normal = health?.normal ?? 0;
@@ -73,7 +74,6 @@ export class HealingLink {
   static fromStored(state: unknown, rerouting: boolean, hour: number): HealingLink {
     const stored = (state ?? {}) as Partial<StoredLinkState>;
     return new HealingLink(
-      typeof stored.tunnelId === "string" ? stored.tunnelId : null,
       hour,
       parseLinkHealth(state, rerouting),
       typeof stored.openActionId === "string" ? stored.openActionId : null,
@@ -127,11 +127,14 @@ export class HealingLink {
     this.hourKnown = true;
   }
 
-  /** The state to store: the current hour's statistics only, once known (`mergeStoredState` keeps the others). */
-  stored(): StoredLinkState {
+  /**
+   * The state to store for the link `key` (`tunnel:<id>` or `wan:<name>`): the current hour's statistics only,
+   * once known (`mergeStoredState` keeps the others).
+   */
+  stored(key: string): StoredLinkState {
     const health = this.health();
     if (!this.hourKnown) for (const m of ["rtt", "loss", "jitter"] as const) health.baseline[m].hours = {};
-    return { ...health, openActionId: this.openActionId, tunnelId: this.tunnelId };
+    return { ...health, openActionId: this.openActionId, tunnelId: tunnelIdOf(key) };
   }
 
   private setBaseline(b: Baseline, hour: number): void {

@@ -29,7 +29,7 @@ import type { Metric, Stat } from "../../services/healing/baseline.ts";
 import { stepLinkHealth } from "../../services/healing/link-health.ts";
 import { healingModeOf } from "../../services/healing/settings.ts";
 import type { DeviceConnection } from "../connection.ts";
-import { HealingLink, mergeStoredState } from "./healing-link.ts";
+import { HealingLink, mergeStoredState, tunnelIdOf } from "./healing-link.ts";
 
 const PERSIST_MS = 60_000;
 const MODE_CACHE_MS = 30_000;
@@ -143,20 +143,19 @@ export class HealingMonitor {
     let turned = false;
     const figures: {
       key: string;
-      tunnelId: string | null;
       up: boolean;
       samples: number;
       f: { rtt: number; loss: number; jitter: number };
     }[] = [
-      ...tunnels.map((t) => ({ key: `tunnel:${t.id}`, tunnelId: t.id, up: t.up, samples: t.samples, f: t })),
-      ...(status.links ?? []).map((l) => ({ key: `wan:${l.name}`, tunnelId: null, up: l.up, samples: l.samples, f: l })),
+      ...tunnels.map((t) => ({ key: `tunnel:${t.id}`, up: t.up, samples: t.samples, f: t })),
+      ...(status.links ?? []).map((l) => ({ key: `wan:${l.name}`, up: l.up, samples: l.samples, f: l })),
     ];
     for (const x of figures) {
       // A link that is down is the probes' and the policy's business; a baseline learns quality only.
       if (!x.up || x.samples === 0) continue;
       let link = s.links.get(x.key);
       if (!link) {
-        link = new HealingLink(x.tunnelId, hour);
+        link = new HealingLink(hour);
         s.links.set(x.key, link);
       } else if (link.hour !== hour) {
         link.turnTo(hour);
@@ -186,7 +185,7 @@ export class HealingMonitor {
       if (s.seen.has(key)) continue;
       s.seen.add(key);
       if (s.seen.size > 1000) s.seen.delete(s.seen.values().next().value!);
-      const tunnelId = r.link.startsWith("tunnel:") ? r.link.slice(7) : null;
+      const tunnelId = tunnelIdOf(r.link);
       const at = new Date(r.at);
       const trusted = Math.abs(at.getTime() - receivedAt.getTime()) < CLOCK_TRUST_MS;
       void conn.serial("healing report", async () => {
@@ -242,7 +241,7 @@ export class HealingMonitor {
       const { id } = await this.deps.db.transaction().execute(async (trx) => {
         const recorded = await recordHealingAction(trx, org, SYSTEM_ACTOR, {
           deviceId: conn.deviceId,
-          tunnelId: link.tunnelId,
+          tunnelId: tunnelIdOf(key),
           kind: "reroute",
           mode: mode === "act" ? "act" : "suggest",
           source: "server",
@@ -283,7 +282,7 @@ export class HealingMonitor {
         device_id: conn.deviceId,
         link: key,
         organization_id: conn.device.orgId,
-        state: toJson(link.stored()),
+        state: toJson(link.stored(key)),
         rerouting,
       })
       .onConflict((oc) =>
@@ -328,7 +327,7 @@ export class HealingMonitor {
     for (const [k, l] of s.links) {
       if (!l.dirty) continue;
       l.dirty = false;
-      rows.push({ device_id: conn.deviceId, link: k, organization_id: conn.device.orgId, state: toJson(l.stored()) });
+      rows.push({ device_id: conn.deviceId, link: k, organization_id: conn.device.orgId, state: toJson(l.stored(k)) });
     }
     if (rows.length === 0) return;
     await this.deps.db
