@@ -8,7 +8,7 @@ import {
   REQUESTS,
   type Status,
 } from "@tern/protocol";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeServer } from "../../src/simulator/fake-server/server.ts";
 import { Simulator } from "../../src/simulator/fleet.ts";
 import { fullConfig, TOKEN } from "./helpers.ts";
@@ -63,9 +63,12 @@ describe("onboarding", () => {
     fleet = await Simulator.start({ server: server.url, token: TOKEN, count: 3, syntheticTunnels: 4 });
     expect(fleet.device(0).statusIntervalMs).toBe(100);
     await fleet.waitUntil((f) => f.devices.every((d) => d.statusSent >= 3), 5000);
+    // Sent is not yet received: wait for the fake server to have read them.
+    await vi.waitFor(() => {
+      for (const d of fleet.devices) expect(statuses(d.deviceId!).length).toBeGreaterThanOrEqual(3);
+    }, 5000);
     for (const d of fleet.devices) {
       const s = statuses(d.deviceId!);
-      expect(s.length).toBeGreaterThanOrEqual(3);
       expect(s[0]!.tunnels.map((t) => t.id)).toEqual(fleet.syntheticTunnelIds);
       expect(server.device(d.deviceId!).invalid).toEqual([]);
     }

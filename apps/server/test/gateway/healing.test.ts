@@ -147,8 +147,8 @@ describe("healing monitor", () => {
     const t0 = Date.now();
     const h0 = String(new Date(t0).getUTCHours());
     const h1 = String(new Date(t0 + 3_600_000).getUTCHours());
-    const storedHours = async () => {
-      await monitor.persist(conn);
+    const storedHours = async (m = monitor, c = conn) => {
+      await m.persist(c);
       const row = await g.database.db
         .selectFrom("healing_baselines")
         .select("state")
@@ -180,14 +180,7 @@ describe("healing monitor", () => {
     monitor2.observe(next.conn, wan, [], new Date(t0));
     await next.idle();
     monitor2.observe(next.conn, wan, [], new Date(t0));
-    await monitor2.persist(next.conn);
-    const row = await g.database.db
-      .selectFrom("healing_baselines")
-      .select("state")
-      .where("device_id", "=", device.id)
-      .executeTakeFirstOrThrow();
-    const hours = (row.state as { baseline: { rtt: { hours: Record<string, { n: number }> } } }).baseline.rtt.hours;
-    expect(Object.fromEntries(Object.entries(hours).map(([h, s]) => [h, s.n]))).toEqual({ [h0]: 7, [h1]: 3 });
+    expect(await storedHours(monitor2, next.conn)).toEqual({ all: 11, hours: { [h0]: 7, [h1]: 3 } });
   });
 
   it("in mode suggest the detour is only recorded; in mode off nothing is", async () => {
