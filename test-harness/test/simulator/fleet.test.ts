@@ -64,10 +64,11 @@ describe("onboarding", () => {
     expect(fleet.device(0).statusIntervalMs).toBe(100);
     await fleet.waitUntil((f) => f.devices.every((d) => d.statusSent >= 3), 5000);
     // Sent is not yet received: wait for the fake server to have read them.
+    const devices = fleet.devices;
     await vi.waitFor(() => {
-      for (const d of fleet.devices) expect(statuses(d.deviceId!).length).toBeGreaterThanOrEqual(3);
+      for (const d of devices) expect(statuses(d.deviceId!).length).toBeGreaterThanOrEqual(3);
     }, 5000);
-    for (const d of fleet.devices) {
+    for (const d of devices) {
       const s = statuses(d.deviceId!);
       expect(s[0]!.tunnels.map((t) => t.id)).toEqual(fleet.syntheticTunnelIds);
       expect(server.device(d.deviceId!).invalid).toEqual([]);
