@@ -4,7 +4,6 @@
  * /proc; the commands here only read counters the server keeps anyway and run
  * small queries for the parent between measurements.
  */
-import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 import { canonicalJson } from "@tern/protocol";
 import { sql } from "kysely";
 import { pino } from "pino";
@@ -57,16 +56,6 @@ serve(
       collect();
       const mem = process.memoryUsage();
       return { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed };
-    },
-    /** After a full collection: process.memoryUsage() and each V8 heap space's size and use (where RSS goes). */
-    memory: () => {
-      collect();
-      return { usage: process.memoryUsage(), spaces: getHeapSpaceStatistics() };
-    },
-    /** A heap snapshot of the server, written to args.path (for finding what a device link holds). */
-    heapSnapshot: (args) => {
-      collect();
-      return { path: writeHeapSnapshot(String(args.path)) };
     },
     /** Jobs of one type by state. */
     jobCounts: async (args) => {
