@@ -10,7 +10,11 @@
  *   notification arrives, which triggers on sessions, users, memberships,
  *   organizations, accounts, user_mfa and access_tokens send at commit
  *   (migration 20261125-801-list-indexes), and when its LISTEN connection is
- *   back after a loss (notifications may have been missed meanwhile);
+ *   back after a loss (notifications may have been missed meanwhile). The
+ *   payload is the sending transaction's id (migration
+ *   20261202-201-auth-notify-txid): the instance hears each change on every
+ *   connection that LISTENs and drops once, at the first hearing, not again
+ *   for the later ones (they would drop entries cached after the change);
  * - the instance that made the change drops everything before the change's
  *   COMMIT returns, so its request answers after the drop and the next request
  *   on it never sees the old value: every pooled connection LISTENs on
@@ -47,6 +51,8 @@ export interface AuthCacheOptions {
 
 export class AuthCache {
   private readonly entries = new Map<string, AuthCacheEntry>();
+  /** Transactions whose change this instance has dropped the cache for, oldest first (a few hundred at most). */
+  private readonly heard = new Set<string>();
   private generationCount = 0;
   private bus: Bus | null = null;
   private own: EventEmitter | null = null;
@@ -102,7 +108,7 @@ export class AuthCache {
   async start(target: BusTarget & { ownNotifications?: EventEmitter | undefined }, logger: Logger): Promise<void> {
     const bus = createBus(target, logger.child({ component: "auth-cache" }), ["tern_auth"]);
     bus.on("tern_auth", this.onChange);
-    bus.onReconnect(this.onChange);
+    bus.onReconnect(this.onReconnect);
     target.ownNotifications?.on("tern_auth", this.onChange);
     this.own = target.ownNotifications ?? null;
     await bus.start();
@@ -118,8 +124,24 @@ export class AuthCache {
     await bus?.close();
   }
 
-  private readonly onChange = () => this.clear();
+  /** A change heard: drop everything, unless this transaction's change was heard already (payload: its id). */
+  private readonly onChange = (payload = "") => {
+    if (payload !== "") {
+      if (this.heard.has(payload)) return;
+      this.heard.add(payload);
+      if (this.heard.size > HEARD_TRANSACTIONS) this.heard.delete(this.heard.values().next().value as string);
+    }
+    this.clear();
+  };
+
+  private readonly onReconnect = () => this.clear();
 }
+
+/**
+ * Transaction ids remembered. The later hearings of a change come within milliseconds of the first; a busy
+ * instance sees far fewer than this many changes of access in that time.
+ */
+const HEARD_TRANSACTIONS = 256;
 
 /** Marks an entry's key as used now when its last write is older than `resolutionMs` (the caller writes it). */
 export function lastUsedIsStale(entry: AuthCacheEntry, now: number, resolutionMs: number): boolean {

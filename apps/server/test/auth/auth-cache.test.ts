@@ -5,6 +5,7 @@
  * this instance and, through the `tern_auth` notification, on another
  * instance of the same database (a second app with a cache of its own).
  */
+import { EventEmitter } from "node:events";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -121,6 +122,57 @@ describe("auth cache", () => {
     const demoted = await t.api("PUT", `/api/members/${user.membershipId}`, { token: t.admin.token, body: { role: "viewer" } });
     expect(demoted.status).toBe(200);
     expect(cacheA.size).toBe(0);
+  });
+
+  it("a change heard on every listening connection drops the cache once", async () => {
+    const { db, url, pglite } = t.database;
+    // A cache that hears only the dedicated LISTEN connection: once it has heard the change, so have the others.
+    const busOnly = new AuthCache();
+    await busOnly.start({ db, url, pglite }, t.deps.logger);
+    try {
+      // Several pooled connections open (each LISTENs on PostgreSQL), so the change is heard on each.
+      await Promise.all(Array.from({ length: 5 }, () => sql`select pg_sleep(0.05)`.execute(db)));
+      const user = await t.addMember("viewer");
+      const [a, heard] = [cacheA.generation(), busOnly.generation()];
+      await db.updateTable("users").set({ name: "renamed by the cache test" }).where("id", "=", user.id).execute();
+      await waitUntil(
+        async () => busOnly.generation(),
+        (g) => g > heard,
+        3_000,
+        "the change on the LISTEN connection",
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      expect(cacheA.generation() - a).toBe(1);
+    } finally {
+      await busOnly.close();
+    }
+  });
+
+  it("a transaction's notification clears once however often it is heard; one without an id always clears", async () => {
+    const own = new EventEmitter();
+    const { db, url, pglite } = t.database;
+    const cache = new AuthCache();
+    await cache.start({ db, url, pglite, ownNotifications: own }, t.deps.logger);
+    try {
+      const fill = () =>
+        cache.set("k", cache.generation(), { principal: {} as never, resolved: {} as never, validUntil: null, lastUsedAt: null });
+      fill();
+      own.emit("tern_auth", "4242");
+      expect(cache.size).toBe(0);
+      fill();
+      own.emit("tern_auth", "4242");
+      expect(cache.size).toBe(1);
+      own.emit("tern_auth", "4243");
+      expect(cache.size).toBe(0);
+      fill();
+      own.emit("tern_auth", "");
+      expect(cache.size).toBe(0);
+      fill();
+      own.emit("tern_auth", "");
+      expect(cache.size).toBe(0);
+    } finally {
+      await cache.close();
+    }
   });
 
   it("a deleted access token stops working at once on both instances; its last use is still recorded", async () => {
