@@ -20,20 +20,27 @@ export interface QualityReport {
   windowMs: number | null;
 }
 
-/** The reports of both ends, new ones only, polled every `everyMs` for `durationMs`. */
+/**
+ * The reports of both ends, new ones only, polled every `everyMs` for
+ * `durationMs`; with `until`, polling goes on past `durationMs` until the
+ * reports so far satisfy it or `maxMs` has passed.
+ */
 export async function sampleQuality(
   api: ApiClient,
   tunnelId: string,
   durationMs: number,
-  everyMs = 2000,
+  opts: { everyMs?: number; until?: (reports: QualityReport[]) => boolean; maxMs?: number } = {},
 ): Promise<QualityReport[]> {
   const seen = new Map<string, QualityReport>();
-  const end = Date.now() + durationMs;
-  while (Date.now() < end) {
+  const start = Date.now();
+  const sorted = () => [...seen.values()].sort((x, y) => x.at.localeCompare(y.at));
+  for (;;) {
     for (const r of reportsOf(await getTunnel(api, tunnelId))) seen.set(`${r.side}|${r.at}`, r);
-    await new Promise((res) => setTimeout(res, everyMs));
+    const elapsed = Date.now() - start;
+    if (elapsed >= durationMs && (!opts.until || elapsed >= (opts.maxMs ?? durationMs) || opts.until(sorted()))) break;
+    await new Promise((res) => setTimeout(res, opts.everyMs ?? 2000));
   }
-  return [...seen.values()].sort((x, y) => x.at.localeCompare(y.at));
+  return sorted();
 }
 
 export function reportsOf(t: Tunnel): QualityReport[] {
@@ -54,6 +61,41 @@ export function summarize(reports: QualityReport[]): { reports: number; loss: nu
     rtt: mean(reports.map((r) => r.rtt)),
     jitter: mean(reports.map((r) => r.jitter)),
   };
+}
+
+/**
+ * Loss over windows that do not overlap, per end: from each end's first
+ * report, the next report whose window starts after the previous one ends.
+ * Every probe counts once and with the same weight (a mean of sliding
+ * windows weighs the middle probes most: fewer effective samples).
+ */
+export function disjointLoss(reports: QualityReport[]): { probes: number; lost: number; loss: number; windows: number } {
+  let probes = 0;
+  let lost = 0;
+  let windows = 0;
+  for (const side of ["a", "b"] as const) {
+    let end = Number.NEGATIVE_INFINITY;
+    for (const r of reports.filter((x) => x.side === side)) {
+      if (!r.windowMs || r.samples === 0) continue;
+      const at = Date.parse(r.at);
+      if (at - r.windowMs < end) continue;
+      probes += r.samples;
+      lost += Math.round((r.loss * r.samples) / 100);
+      windows++;
+      end = at;
+    }
+  }
+  return { probes, lost, loss: probes === 0 ? Number.NaN : (100 * lost) / probes, windows };
+}
+
+/**
+ * Probes needed for a loss estimate within `tolerance` points of a true loss
+ * of `percent`, at `z` standard errors of the binomial (z = 4: one run in
+ * about 16,000 falls outside by chance).
+ */
+export function probesForLoss(percent: number, tolerance: number, z = 4): number {
+  const p = percent / 100;
+  return Math.ceil((z * z * p * (1 - p)) / (tolerance / 100) ** 2);
 }
 
 /**
