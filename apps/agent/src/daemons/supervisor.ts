@@ -6,6 +6,7 @@
  * the runner, so a recording fake runner sees every step.
  */
 import { readFile, rm } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { AgentError } from "../errors.ts";
 import { isRunning, processInfo, readPidFile, signalProcess } from "../process.ts";
 import type { Runner } from "../runner.ts";
@@ -42,8 +43,17 @@ export interface DaemonSpec {
   /** A log file whose tail goes into start errors. */
   logFile?: string;
   readyTimeoutMs?: number;
+  /**
+   * How long a daemon must stay running before it counts as started (supervisord's `startsecs`): one that
+   * exits on a bad configuration can still be running at the first look. Default DEFAULT_SETTLE_MS without
+   * `readySocket`, none with one (a daemon that made its socket got past its configuration).
+   */
+  settleMs?: number;
   stopTimeoutMs?: number;
 }
+
+/** A daemon without a readiness socket is started once it is still running this long after it was first seen. */
+export const DEFAULT_SETTLE_MS = 250;
 
 /** The argv that starts `spec` in the background. */
 export function launchArgv(spec: DaemonSpec): string[] {
@@ -110,6 +120,11 @@ export async function startDaemon(runner: Runner, spec: DaemonSpec): Promise<num
     pid = seen;
     return spec.readySocket ? socketExists(runner, spec.readySocket) : true;
   }, spec.readyTimeoutMs ?? 10_000);
+  const settleMs = spec.settleMs ?? (spec.readySocket ? 0 : DEFAULT_SETTLE_MS);
+  if (ready && !died && pid !== null && settleMs > 0) {
+    await sleep(settleMs);
+    if (!(await isRunning(runner, pid, { comm: spec.comm }))) died = true;
+  }
   if (!ready || died || pid === null) {
     const why = died ? "exited right after start" : `did not become ready within ${spec.readyTimeoutMs ?? 10_000} ms`;
     throw new AgentError("DAEMON_FAILED", `${spec.name} ${why}${await tail(spec.outputFile)}${await tail(spec.logFile)}`);

@@ -82,6 +82,23 @@ describe.runIf(hasSsd)("daemon supervisor with real processes", () => {
     });
   });
 
+  it("reports a program still running at the first look that dies right after (supervisord's startsecs)", async () => {
+    // Seen as `sh` for 100 ms: before the settle period, startDaemon took it as started (CI saw that race once
+    // with the instant exit above: the first look came between the exec and the exit).
+    const spec = { ...sleeper("late", "sleep 0.1; echo 'bad config line 7' >&2; exit 3"), comm: "sh" };
+    await expect(startDaemon(runner, spec)).rejects.toMatchObject({
+      code: "DAEMON_FAILED",
+      message: expect.stringMatching(/exited right after start[\s\S]*bad config line 7/),
+    });
+    // A program that stays up is started after the same look.
+    const up = { ...sleeper("stays", "sleep 30"), comm: "sh", settleMs: 150 };
+    const t0 = Date.now();
+    const pid = await startDaemon(runner, up);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(150);
+    expect(await isRunning(runner, pid)).toBe(true);
+    await stopDaemon(runner, up);
+  });
+
   it("waits for the readiness socket", async () => {
     const sock = join(dir.root, "ready.sock");
     const spec: DaemonSpec = {
