@@ -135,7 +135,12 @@ export class NotificationEngine {
     this.work = new WorkQueue(this.logger, { concurrency: WORK_CONCURRENCY, warnPending: WARN_PENDING_WORK });
     this.settings = new SettingsCache(deps.db, deps.keyring);
     this.notifier = new Notifier(this.deliverer, this.settings, deps.metrics, this.logger);
-    this.farEnds = new FarEnds(deps.db, (key, work) => this.work.push(key, work));
+    this.farEnds = new FarEnds(
+      deps.db,
+      (key, work) => this.work.push(key, work),
+      // Read at each call: the gateway becomes deps.deviceLink after the engine is made.
+      (deviceId) => this.deps.deviceLink.isConnectedHere(deviceId),
+    );
   }
 
   /** Subscribes to the gateway's events. */

@@ -5,6 +5,7 @@
  * drift re-applied and recorded. The monitor runs on the real database; its
  * device link is a stand-in with the same serial chain.
  */
+import { randomUUID } from "node:crypto";
 import type { HealingFigures, Status } from "@tern/protocol";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
@@ -136,6 +137,54 @@ describe("healing monitor", () => {
       .where("device_id", "=", device.id)
       .executeTakeFirstOrThrow();
     expect(stored.rerouting).toBe(false);
+  });
+
+  it("writes the baselines of devices due together in one statement, and a failed write is tried again at the next", async () => {
+    const { devices } = await g.fleet(2, { connect: false });
+    const monitor = new HealingMonitor(g.server.deps);
+    const links = devices.map((d) => linkOf(d.id));
+    const wan = status({ links: [{ name: "wan0", up: true, loss: 0, rtt: 12, jitter: 1, samples: 300 }] });
+    for (const { conn, idle } of links) {
+      monitor.observe(conn, wan, [], new Date());
+      await idle();
+      monitor.observe(conn, wan, [], new Date());
+    }
+    // The second device comes due 300 ms after the first: within the window, so in the same statement
+    // (one statement, one updated_at; two statements would be at least 300 ms apart).
+    const first = monitor.persist(links[0]!.conn);
+    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all([first, monitor.persist(links[1]!.conn)]);
+    const rows = await g.database.db
+      .selectFrom("healing_baselines")
+      .select(["device_id", "updated_at"])
+      .where(
+        "device_id",
+        "in",
+        devices.map((d) => d.id),
+      )
+      .execute();
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((r) => new Date(r.updated_at).getTime())).size).toBe(1);
+
+    // A write that fails leaves the baseline changed: the next write carries what it had learnt. The
+    // failure: the same state under a device id that is not in the table (the foreign key refuses it).
+    const storedN = async () => {
+      const row = await g.database.db
+        .selectFrom("healing_baselines")
+        .select("state")
+        .where("device_id", "=", devices[0]!.id)
+        .executeTakeFirstOrThrow();
+      return (row.state as { baseline: { rtt: { all: { n: number } } } }).baseline.rtt.all.n;
+    };
+    expect(await storedN()).toBe(1);
+    const { conn } = links[0]!;
+    monitor.observe(conn, wan, [], new Date());
+    const states = (monitor as unknown as { devices: WeakMap<DeviceConnection, unknown> }).devices;
+    const stray = { ...conn, deviceId: randomUUID() } as DeviceConnection;
+    states.set(stray, states.get(conn));
+    await expect(monitor.persist(stray)).rejects.toThrow();
+    await monitor.persist(conn);
+    expect(await storedN()).toBe(2);
   });
 
   it("keeps the current hour in memory: the other hours stay stored and come back when their hour does", async () => {
