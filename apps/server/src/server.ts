@@ -100,6 +100,12 @@ export interface StartOptions {
    * names; it stays open after close() (tests restart servers on one database).
    */
   database?: DatabaseHandle;
+  /**
+   * Runs once the first administrator exists and before the server listens (when PORT is 0, right after,
+   * with the port it got): what it writes (the generated password's file) is there before any request is
+   * answered, so a script that waits for /api/health can read it.
+   */
+  beforeListen?: (bootstrap: BootstrapResult, url: string) => Promise<void>;
 }
 
 export async function startServer(config: ServerConfig, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
@@ -179,11 +185,13 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     recompiler.start();
     live.start();
     const app = createApp(deps);
+    const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
+    if (config.PORT !== 0) await options.beforeListen?.(bootstrap, `http://${host}:${config.PORT}`);
     const http = await listen(app.fetch, config);
     gw.attach(http);
     const port = (http.address() as AddressInfo).port;
-    const host = config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
     const url = `http://${host}:${port}`;
+    if (config.PORT === 0) await options.beforeListen?.(bootstrap, url);
     const db = database;
     let closing: Promise<void> | null = null;
     return {

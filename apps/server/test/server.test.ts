@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, stat } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -101,6 +102,43 @@ describe("startServer", () => {
     expect(server.bootstrap.created).toBe(false);
     const login = await post(`${server.url}/api/users/login`, { username: "admin@localhost", password: first });
     expect(login.status).toBe(200);
+  });
+});
+
+/** A loopback port nobody listens on (the kernel's pick, released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+describe("startServer's beforeListen (where `serve` writes the generated password's file)", () => {
+  it("runs once the first admin exists and before the port accepts a connection", async () => {
+    const target = await freshTarget();
+    const port = await freePort();
+    const config = loadConfig({ ...target.env, PORT: String(port), HOST: "127.0.0.1", TERN_PASSWORD_HASH_COST: "10" });
+    const seen: { created: boolean; url: string; refused: boolean }[] = [];
+    const started = await startServer(config, silent, {
+      beforeListen: async (bootstrap, url) => {
+        const refused = await fetch(`${url}/api/health`).then(
+          () => false,
+          () => true,
+        );
+        seen.push({ created: bootstrap.created, url, refused });
+      },
+    });
+    try {
+      expect(seen).toEqual([{ created: true, url: `http://127.0.0.1:${port}`, refused: true }]);
+      expect((await fetch(`${started.url}/api/health`)).status).toBe(200);
+    } finally {
+      await started.close();
+      await target.cleanup();
+    }
   });
 });
 

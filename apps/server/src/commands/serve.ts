@@ -29,23 +29,26 @@ export async function serve(io: CliIo, globals: GlobalOptions, options: ServeOpt
   const portError = config.PORT === 0 ? null : await tryListen(config.PORT, config.HOST);
   if (portError) throw startupError(Object.assign(portError, { syscall: "listen" }), config);
 
+  // Before the server listens: a script that waits for /api/health finds the password's file there.
+  const announce = async (bootstrap: Awaited<ReturnType<typeof startServer>>["bootstrap"], url: string) => {
+    if (bootstrap.created && bootstrap.generatedPassword) {
+      // On a terminal only; otherwise into a 0600 file, never into a log (services/accounts/initial-password.ts).
+      await announceInitialPassword(
+        { email: bootstrap.email, password: bootstrap.generatedPassword, url, docsUrl: docsUrl({ url }) },
+        { isTTY: io.stdoutIsTTY === true, print: io.out, dataDir: config.TERN_DATA_DIR, logger },
+      );
+    } else if (bootstrap.created) {
+      logger.info({ email: bootstrap.email }, "created the administrator from TERN_ADMIN_EMAIL/TERN_ADMIN_PASSWORD");
+    }
+  };
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config, logger);
+    server = await startServer(config, logger, { beforeListen: announce });
   } catch (err) {
     throw startupError(err, config);
   }
   const database = config.DATABASE_URL ? "PostgreSQL" : `embedded PGlite in ${config.TERN_DATA_DIR}`;
   logger.info({ url: server.url, docs: docsUrl(server), database }, `listening on ${server.url}, API docs at ${docsUrl(server)}`);
-  if (server.bootstrap.created && server.bootstrap.generatedPassword) {
-    // On a terminal only; otherwise into a 0600 file, never into a log (services/accounts/initial-password.ts).
-    await announceInitialPassword(
-      { email: server.bootstrap.email, password: server.bootstrap.generatedPassword, url: server.url, docsUrl: docsUrl(server) },
-      { isTTY: io.stdoutIsTTY === true, print: io.out, dataDir: config.TERN_DATA_DIR, logger },
-    );
-  } else if (server.bootstrap.created) {
-    logger.info({ email: server.bootstrap.email }, "created the administrator from TERN_ADMIN_EMAIL/TERN_ADMIN_PASSWORD");
-  }
 
   return new Promise<number>((resolve) => {
     let stopping = false;
