@@ -7,6 +7,7 @@
 import { pino } from "pino";
 import { docsUrl, startServer } from "../server.ts";
 import { announceInitialPassword } from "../services/accounts/initial-password.ts";
+import type { BootstrapResult } from "../services/bootstrap.ts";
 import { tryListen } from "./doctor/port.ts";
 import type { CliIo } from "./io.ts";
 import { type GlobalOptions, loadSettings } from "./settings.ts";
@@ -30,7 +31,7 @@ export async function serve(io: CliIo, globals: GlobalOptions, options: ServeOpt
   if (portError) throw startupError(Object.assign(portError, { syscall: "listen" }), config);
 
   // Before the server listens: a script that waits for /api/health finds the password's file there.
-  const announce = async (bootstrap: Awaited<ReturnType<typeof startServer>>["bootstrap"], url: string) => {
+  const announce = async (bootstrap: BootstrapResult, url: string) => {
     if (bootstrap.created && bootstrap.generatedPassword) {
       // On a terminal only; otherwise into a 0600 file, never into a log (services/accounts/initial-password.ts).
       await announceInitialPassword(

@@ -41,7 +41,7 @@ export class FarEnds {
     private readonly db: Db,
     private readonly queue: (key: string, work: () => Promise<void>) => void,
     /** True when this instance holds a welcomed link to the device. */
-    private readonly connectedHere: (deviceId: string) => boolean = () => false,
+    private readonly connectedHere: (deviceId: string) => boolean,
   ) {}
 
   /** True when `deviceId` is known connected; false when known not, or not looked up yet. Queues a refresh when stale. */
