@@ -32,8 +32,8 @@ import { loadTunnelSidesMany } from "./tunnel-sides.ts";
 
 /** What the hello's transaction found for one link. */
 export type HelloOutcome =
-  /** Not approved (any more), deleted, or the link closed before its turn. */
-  | { kind: "gone" }
+  /** Not approved (any more), deleted (`deleted`), or the link closed before its turn. */
+  | { kind: "gone"; deleted?: boolean }
   /** The device row was locked elsewhere: try again in a later batch. */
   | { kind: "busy" }
   /** The key the hello proved is no longer the device's (reset or re-key since the upgrade). */
@@ -155,7 +155,11 @@ async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: D
       outcomes.set(conn, { kind: "busy" });
       continue;
     }
-    if (!dev?.is_approved) continue;
+    if (!dev) {
+      outcomes.set(conn, { kind: "gone", deleted: true });
+      continue;
+    }
+    if (!dev.is_approved) continue;
     // Reset or re-keyed since the upgrade: the key this hello proved is no longer the device's.
     if (!(await holdsOrBindsKey(deps, trx, conn.device, dev.public_key, conn.publicKey!))) {
       outcomes.set(conn, { kind: "identity" });

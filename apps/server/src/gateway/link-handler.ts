@@ -152,7 +152,9 @@ export class LinkHandler implements ConnectionHooks {
       return;
     }
     if (found.kind === "gone") {
-      if (conn.state === "welcoming") conn.close(CLOSE_CODES.notApproved, "device not approved or deleted");
+      if (conn.state !== "welcoming") return;
+      if (found.deleted) conn.close(CLOSE_CODES.deviceDeleted, "device deleted");
+      else conn.close(CLOSE_CODES.notApproved, "device not approved");
       return;
     }
     if (conn.state === "closed") {

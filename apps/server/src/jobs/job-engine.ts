@@ -57,7 +57,9 @@ export type SendPlan = { kind: "send"; applyId: string; hash: string; config: De
 
 type Plan =
   | SendPlan
-  | { kind: "idle" | "again" | "gone"; settled: Settled }
+  | { kind: "idle" | "again"; settled: Settled }
+  /** The device's row is gone (deleted) or no longer approved: its link ends with the matching code. */
+  | { kind: "gone"; deleted: boolean; settled: Settled }
   | { kind: "paused"; settled: Settled; desiredHash: string; attempts: number };
 
 export class JobEngine {
@@ -103,7 +105,10 @@ export class JobEngine {
       const plan = await this.plans.submit(conn);
       this.report(conn, plan.settled);
       if (plan.kind === "send") return this.send(conn, plan);
-      if (plan.kind === "gone") return conn.close(CLOSE_CODES.notApproved, "device not approved or deleted");
+      if (plan.kind === "gone")
+        return plan.deleted
+          ? conn.close(CLOSE_CODES.deviceDeleted, "device deleted")
+          : conn.close(CLOSE_CODES.notApproved, "device approval withdrawn");
       if (plan.kind === "paused") {
         this.deps.metrics.autoSyncs.inc({ outcome: "paused" });
         conn.logger.warn(
@@ -130,9 +135,7 @@ export class JobEngine {
    */
   private readonly plans = new GroupCommit<DeviceConnection, Plan>((conns) =>
     this.db.transaction().execute(async (trx) => {
-      const devs = new Map(
-        (
-          await lockDevices(
+      const rows = await lockDevices(
             trx,
             conns.map((c) => c.deviceId),
           )
@@ -146,13 +149,11 @@ export class JobEngine {
               "is_approved",
               "data_plane",
             ])
-            .execute()
-        )
-          // Checked with the row locked, right before the config (PSKs and all) goes out: a device whose
-          // approval was withdrawn gets nothing, even before the trigger's notification closes its link.
-          .filter((d) => d.is_approved)
-          .map((d) => [d.id, d]),
-      );
+            .execute();
+      const present = new Set(rows.map((d) => d.id));
+      // Checked with the row locked, right before the config (PSKs and all) goes out: a device whose
+      // approval was withdrawn gets nothing, even before the trigger's notification closes its link.
+      const devs = new Map(rows.filter((d) => d.is_approved).map((d) => [d.id, d]));
       // Only a hash not settled yet can finish jobs here (a new queued job for the applied hash still goes out).
       const settling = conns.filter((c) => devs.has(c.deviceId) && c.appliedHash !== c.settledHash);
       for (const c of settling) c.settledHash = c.appliedHash;
@@ -174,7 +175,7 @@ export class JobEngine {
         const dev = devs.get(conn.deviceId);
         const settled: Settled = { ...emptySettled(), ...settledBy.get(conn.deviceId) };
         const apply = applies.get(conn.deviceId);
-        if (!dev) plans.push({ kind: "gone", settled });
+        if (!dev) plans.push({ kind: "gone", deleted: !present.has(conn.deviceId), settled });
         // Neither drift nor a missing config can be judged until it is recompiled; the recompiler wakes it (tern_jobs).
         else if (dev.desired_stale) plans.push({ kind: "idle", settled });
         else if (apply && started.has(conn.deviceId))

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { CLOSE_CODES, DEFAULT_MONITORING, PROTOCOL_VERSION } from "@tern/protocol";
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import type { GatewayEventMap } from "../../src/gateway/events.ts";
 import { useGatewayServer, waitUntil } from "../support/gateway.ts";
@@ -122,6 +123,22 @@ describe("device link", () => {
     expect(deleted).toMatchObject({ code: CLOSE_CODES.deviceDeleted, reason: "device deleted" });
     expect(unapproved).toMatchObject({ code: CLOSE_CODES.notApproved, reason: "device approval withdrawn" });
     expect(token).toMatchObject({ code: CLOSE_CODES.unauthenticated, reason: "device token replaced" });
+  });
+
+  it("says deleted or unapproved when the next dispatch finds it before the trigger's notification does", async () => {
+    // The change is made without its trigger (as if its notification were still on the way), then the
+    // device is woken for jobs: the dispatcher finds its row gone or unapproved and ends the link itself.
+    const { fleet, devices } = await g.fleet(2, { queueConfig: false, reconnect: false });
+    const closes = [0, 1].map((i) => fleet.device(i).waitFor("closed", { timeoutMs: 5000 }));
+    await g.database.db.transaction().execute(async (trx) => {
+      await sql`set local session_replication_role = replica`.execute(trx);
+      await trx.deleteFrom("devices").where("id", "=", devices[0]!.id).execute();
+      await trx.updateTable("devices").set({ is_approved: false }).where("id", "=", devices[1]!.id).execute();
+    });
+    for (const d of devices) await sql`select pg_notify('tern_jobs', ${d.id})`.execute(g.database.db);
+    const [deleted, unapproved] = await Promise.all(closes);
+    expect(deleted).toMatchObject({ code: CLOSE_CODES.deviceDeleted, reason: "device deleted" });
+    expect(unapproved).toMatchObject({ code: CLOSE_CODES.notApproved, reason: "device approval withdrawn" });
   });
 
   it("keeps no upgrade request alive once the link is up (its memory is the link's only)", async () => {
