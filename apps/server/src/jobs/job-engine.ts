@@ -136,20 +136,20 @@ export class JobEngine {
   private readonly plans = new GroupCommit<DeviceConnection, Plan>((conns) =>
     this.db.transaction().execute(async (trx) => {
       const rows = await lockDevices(
-            trx,
-            conns.map((c) => c.deviceId),
-          )
-            .select([
-              "id",
-              "desired_config_enc",
-              "desired_hash",
-              "desired_stale",
-              "sync_attempts",
-              "auto_sync_paused",
-              "is_approved",
-              "data_plane",
-            ])
-            .execute();
+        trx,
+        conns.map((c) => c.deviceId),
+      )
+        .select([
+          "id",
+          "desired_config_enc",
+          "desired_hash",
+          "desired_stale",
+          "sync_attempts",
+          "auto_sync_paused",
+          "is_approved",
+          "data_plane",
+        ])
+        .execute();
       const present = new Set(rows.map((d) => d.id));
       // Checked with the row locked, right before the config (PSKs and all) goes out: a device whose
       // approval was withdrawn gets nothing, even before the trigger's notification closes its link.
