@@ -124,6 +124,13 @@ describe("control plan", () => {
     });
   });
 
+  it("passes more server settings through (kept for later starts), but never over the lab's own", () => {
+    const cp = planControl({ ...input(), serverEnv: { TERN_PROBE_INTERVAL_MS: "100", PORT: "1", HOST: "0.0.0.0" } });
+    expect(cp.server.env).toMatchObject({ TERN_PROBE_INTERVAL_MS: "100", HOST: "127.0.0.1" });
+    expect(cp.server.env?.PORT).toBe(String(input().port));
+    expect(cp.serverEnv).toEqual({ TERN_PROBE_INTERVAL_MS: "100", PORT: "1", HOST: "0.0.0.0" });
+  });
+
   it("with control over a cloud, relays once on the management node and points agents at it", () => {
     const cp = planControl(input(topology({ cloud: "inet" })));
     expect(cp.relays.map((r) => r.argv.slice(1, 4))).toEqual([["/run/netns/tn-lab-abc123-mgmt", "100.64.3.2", "4100"]]);

@@ -1,4 +1,5 @@
 /** Server configuration, parsed once at start from the environment; only main.ts passes process.env here. */
+import { DEFAULT_MONITORING } from "@tern/protocol";
 import { z } from "zod";
 import { parseNetworks } from "./notify/delivery/webhook-target.ts";
 
@@ -173,6 +174,10 @@ export const ServerConfig = z.object({
   /** Messages per second a device may send (sustained), and the burst above it. */
   TERN_DEVICE_RATE: PositiveInt.default(20),
   TERN_DEVICE_RATE_BURST: PositiveInt.default(200),
+  /** Every tunnel end probes its far end this often (`monitoring.probeIntervalMs` of every device's config). */
+  TERN_PROBE_INTERVAL_MS: PositiveInt.min(100).max(60_000).default(DEFAULT_MONITORING.probeIntervalMs),
+  /** Loss, RTT and jitter are reported over this many probes (`monitoring.windowSize`). */
+  TERN_PROBE_WINDOW: PositiveInt.min(5).max(600).default(DEFAULT_MONITORING.windowSize),
   /** Status period told to devices in `welcome` when their config does not set one. */
   TERN_STATUS_INTERVAL_MS: PositiveInt.min(100).default(5_000),
   /** An `apply` without a result after this long fails its jobs with reason `timeout`. */

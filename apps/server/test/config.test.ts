@@ -12,6 +12,8 @@ describe("loadConfig", () => {
       TERN_REFRESH_TOKEN_TTL: 604_800,
       TERN_PASSWORD_HASH_COST: 17,
       TERN_TRUST_PROXY: false,
+      TERN_PROBE_INTERVAL_MS: 200,
+      TERN_PROBE_WINDOW: 300,
     });
   });
 
@@ -23,6 +25,9 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ TERN_ADMIN_PASSWORD: "short" })).toThrow(/TERN_ADMIN_PASSWORD/);
     expect(() => loadConfig({ TERN_TRUST_PROXY: "yes" })).toThrow(/TERN_TRUST_PROXY/);
     expect(() => loadConfig({ TERN_PASSWORD_HASH_COST: "4" })).toThrow(/TERN_PASSWORD_HASH_COST/);
+    // The agent's own bounds of `monitoring` (protocol ConfigMonitoring): a config outside them would be refused there.
+    expect(() => loadConfig({ TERN_PROBE_INTERVAL_MS: "50" })).toThrow(/TERN_PROBE_INTERVAL_MS/);
+    expect(() => loadConfig({ TERN_PROBE_WINDOW: "601" })).toThrow(/TERN_PROBE_WINDOW/);
   });
 
   it("accepts a 32-byte base64 key and treats empty variables as unset", () => {

@@ -36,6 +36,8 @@ export interface UpOptions {
   /** Server port on 127.0.0.1; a free one when omitted. */
   port?: number;
   databaseUrl?: string;
+  /** More of the server's settings (docs/server.md), kept for later starts of the same lab. */
+  serverEnv?: Record<string, string>;
   /** The first administrator (used when the server's database is empty); a random one otherwise. */
   admin?: { email: string; password: string };
 }
@@ -197,6 +199,7 @@ export async function labUp(topologyPath: string, opts: UpOptions): Promise<UpRe
       port,
       // A converging run keeps the server's database and admin of the first run.
       databaseUrl: o.databaseUrl ?? saved?.databaseUrl,
+      serverEnv: o.serverEnv ?? saved?.serverEnv,
       relayBin,
       admin: saved ? { email: saved.email, password: saved.password } : o.admin,
     });

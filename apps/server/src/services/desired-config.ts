@@ -7,7 +7,7 @@
  * together. The dispatcher (device gateway) sends the jobs.
  */
 import { randomUUID } from "node:crypto";
-import type { ConfigRemoteVpn, JobTask, JobType } from "@tern/protocol";
+import type { ConfigMonitoring, ConfigRemoteVpn, JobTask, JobType } from "@tern/protocol";
 import { sql, type UpdateObject } from "kysely";
 import { loadRemoteVpnConfigs, REMOTE_VPN_APP_ID } from "../appstore/apps/remote-vpn/device-config.ts";
 import {
@@ -20,6 +20,7 @@ import {
   type TunnelEndDevice,
 } from "../compile/index.ts";
 import { toJson } from "../db/json.ts";
+import type { ServerConfig } from "../config.ts";
 import type { Database, Db, DeviceRow, MlPolicyRow, OrganizationRow, TunnelRow } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
 import type { ServiceCtx } from "./context.ts";
@@ -103,6 +104,7 @@ export async function loadCompileInputs(
   keyring: Keyring,
   orgId: string,
   deviceIds: readonly string[],
+  monitoring?: Partial<ConfigMonitoring>,
 ): Promise<Map<string, CompileInput>> {
   if (deviceIds.length === 0) return new Map();
   const devices = await db
@@ -112,7 +114,7 @@ export async function loadCompileInputs(
     .where("id", "=", anyUuid(deviceIds))
     .execute();
   if (devices.length === 0) return new Map();
-  return compileInputsOf(keyring, await loadCompileSurroundings(db, keyring, orgId, devices), devices);
+  return compileInputsOf(keyring, await loadCompileSurroundings(db, keyring, orgId, devices), devices, monitoring);
 }
 
 /** The columns of a tunnel the compile and the device checks read. */
@@ -229,6 +231,7 @@ function compileInputsOf(
   keyring: Keyring,
   around: CompileSurroundings,
   devices: readonly DeviceConfigRow[],
+  monitoring?: Partial<ConfigMonitoring>,
 ): Map<string, CompileInput> {
   const result = new Map<string, CompileInput>();
   const known = new Map<string, TunnelEndDevice>(around.farEnds);
@@ -266,6 +269,7 @@ function compileInputsOf(
       multiLinkPolicy: d.mlpolicy_id ? (around.policies.get(d.mlpolicy_id) ?? null) : null,
       pathLabels: around.pathLabels,
       healing: { mode: org.healing_mode, avoid: around.avoidOf.get(d.id) ?? [] },
+      ...(monitoring ? { monitoring } : {}),
       ...(around.remoteVpn.has(d.id) ? { remoteVpn: around.remoteVpn.get(d.id) } : {}),
     });
   }
@@ -386,6 +390,11 @@ export interface QueuedJobs {
   updatedAt?: Date;
 }
 
+/** The probing every compiled config gets: the server's settings (`TERN_PROBE_*`, docs/server.md). */
+export function monitoringOf(config: Pick<ServerConfig, "TERN_PROBE_INTERVAL_MS" | "TERN_PROBE_WINDOW">): Partial<ConfigMonitoring> {
+  return { probeIntervalMs: config.TERN_PROBE_INTERVAL_MS, windowSize: config.TERN_PROBE_WINDOW };
+}
+
 /** Hook the device gateway installs to wake its dispatcher after the transaction commits. */
 export type JobsQueuedListener = (orgId: string, deviceIds: string[]) => void;
 
@@ -424,7 +433,7 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
         ? // A change may have set a multi-link policy the surroundings were not loaded with.
           { ...loaded, policies: await loadPolicies(ctx.db, ctx.org.id, locked, loaded.policies) }
         : await loadCompileSurroundings(ctx.db, ctx.keyring, ctx.org.id, locked);
-  const inputs = around ? compileInputsOf(ctx.keyring, around, locked) : new Map<string, CompileInput>();
+  const inputs = around ? compileInputsOf(ctx.keyring, around, locked, monitoringOf(ctx.config)) : new Map<string, CompileInput>();
   const jobs: { id: string; deviceId: string; hash: string; sealed: string; tunnelIds: string }[] = [];
   const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
   for (const [deviceId, compileInput] of inputs) {

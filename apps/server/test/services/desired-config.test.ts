@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { configHash, DeviceConfig, type DeviceUpdate } from "@tern/protocol";
+import { configHash, DEFAULT_MONITORING, DeviceConfig, type DeviceUpdate } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { compileDeviceConfig } from "../../src/compile/index.ts";
 import { toJson } from "../../src/db/json.ts";
@@ -92,6 +92,25 @@ describe("desired config and jobs", () => {
     const config = DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, a.id));
     expect(config.policy).toEqual({ rules: [] });
     expect(config.tunnels.map((x) => x.id)).toEqual([tunnelId]);
+  });
+
+  it("gives every config the server's probe settings (TERN_PROBE_*); a change of them queues a job", async () => {
+    const a = await insertTestDevice(t, { wanIp: "10.100.1.2", lanIp: "192.168.50.1" });
+    const org = { id: t.admin.orgId, accountId: t.admin.accountId, name: "Default organization" };
+    const monitoring = async () =>
+      DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, a.id)).monitoring;
+    const queue = (config: typeof t.deps.config) =>
+      inTransaction(systemCtx({ ...t.deps, config }, org), (tx) =>
+        queueConfigJobs(tx, { deviceIds: [a.id], type: "modify", tasks: [{ kind: "onboard", summary: "probes" }] }),
+      );
+
+    expect((await queue(t.deps.config)).jobIds).toHaveLength(1);
+    expect(await monitoring()).toEqual(DEFAULT_MONITORING);
+    const faster = { ...t.deps.config, TERN_PROBE_INTERVAL_MS: 100, TERN_PROBE_WINDOW: 50 };
+    expect((await queue(faster)).jobIds).toHaveLength(1);
+    expect(await monitoring()).toEqual({ ...DEFAULT_MONITORING, probeIntervalMs: 100, windowSize: 50 });
+    // The same settings again: nothing changed, nothing queued.
+    expect((await queue(faster)).jobIds).toHaveLength(0);
   });
 
   it("refuses to run outside a transaction", async () => {

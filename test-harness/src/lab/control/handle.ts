@@ -36,6 +36,7 @@ export class LabControl {
       nsOf: (n) => lab.nsName(n),
       port: c.port,
       databaseUrl: saved.databaseUrl,
+      serverEnv: saved.serverEnv,
       relayBin: await nativeTool("ns-relay", binDir(lab.stateRoot)),
       admin: { email: saved.email, password: saved.password },
     });

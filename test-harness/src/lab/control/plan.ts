@@ -20,6 +20,8 @@ export interface ControlInput {
   nsOf: (node: string) => string;
   port: number;
   databaseUrl?: string;
+  /** More of the server's settings (`serverSpec`'s `env`). */
+  serverEnv?: Record<string, string>;
   relayBin: string;
   /** Kept from an earlier run, or given by the user (TERN_ADMIN_EMAIL/PASSWORD); a new random password otherwise. */
   admin?: { email: string; password: string };
@@ -35,6 +37,7 @@ export interface ControlPlan {
   /** The server URL as each agent sees it. */
   agentServerUrl: string;
   databaseUrl?: string;
+  serverEnv?: Record<string, string>;
 }
 
 /** The machine id the lab gives an edge's agent: stable per lab and edge. */
@@ -58,7 +61,14 @@ export function planControl(c: ControlInput): ControlPlan {
   return {
     apiUrl: `http://127.0.0.1:${c.port}`,
     admin,
-    server: serverSpec({ repoRoot: c.repoRoot, labDir: c.labDir, port: c.port, databaseUrl: c.databaseUrl, admin }),
+    server: serverSpec({
+      repoRoot: c.repoRoot,
+      labDir: c.labDir,
+      port: c.port,
+      databaseUrl: c.databaseUrl,
+      admin,
+      ...(c.serverEnv ? { env: c.serverEnv } : {}),
+    }),
     relays,
     agents: c.plan.edges.map((edge) => ({
       repoRoot: c.repoRoot,
@@ -70,6 +80,7 @@ export function planControl(c: ControlInput): ControlPlan {
     })),
     agentServerUrl,
     ...(c.databaseUrl ? { databaseUrl: c.databaseUrl } : {}),
+    ...(c.serverEnv ? { serverEnv: c.serverEnv } : {}),
   };
 }
 

@@ -25,10 +25,13 @@ export interface ServerOptions {
   databaseUrl?: string;
   admin: { email: string; password: string };
   logLevel?: string;
+  /** More of the server's settings (docs/server.md), e.g. `TERN_PROBE_INTERVAL_MS`; the lab's own above win. */
+  env?: Record<string, string>;
 }
 
 export function serverSpec(o: ServerOptions): ProcessSpec {
   const env: Record<string, string> = {
+    ...o.env,
     PORT: String(o.port),
     HOST: "127.0.0.1",
     TERN_DATA_DIR: join(o.labDir, "server-data"),

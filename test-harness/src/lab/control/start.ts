@@ -35,7 +35,12 @@ export async function startControl(
   await timer.phase("management server ready (GET /api/health)", async () => {
     await startServer(cp, procs);
     // DATABASE_URL may hold a password: kept here (0600), not in state.json, for restarts of the server.
-    const saved = { apiUrl: cp.apiUrl, ...cp.admin, ...(cp.databaseUrl ? { databaseUrl: cp.databaseUrl } : {}) };
+    const saved: SavedControl = {
+      apiUrl: cp.apiUrl,
+      ...cp.admin,
+      ...(cp.databaseUrl ? { databaseUrl: cp.databaseUrl } : {}),
+      ...(cp.serverEnv ? { serverEnv: cp.serverEnv } : {}),
+    };
     await writeFile(credentials, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
   });
   await timer.phase(
@@ -76,13 +81,19 @@ export async function savedAdmin(labDir: string): Promise<{ email: string; passw
   return saved ? { email: saved.email, password: saved.password } : undefined;
 }
 
-/** Everything credentials.json keeps: the admin and the DATABASE_URL the server was started with. */
-export async function savedCredentials(
-  labDir: string,
-): Promise<{ email: string; password: string; databaseUrl?: string } | undefined> {
+/** Everything credentials.json keeps: the admin, and the DATABASE_URL and settings the server was started with. */
+export interface SavedControl {
+  apiUrl: string;
+  email: string;
+  password: string;
+  databaseUrl?: string;
+  serverEnv?: Record<string, string>;
+}
+
+export async function savedCredentials(labDir: string): Promise<SavedControl | undefined> {
   const text = await readFile(join(labDir, CREDENTIALS_FILE), "utf8").catch(() => null);
   if (!text) return undefined;
-  return JSON.parse(text) as { email: string; password: string; databaseUrl?: string };
+  return JSON.parse(text) as SavedControl;
 }
 
 export async function logTail(path: string, lines: number): Promise<string[]> {

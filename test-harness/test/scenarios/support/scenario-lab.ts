@@ -56,12 +56,20 @@ export interface ScenarioLab {
 }
 
 /** Brings `topology` (a file of test-harness/topologies, or an absolute path) up with Tern managing its edges. */
-export async function upScenarioLab(topology: string, opts: { databaseUrl?: string } = {}): Promise<ScenarioLab> {
+export async function upScenarioLab(
+  topology: string,
+  opts: { databaseUrl?: string; serverEnv?: Record<string, string> } = {},
+): Promise<ScenarioLab> {
   const root = await tempStateRoot();
   const t0 = performance.now();
   let lab: Lab | null = null;
   try {
-    const r = await labUp(resolve(TOPOLOGIES, topology), { stateRoot: root.root, control: true, databaseUrl: opts.databaseUrl });
+    const r = await labUp(resolve(TOPOLOGIES, topology), {
+      stateRoot: root.root,
+      control: true,
+      databaseUrl: opts.databaseUrl,
+      serverEnv: opts.serverEnv,
+    });
     lab = r.lab;
     const upSeconds = (performance.now() - t0) / 1000;
     console.log(`${topology}: lab up in ${upSeconds.toFixed(1)}s\n${r.phases.map(formatPhase).join("\n")}`);
