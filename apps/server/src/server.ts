@@ -176,7 +176,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     deps.liveEvents = live;
     const stopTunnelEvents = publishTunnelStatusEvents(deps.db, events, logger);
     const stopUpgradeReports = recordUpgradeReports(deps, events);
-    notify.start(events);
+    notify.start(events, gw.bus);
     await gw.start();
     // Fan-outs answer before compiling (services/fanout): this instance compiles what they marked, and what a
     // stopped instance left marked.

@@ -15,9 +15,10 @@ import type { Db } from "../db/schema.ts";
 
 /**
  * jobs queued (payload: device id; from a trigger), device deleted/unapproved (trigger), gateway messages (JSON),
- * live events for the console (JSON from the live-event triggers: services/live-events).
+ * live events for the console (JSON from the live-event triggers: services/live-events), rule-engine contexts
+ * changed (device ids or `*`; triggers of migration 20261202-301-notify-context).
  */
-export const CHANNELS = ["tern_jobs", "tern_device", "tern_gateway", "tern_live"] as const;
+export const CHANNELS = ["tern_jobs", "tern_device", "tern_gateway", "tern_live", "tern_context"] as const;
 /** Channels of a bus of their own: access changed (trigger; auth/auth-cache.ts). */
 export type BusChannel = (typeof CHANNELS)[number] | "tern_auth";
 

@@ -15,6 +15,10 @@
  * - `vrrp-state-changed` → "VRRP state change" for transitions between known
  *   states (a router entering FAULT is critical whatever the rule says).
  *
+ * A device's context (names, interfaces, tunnels, thresholds) is read once
+ * per link and again when it applies a new config or a trigger says it
+ * changed (`tern_context`), not on a timer.
+ *
  * Listeners only touch memory; database work and deliveries go to a bounded
  * work queue (work-queue.ts), so the gateway's path never waits for them.
  */
@@ -22,6 +26,7 @@ import { NON_CONFIG_JOB_TYPES, type NotificationEvent, type Severity, type Statu
 import type { Logger } from "pino";
 import { GroupCommit } from "../db/group-commit.ts";
 import type { AppDeps } from "../deps.ts";
+import type { Bus } from "../gateway/bus.ts";
 import type { Duty } from "../gateway/duties.ts";
 import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
 import { anyUuid } from "../services/desired-config.ts";
@@ -45,8 +50,11 @@ import { SettingsCache } from "./settings-cache.ts";
 import { smtpSettings } from "./smtp.ts";
 import { WorkQueue } from "./work-queue.ts";
 
-/** A device's context is read again after this long (and when it applies a new config). */
-const CONTEXT_TTL_MS = 30_000;
+/**
+ * A device's context is read again when it applies a new config, when a trigger says what it holds changed
+ * (`tern_context`: names, thresholds), after the bus reconnects, and at the latest after this long.
+ */
+const CONTEXT_TTL_MS = 10 * 60_000;
 /** Pending notification work past which a warning is logged (nothing is dropped: work-queue.ts). */
 const WARN_PENDING_WORK = 10_000;
 /** Waiting tasks of a device past which its statuses are held back and only the newest is evaluated. */
@@ -75,6 +83,8 @@ interface DeviceTrack {
   orgId: string;
   context: DeviceContext | null;
   loading: boolean;
+  /** What the context holds changed since it was read (or since its read began): read it again. */
+  changed: boolean;
   /** The newest status that waits for the context. */
   waiting: GatewayEventMap["status"] | null;
   /** The newest status held back while the device's earlier work waits (back-pressure). */
@@ -143,8 +153,11 @@ export class NotificationEngine {
     );
   }
 
-  /** Subscribes to the gateway's events. */
-  start(events: GatewayEvents): void {
+  /** Subscribes to the gateway's events, and to changes of what device contexts hold on `bus`. */
+  start(events: GatewayEvents, bus: Pick<Bus, "on" | "onReconnect">): void {
+    bus.on("tern_context", (payload) => this.contextsChanged(payload === "*" ? null : payload.split(",")));
+    // Changes sent while the bus was away are not heard: every context may be stale.
+    bus.onReconnect(() => this.contextsChanged(null));
     this.unsubscribe.push(
       events.on("status", (e) => this.onStatus(e)),
       events.on("device-connected", (e) => this.onConnected(e)),
@@ -226,6 +239,7 @@ export class NotificationEngine {
         orgId,
         context: null,
         loading: false,
+        changed: false,
         waiting: null,
         deferred: null,
         appliedHash: null,
@@ -239,13 +253,13 @@ export class NotificationEngine {
   private onStatus(e: GatewayEventMap["status"]): void {
     const track = this.track(e.deviceId, e.orgId);
     const settings = this.settings.peek(e.orgId);
-    const stale =
-      !track.context || Date.now() - track.context.loadedAt > CONTEXT_TTL_MS || e.status.appliedHash !== track.appliedHash;
-    if (stale || !settings) {
+    // Known to be out of date (none yet, a change heard, a new config applied): the status waits for the read.
+    const outdated = !track.context || track.changed || e.status.appliedHash !== track.appliedHash;
+    if (outdated || !settings || Date.now() - track.context!.loadedAt > CONTEXT_TTL_MS) {
       track.appliedHash = e.status.appliedHash;
       this.load(e.deviceId, track);
     }
-    if (!track.context || !settings) {
+    if (outdated || !track.context || !settings) {
       track.waiting = e;
       return;
     }
@@ -271,6 +285,8 @@ export class NotificationEngine {
   private load(deviceId: string, track: DeviceTrack): void {
     if (track.loading) return;
     track.loading = true;
+    // A change heard from here on may not be in what this read sees: it marks the track again.
+    track.changed = false;
     const first = track.context === null;
     this.work.push(`device:${deviceId}`, async () => {
       try {
@@ -294,6 +310,18 @@ export class NotificationEngine {
       track.waiting = null;
       if (waiting && this.settings.peek(track.orgId)) this.evaluate(deviceId, track, waiting.tunnels, waiting.status);
     });
+  }
+
+  /** Marks the contexts of `deviceIds` (null: all) to be read again at their device's next status. */
+  private contextsChanged(deviceIds: readonly string[] | null): void {
+    if (deviceIds === null) {
+      for (const track of this.devices.values()) track.changed = true;
+      return;
+    }
+    for (const id of deviceIds) {
+      const track = this.devices.get(id);
+      if (track) track.changed = true;
+    }
   }
 
   /** Contexts of devices loading together, with the open notifications of those loading for the first time. */

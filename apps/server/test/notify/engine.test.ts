@@ -184,6 +184,48 @@ describe("tunnel round-trip time", () => {
   });
 });
 
+describe("device contexts", () => {
+  it("new thresholds and the far end's new name hold from the next statuses, without a reconnect (tern_context)", async () => {
+    const b = fleet.device(1);
+    const deviceId = devices[1]!.id;
+    const farName = devices[0]!.name;
+    const renamed = `${farName}-renamed`;
+    try {
+      // The context of device 1 is fresh (its statuses in beforeAll and the tests before): only the triggers'
+      // notifications can make it read again before its 10-minute age.
+      expect((await w.api.call("PUT", `/api/devices/${devices[0]!.id}`, { body: { name: renamed } })).status).toBe(200);
+      const set = await w.api.call("PUT", "/api/tunnels/notifications", {
+        body: { ids: [tunnel.id], notifications: { rtt: { warning: 40, critical: 80 }, dropRate: null } },
+      });
+      expect(set.status).toBe(200);
+      b.setTunnelMetrics({ rtt: 50 });
+      // The notification reaches the engine a moment after the API answers: statuses until it has.
+      const raised = await waitUntil(
+        async () => {
+          await w.settle(b);
+          return one({ eventType: "tunnel-rtt", deviceId, resolved: false });
+        },
+        (n) => n !== undefined,
+        10_000,
+        "tunnel-rtt raised against the tunnel's own thresholds",
+      );
+      expect(raised).toMatchObject({
+        severity: "warning",
+        details: `tunnel ${tunnel.num} to ${renamed}: round-trip time 50 ms (warning 40 ms, critical 80 ms)`,
+      });
+    } finally {
+      b.setTunnelMetrics({ rtt: 20 });
+      await w.settle(b);
+      await w.settle(b);
+      await w.api.call("PUT", "/api/tunnels/notifications", {
+        body: { ids: [tunnel.id], notifications: { rtt: null, dropRate: null } },
+      });
+      await w.api.call("PUT", `/api/devices/${devices[0]!.id}`, { body: { name: farName } });
+    }
+    expect(await w.notifications({ eventType: "tunnel-rtt", deviceId, resolved: false })).toEqual([]);
+  });
+});
+
 describe("tunnel connection", () => {
   it("is raised once the end's reports confirm it down, and resolved when it is up again", async () => {
     const b = fleet.device(1);
