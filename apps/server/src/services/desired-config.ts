@@ -19,8 +19,8 @@ import {
   compileDeviceConfig,
   type TunnelEndDevice,
 } from "../compile/index.ts";
-import { toJson } from "../db/json.ts";
 import type { ServerConfig } from "../config.ts";
+import { toJson } from "../db/json.ts";
 import type { Database, Db, DeviceRow, MlPolicyRow, OrganizationRow, TunnelRow } from "../db/schema.ts";
 import type { Keyring } from "../secrets/keyring.ts";
 import type { ServiceCtx } from "./context.ts";
@@ -391,7 +391,9 @@ export interface QueuedJobs {
 }
 
 /** The probing every compiled config gets: the server's settings (`TERN_PROBE_*`, docs/server.md). */
-export function monitoringOf(config: Pick<ServerConfig, "TERN_PROBE_INTERVAL_MS" | "TERN_PROBE_WINDOW">): Partial<ConfigMonitoring> {
+export function monitoringOf(
+  config: Pick<ServerConfig, "TERN_PROBE_INTERVAL_MS" | "TERN_PROBE_WINDOW">,
+): Partial<ConfigMonitoring> {
   return { probeIntervalMs: config.TERN_PROBE_INTERVAL_MS, windowSize: config.TERN_PROBE_WINDOW };
 }
 
@@ -433,7 +435,9 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
         ? // A change may have set a multi-link policy the surroundings were not loaded with.
           { ...loaded, policies: await loadPolicies(ctx.db, ctx.org.id, locked, loaded.policies) }
         : await loadCompileSurroundings(ctx.db, ctx.keyring, ctx.org.id, locked);
-  const inputs = around ? compileInputsOf(ctx.keyring, around, locked, monitoringOf(ctx.config)) : new Map<string, CompileInput>();
+  const inputs = around
+    ? compileInputsOf(ctx.keyring, around, locked, monitoringOf(ctx.config))
+    : new Map<string, CompileInput>();
   const jobs: { id: string; deviceId: string; hash: string; sealed: string; tunnelIds: string }[] = [];
   const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
   for (const [deviceId, compileInput] of inputs) {

@@ -29,7 +29,13 @@ describe("migration 20261202-301: tern_context", () => {
     await bus.start();
     return heard;
   }
-  const next = (heard: unknown[], n: number) => waitUntil(() => heard.length, (l) => l >= n, 5_000, `${n} notifications`);
+  const next = (heard: unknown[], n: number) =>
+    waitUntil(
+      () => heard.length,
+      (l) => l >= n,
+      5_000,
+      `${n} notifications`,
+    );
 
   it("names the devices a rename, a peer's rename or a threshold change concerns, and nothing else", async () => {
     const db = t.database.db;
@@ -92,9 +98,8 @@ describe("migration 20261202-301: tern_context", () => {
   it("down removes the triggers and the function; up brings them back", async () => {
     const db = t.database.db;
     const count = async () =>
-      (
-        await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'tern_context_%'`.execute(db)
-      ).rows[0]!.n;
+      (await sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'tern_context_%'`.execute(db))
+        .rows[0]!.n;
     expect(await count()).toBe(3);
     await migration.down(db as never);
     expect(await count()).toBe(0);

@@ -97,8 +97,7 @@ describe("desired config and jobs", () => {
   it("gives every config the server's probe settings (TERN_PROBE_*); a change of them queues a job", async () => {
     const a = await insertTestDevice(t, { wanIp: "10.100.1.2", lanIp: "192.168.50.1" });
     const org = { id: t.admin.orgId, accountId: t.admin.accountId, name: "Default organization" };
-    const monitoring = async () =>
-      DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, a.id)).monitoring;
+    const monitoring = async () => DeviceConfig.parse(await readDesiredConfig(t.database.db, t.deps.keyring, a.id)).monitoring;
     const queue = (config: typeof t.deps.config) =>
       inTransaction(systemCtx({ ...t.deps, config }, org), (tx) =>
         queueConfigJobs(tx, { deviceIds: [a.id], type: "modify", tasks: [{ kind: "onboard", summary: "probes" }] }),
