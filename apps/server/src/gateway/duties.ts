@@ -1,11 +1,13 @@
 /**
  * Periodic duties that must run once per interval across all instances.
- * Each instance ticks often; a tick takes a transaction-scoped advisory lock
- * for the duty (an instance still running it makes the others skip) and then
- * claims the interval in gateway_duties (an atomic "last run older than the
- * interval" update, so two instances ticking at once cannot both win). The
- * duty runs in that transaction: if it fails, the claim is undone and the next
- * tick tries again.
+ * Each instance ticks often; a tick reads which duties are due in one
+ * statement (most ticks find none: an idle instance costs one statement a
+ * tick, not a transaction per duty), and for each due one takes a
+ * transaction-scoped advisory lock (an instance still running it makes the
+ * others skip) and then claims the interval in gateway_duties (an atomic
+ * "last run older than the interval" update, so two instances ticking at once
+ * cannot both win). The duty runs in that transaction: if it fails, the claim
+ * is undone and the next tick tries again.
  */
 import { sql } from "kysely";
 import type { Logger } from "pino";
@@ -72,9 +74,36 @@ export class DutyRunner {
     if (this.running) return;
     this.running = true;
     try {
-      for (const duty of this.duties) await this.tryRun(duty);
+      for (const duty of await this.dueDuties()) await this.tryRun(duty);
     } finally {
       this.running = false;
+    }
+  }
+
+  /**
+   * The duties whose interval is over by the database's clock (the one the claim uses), or that left work
+   * here. A hint only: the claim decides. On an error, none (the next tick reads again).
+   */
+  private async dueDuties(): Promise<Duty[]> {
+    try {
+      const rows = await this.db
+        .selectFrom("gateway_duties")
+        .select([
+          "name",
+          // A duty never run has -infinity: counted from 1970, long enough for any interval.
+          sql<number>`(extract(epoch from now() - greatest(last_run_at, 'epoch'::timestamptz)) * 1000)::float8`.as("age_ms"),
+        ])
+        .where(
+          "name",
+          "in",
+          this.duties.map((d) => d.name),
+        )
+        .execute();
+      const age = new Map(rows.map((r) => [r.name, Number(r.age_ms)]));
+      return this.duties.filter((d) => this.again.has(d.name) || (age.get(d.name) ?? 0) >= (d.intervalMs ?? this.intervalMs));
+    } catch (err) {
+      this.logger.error({ err }, "periodic duties: reading which are due failed");
+      return [];
     }
   }
 

@@ -84,6 +84,35 @@ describe("DutyRunner", () => {
     expect(runners.reduce((n, r) => n + (r.ran.get(duty.name) ?? 0), 0)).toBe(1);
   });
 
+  it("an idle tick reads which duties are due in one statement and runs nothing else", async () => {
+    const statements: string[] = [];
+    const counted = database.db.withPlugin({
+      transformQuery: (args) => {
+        statements.push(args.node.kind);
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const runs = new Map<string, number>();
+    const duties = [1, 2, 3].map(() => {
+      const name = `test-${randomUUID()}`;
+      return { name, run: async () => void runs.set(name, (runs.get(name) ?? 0) + 1) };
+    });
+    const runner = new DutyRunner(counted, randomUUID(), duties, 60_000, createServerMetrics(), pino({ level: "silent" }));
+    await runner.start();
+    await runner.stop();
+    statements.length = 0;
+    // All three are due: the read, then each one's lock and claim.
+    await runner.tick();
+    expect([...runs.values()]).toEqual([1, 1, 1]);
+    expect(statements).toEqual(["SelectQueryNode", ...duties.flatMap(() => ["RawNode", "UpdateQueryNode"])]);
+    statements.length = 0;
+    // None is due for 60 s: a tick is the read alone (it was a transaction with two statements per duty).
+    for (let i = 0; i < 5; i++) await runner.tick();
+    expect(statements).toEqual(Array(5).fill("SelectQueryNode"));
+    expect([...runs.values()]).toEqual([1, 1, 1]);
+  });
+
   it("runs a duty that left work again at the next tick, then waits its interval", async () => {
     let left = 2;
     const duty = {
