@@ -391,9 +391,7 @@ export interface QueuedJobs {
 }
 
 /** The probing every compiled config gets: the server's settings (`TERN_PROBE_*`, docs/server.md). */
-function monitoringOf(
-  config: Pick<ServerConfig, "TERN_PROBE_INTERVAL_MS" | "TERN_PROBE_WINDOW">,
-): Partial<ConfigMonitoring> {
+function monitoringOf(config: Pick<ServerConfig, "TERN_PROBE_INTERVAL_MS" | "TERN_PROBE_WINDOW">): Partial<ConfigMonitoring> {
   return { probeIntervalMs: config.TERN_PROBE_INTERVAL_MS, windowSize: config.TERN_PROBE_WINDOW };
 }
 
