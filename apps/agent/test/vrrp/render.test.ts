@@ -1,5 +1,8 @@
 /** Golden keepalived config from the protocol's full sample; timing, weights, validation, transitions. */
-import { appendFile, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ConfigVrrp } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
@@ -16,7 +19,7 @@ import { fullConfig } from "../support/configs.ts";
 import { tempDirs } from "../support/context.ts";
 
 const sample = fullConfig().vrrp;
-const NOTIFY = "/run/tern/vrrp/notify.sh";
+const NOTIFY = { fifo: "/run/tern/vrrp/notify.fifo", script: "/run/tern/vrrp/notify.sh" };
 
 describe("vrrp render (golden)", () => {
   it("the sample group", async () => {
@@ -102,6 +105,48 @@ describe("vrrp transitions", () => {
       { groupId: "g3", state: "INIT", since: null },
     ]);
     expect(groupStates(groups, t, false).map((s) => s.state)).toEqual(["unknown", "unknown", "unknown"]);
+  });
+
+  it("the notify FIFO script writes every state change in the order keepalived sent it, and reads on after TERM", async () => {
+    const dir = await tempDirs("vrrp-fifo");
+    try {
+      const fifo = join(dir.root, "notify.fifo");
+      const script = join(dir.root, "notify.sh");
+      const transitions = join(dir.root, "transitions.log");
+      await writeFile(script, renderNotifyScript(transitions), { mode: 0o755 });
+      await once(spawn("mkfifo", [fifo]), "exit");
+      // keepalived runs the script with the FIFO as the last argument, then opens the FIFO read-write, non-blocking.
+      const child = spawn("/bin/sh", [script, "ignored", fifo], { stdio: "ignore" });
+      const exited = once(child, "exit");
+      const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+      const states = Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? "MASTER" : "BACKUP"));
+      const sent = [
+        'INSTANCE "tern-g1" BACKUP 150',
+        ...states.map((st) => `INSTANCE "tern-g1" ${st} 150`),
+        'INSTANCE "tern-g1" MASTER_RX_LOWER_PRI 150',
+        'GROUP "sync" MASTER 0',
+        'INSTANCE "tern-g2" FAULT 100',
+      ];
+      writeSync(fd, `${sent.join("\n")}\n`);
+      // keepalived stopping: TERM first, then more lines, then the FIFO closes.
+      await expect.poll(async () => (await readFile(transitions, "utf8").catch(() => "")).split("\n").length).toBeGreaterThan(50);
+      child.kill("SIGTERM");
+      writeSync(fd, 'INSTANCE "tern-g1" STOP 150\n');
+      closeSync(fd);
+      const [code] = await exited;
+      expect(code).toBe(0);
+      const got = parseTransitions(await readFile(transitions, "utf8"));
+      expect(got.map((t) => `${t.groupId} ${t.state} ${t.priority}`)).toEqual([
+        "g1 BACKUP 150",
+        ...states.map((st) => `g1 ${st} 150`),
+        "g2 FAULT 100",
+        "g1 INIT 150",
+      ]);
+      const times = got.map((t) => t.at.getTime());
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+    } finally {
+      await dir.remove();
+    }
   });
 
   it("the watcher hands over each new whole line at once, also for a file that appears later", async () => {

@@ -99,7 +99,8 @@ describe("vrrp in system mode (fake runner)", () => {
       };
       expect(await run(A)).toEqual(["systemctl start keepalived"]);
       const conf = await readFile(join(dir.root, "root/etc/keepalived/keepalived.conf"), "utf8");
-      expect(conf).toContain(`notify "${join(dir.root, "root/etc/keepalived/tern-notify.sh")}"`);
+      expect(conf).toContain(`vrrp_notify_fifo_script ${join(dir.root, "root/etc/keepalived/tern-notify.sh")}\n`);
+      expect(conf).toContain(`vrrp_notify_fifo ${join(ctx.runDir, "vrrp/notify.fifo")}\n`);
       expect(await run(A)).toEqual([]);
       expect(await run(B)).toEqual(["systemctl reload keepalived"]);
       expect(await run(EMPTY)).toEqual(["systemctl stop keepalived"]);

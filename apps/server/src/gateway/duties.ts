@@ -26,6 +26,7 @@ export interface Duty {
    * held behind it) and this instance runs it again at its next tick, before
    * the interval is over.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: most duties are plain async functions that return nothing when done
   run(trx: Db, afterCommit: (fn: () => void) => void): Promise<void | "again">;
 }
 

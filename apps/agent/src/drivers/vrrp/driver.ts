@@ -1,7 +1,8 @@
 /**
- * VRRP driver (keepalived, VRRP v3). Renders keepalived.conf and a notify
- * script that appends every state change to a file the driver watches, so a
- * transition reaches `ctx.notify()` at once. Config changes are applied with
+ * VRRP driver (keepalived, VRRP v3). Renders keepalived.conf and the script
+ * keepalived starts to read its notify FIFO, which appends every state change,
+ * in order, to a file the driver watches, so a transition reaches
+ * `ctx.notify()` at once. Config changes are applied with
  * a reload (SIGHUP), which keeps the state of unchanged instances.
  */
 import { mkdir } from "node:fs/promises";
@@ -69,7 +70,11 @@ export class VrrpDriver implements Driver {
   private files(config: DeviceConfig, paths: VrrpPaths): RenderedFile[] {
     const rel = (p: string) => (paths.mode === "standalone" ? p.slice(paths.dir.length + 1) : p);
     return [
-      { path: rel(paths.conf), content: renderKeepalivedConf(config.vrrp, paths.notifyScript), mode: 0o644 },
+      {
+        path: rel(paths.conf),
+        content: renderKeepalivedConf(config.vrrp, { fifo: paths.notifyFifo, script: paths.notifyScript }),
+        mode: 0o644,
+      },
       // keepalived's script security refuses scripts writable by others.
       { path: rel(paths.notifyScript), content: renderNotifyScript(paths.transitions), mode: 0o755 },
     ];

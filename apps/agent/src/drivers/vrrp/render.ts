@@ -1,5 +1,5 @@
 /**
- * Pure rendering of keepalived (VRRP v3) configuration and its notify
+ * Pure rendering of keepalived (VRRP v3) configuration and its notify FIFO
  * script from the VRRP section. Golden-tested.
  */
 import type { ConfigVrrp } from "@tern/protocol";
@@ -46,8 +46,21 @@ export function validateVrrp(groups: ConfigVrrp[]): void {
   });
 }
 
-/** keepalived.conf for all groups. */
-export function renderKeepalivedConf(groups: ConfigVrrp[], notifyScript: string): string {
+/** Where keepalived reports transitions: its notify FIFO and the script it starts to read it. */
+export interface NotifyFifo {
+  fifo: string;
+  script: string;
+}
+
+/**
+ * keepalived.conf for all groups. Transitions go through keepalived's VRRP
+ * notify FIFO, which delivers them in order; a `notify` script per
+ * transition does not (keepalived forks one per change, and two changes
+ * milliseconds apart, such as MASTER then BACKUP at start, can land in the
+ * file in the wrong order).
+ */
+export function renderKeepalivedConf(groups: ConfigVrrp[], notify: NotifyFifo): string {
+  if (/[\s"']/.test(notify.fifo + notify.script)) throw invalidConfig("runDir", "must not contain spaces or quotes");
   const lines = [
     "# Rendered by tern-agent (vrrp); do not edit.",
     "global_defs {",
@@ -55,6 +68,8 @@ export function renderKeepalivedConf(groups: ConfigVrrp[], notifyScript: string)
     "  vrrp_version 3",
     "  enable_script_security",
     "  script_user root",
+    `  vrrp_notify_fifo ${notify.fifo}`,
+    `  vrrp_notify_fifo_script ${notify.script}`,
     "}",
   ];
   for (const g of groups) {
@@ -75,25 +90,37 @@ export function renderKeepalivedConf(groups: ConfigVrrp[], notifyScript: string)
       for (const n of g.trackOptional) lines.push(`    ${n} weight ${optionalWeight(g.priority)}`);
       lines.push("  }");
     }
-    lines.push(
-      "  virtual_ipaddress {",
-      `    ${g.virtualIp}/${g.prefix} dev ${g.interface}`,
-      "  }",
-      `  notify "${notifyScript}"`,
-      "}",
-    );
+    lines.push("  virtual_ipaddress {", `    ${g.virtualIp}/${g.prefix} dev ${g.interface}`, "  }", "}");
   }
   return `${lines.join("\n")}\n`;
 }
 
-/** The notify script: one line per transition, `<epoch seconds> <instance> <state> <priority>`. */
+/**
+ * The notify FIFO script: keepalived starts it once with the FIFO as its last
+ * argument and writes each transition to the FIFO, in order, as
+ * `INSTANCE "NAME" STATE PRIORITY`. The script appends one line per state
+ * change, `<epoch seconds> <instance> <state> <priority>`, to the file the
+ * agent watches (other lines, such as MASTER_RX_LOWER_PRI, are not state
+ * changes). keepalived sends TERM before it closes the FIFO: the script reads
+ * on to the end so that no transition written before is lost.
+ */
 export function renderNotifyScript(transitions: string): string {
   if (/['\n]/.test(transitions)) throw invalidConfig("runDir", "must not contain quotes or newlines");
   return [
     "#!/bin/sh",
-    "# Rendered by tern-agent (vrrp): keepalived runs this on every state change",
-    "# as `notify.sh INSTANCE NAME STATE PRIORITY`; the agent watches the file.",
-    `printf '%s %s %s %s\\n' "$(date +%s.%N)" "$2" "$3" "$4" >> '${transitions}'`,
+    "# Rendered by tern-agent (vrrp): keepalived starts this once with its notify FIFO",
+    "# as the last argument and writes every VRRP transition to it, in order; each state",
+    "# change becomes one line of the file the agent watches.",
+    "trap '' TERM",
+    "for fifo; do :; done",
+    "# The instance name comes in double quotes: they separate fields like spaces.",
+    "while IFS=' \"' read -r kind name state priority; do",
+    '  case "$kind $state" in',
+    '    "INSTANCE MASTER" | "INSTANCE BACKUP" | "INSTANCE FAULT" | "INSTANCE STOP" | "INSTANCE DELETED") ;;',
+    "    *) continue ;;",
+    "  esac",
+    `  printf '%s %s %s %s\\n' "$(date +%s.%N)" "$name" "$state" "$priority" >> '${transitions}'`,
+    'done < "$fifo"',
     "",
   ].join("\n");
 }
