@@ -4,10 +4,14 @@
  * retention, and the rate limit of public address changes.
  */
 import { randomUUID } from "node:crypto";
+import type { InterfaceState } from "@tern/protocol";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { GatewayEventMap } from "../../src/gateway/events.ts";
+import { IngestBuffer, type SampleRow, type StateRow } from "../../src/gateway/live-state/ingest-buffer.ts";
 import { readDeviceLiveState, readTunnelLatest, readTunnelSamples } from "../../src/gateway/live-state/readers.ts";
 import { deleteExpiredSamples } from "../../src/gateway/live-state/retention.ts";
+import { createServerMetrics } from "../../src/metrics/server-metrics.ts";
 import { type SimRow, useGatewayServer, waitUntil } from "../support/gateway.ts";
 
 // Long enough that reports 1–4 fall in one window even on a busy machine.
@@ -38,6 +42,165 @@ async function tunnelledFleet(count: number, publicAddresses = false) {
 }
 
 describe("status ingestion", () => {
+  it("stores device states and latest values exactly as reported (JSON with quotes, backslashes, non-ASCII; nulls kept)", async () => {
+    const { devices } = await g.fleet(2, { connect: false });
+    const [one, two] = [devices[0]!.id, devices[1]!.id];
+    const iface = (name: string): InterfaceState => ({
+      devId: "pci:0000:00:03.0",
+      name,
+      operState: "up",
+      IPv4: "10.0.0.2",
+      IPv4Mask: 24,
+      gateway: "10.0.0.1",
+      mac: "02:00:00:00:00:01",
+      mtu: 1500,
+      rxBytes: 2 ** 40 + 1,
+      txBytes: 0,
+      publicIp: "",
+      publicPort: null,
+      lte: null,
+    });
+    const reportedAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000 + 123);
+    const states: StateRow[] = [
+      {
+        deviceId: one,
+        orgId: g.org.id,
+        reportedAt,
+        appliedHash: 'h"1\\',
+        applying: true,
+        interfaces: [iface('wan "0" \\ ünï ✓\n'), iface("lan0")],
+        bgp: { running: true, routerId: "1.1.1.1", localASN: 65001, neighbors: [] },
+        vrrp: [{ groupId: randomUUID(), state: "MASTER", since: reportedAt.toISOString() }],
+        health: { uptimeSeconds: 12.5, cpuPercent: 0.1 + 0.2, memoryPercent: 50, diskPercent: 1, temperatureC: null },
+      },
+      {
+        deviceId: two,
+        orgId: g.org.id,
+        reportedAt,
+        appliedHash: null,
+        applying: false,
+        interfaces: [],
+        bgp: null,
+        vrrp: [],
+        health: null,
+      },
+      // A device that does not exist: its state is skipped, its samples kept.
+      {
+        deviceId: randomUUID(),
+        orgId: g.org.id,
+        reportedAt,
+        appliedHash: null,
+        applying: false,
+        interfaces: [],
+        bgp: null,
+        vrrp: [],
+        health: null,
+      },
+    ];
+    const tunnelId = randomUUID();
+    const sample = (i: number, side: "a" | "b"): SampleRow => ({
+      tunnelId,
+      deviceId: side === "a" ? one : two,
+      side,
+      at: new Date(reportedAt.getTime() + i * 1000),
+      up: i % 2 === 0,
+      loss: 100 / 3,
+      rtt: i === 2 ? 1e-7 : 12.5,
+      jitter: 0.1 + 0.2,
+      samples: 30 + i,
+      windowMs: side === "b" ? null : 30_000,
+      sent: side === "b" ? null : 2 ** 40 + i,
+      received: side === "b" ? null : 2 ** 40,
+    });
+    const written: number[] = [];
+    const buffer = new IngestBuffer(
+      g.database.db,
+      createServerMetrics(),
+      pino({ level: "silent" }),
+      { batchRows: 1000, flushMs: 60_000, maxBuffered: 10_000 },
+      (w) => written.push(w.states.length),
+    );
+    buffer.add(states[0]!, [sample(0, "a"), sample(1, "b")]);
+    buffer.add(states[1]!, [sample(2, "a"), sample(3, "b")]);
+    buffer.add(states[2]!, []);
+    await buffer.flush();
+    expect(written).toEqual([3]);
+
+    const stored = await g.database.db
+      .selectFrom("device_state")
+      .select(["device_id", "organization_id", "reported_at", "applied_hash", "applying", "interfaces", "bgp", "vrrp", "health"])
+      .where(
+        "device_id",
+        "in",
+        states.map((s) => s.deviceId),
+      )
+      .orderBy("applying", "desc")
+      .execute();
+    expect(stored).toEqual(
+      states.slice(0, 2).map((s) => ({
+        device_id: s.deviceId,
+        organization_id: s.orgId,
+        reported_at: s.reportedAt,
+        applied_hash: s.appliedHash,
+        applying: s.applying,
+        interfaces: s.interfaces,
+        bgp: s.bgp,
+        vrrp: s.vrrp,
+        health: s.health,
+      })),
+    );
+    // The latest value per end is the newest sample of that end, every column as sent (reals as PostgreSQL stores them).
+    const f32 = (x: number) => Math.fround(x);
+    const rows = await g.database.db
+      .selectFrom("tunnel_latest")
+      .selectAll()
+      .where("tunnel_id", "=", tunnelId)
+      .orderBy("side")
+      .execute();
+    expect(
+      rows.map((r) => [
+        r.side,
+        r.device_id,
+        r.at,
+        r.up,
+        r.loss,
+        r.rtt,
+        r.jitter,
+        r.samples,
+        r.window_ms,
+        r.sent === null ? null : Number(r.sent),
+        r.received === null ? null : Number(r.received),
+      ]),
+    ).toEqual([
+      [
+        "a",
+        one,
+        sample(2, "a").at,
+        true,
+        expect.closeTo(f32(100 / 3), 5),
+        expect.closeTo(1e-7, 12),
+        expect.closeTo(f32(0.3), 6),
+        32,
+        30_000,
+        2 ** 40 + 2,
+        2 ** 40,
+      ],
+      [
+        "b",
+        two,
+        sample(3, "b").at,
+        false,
+        expect.closeTo(f32(100 / 3), 5),
+        12.5,
+        expect.closeTo(f32(0.3), 6),
+        33,
+        null,
+        null,
+        null,
+      ],
+    ]);
+  });
+
   it("keeps the latest state per device and per tunnel end, and writes every sample", async () => {
     const { fleet, devices, tunnels } = await tunnelledFleet(2, true);
     const [a, b] = [fleet.device(0), fleet.device(1)];

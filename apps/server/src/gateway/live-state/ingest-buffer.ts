@@ -2,9 +2,9 @@
  * Batched writes of live state. Status messages only touch memory here: the
  * latest state per device and per tunnel end (a newer report replaces an older
  * one still waiting) and the tunnel samples (appended). A flush writes them in
- * one transaction of a few statements whatever the number of rows, using
- * `unnest` of array parameters (one parameter per column: no limit on rows and
- * one plan for every batch size). It runs when `batchRows` samples wait or
+ * one transaction of a few statements whatever the number of rows, the rows
+ * passed as one JSON parameter read by `jsonb_to_recordset` (no limit on rows
+ * and one plan for every batch size). It runs when `batchRows` samples wait or
  * every `flushMs`, one at a time, and a backlog of at least `batchRows` is
  * written pass after pass (up to PASS_ROWS samples each) without waiting;
  * during such a backlog the latest values and device states (replaced in
@@ -26,7 +26,6 @@ import type { BgpState, Health, InterfaceState } from "@tern/protocol";
 import { type CompiledQuery, sql } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
-import { toJson, toJsonOrNull } from "../../db/json.ts";
 import type { Db, DeviceVrrpState } from "../../db/schema.ts";
 import type { ServerMetrics } from "../../metrics/server-metrics.ts";
 import { copySamples } from "./sample-copy.ts";
@@ -314,32 +313,20 @@ export function isTransient(err: unknown): boolean {
   return code.startsWith("08") || ["57P01", "57P02", "57P03", "53300", "40001", "40P01"].includes(code) || /^E[A-Z]+$/.test(code);
 }
 
-function columns(rows: SampleRow[]) {
-  return {
-    tunnel: rows.map((r) => r.tunnelId),
-    device: rows.map((r) => r.deviceId),
-    side: rows.map((r) => r.side),
-    at: rows.map((r) => r.at.toISOString()),
-    up: rows.map((r) => r.up),
-    loss: rows.map((r) => r.loss),
-    rtt: rows.map((r) => r.rtt),
-    jitter: rows.map((r) => r.jitter),
-    samples: rows.map((r) => r.samples),
-    windowMs: rows.map((r) => r.windowMs),
-    sent: rows.map((r) => r.sent),
-    received: rows.map((r) => r.received),
-  };
-}
-
-const UNNEST_SAMPLES = (c: ReturnType<typeof columns>) => sql`unnest(
-  ${c.tunnel}::uuid[], ${c.device}::uuid[], ${c.side}::text[], ${c.at}::timestamptz[], ${c.up}::boolean[],
-  ${c.loss}::real[], ${c.rtt}::real[], ${c.jitter}::real[], ${c.samples}::integer[],
-  ${c.windowMs}::integer[], ${c.sent}::bigint[], ${c.received}::bigint[]
-) as u(tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)`;
+/**
+ * Rows handed to PostgreSQL as one JSON parameter and read back with `jsonb_to_recordset` (the quoted column
+ * names are the rows' own keys; Dates serialise as ISO text): one native `JSON.stringify` per statement
+ * instead of a dozen array parameters that the pg client quotes element by element in JavaScript (the JSON
+ * of a device's interfaces was stringified and then quoted again). One parameter, one plan, any row count.
+ */
+const SAMPLE_RECORDS = (rows: readonly SampleRow[]) => sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as u(
+  "tunnelId" uuid, "deviceId" uuid, side text, at timestamptz, up boolean, loss real, rtt real, jitter real,
+  samples integer, "windowMs" integer, sent bigint, received bigint)`;
+const SAMPLE_COLUMNS = sql`"tunnelId", "deviceId", side, at, up, loss, rtt, jitter, samples, "windowMs", sent, received`;
 
 async function insertSamples(db: Db, rows: SampleRow[]): Promise<void> {
   await sql`insert into tunnel_samples (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
-    select * from ${UNNEST_SAMPLES(columns(rows))}`.execute(db);
+    select ${SAMPLE_COLUMNS} from ${SAMPLE_RECORDS(rows)}`.execute(db);
 }
 
 /**
@@ -350,7 +337,7 @@ function liveStateUpsert(latest: SampleRow[], states: StateRow[]) {
   const ids = states.map((r) => r.deviceId);
   return sql`with latest as (
     insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
-    select * from ${UNNEST_SAMPLES(columns(latest))}
+    select ${SAMPLE_COLUMNS} from ${SAMPLE_RECORDS(latest)}
     on conflict (tunnel_id, side) do update set device_id = excluded.device_id, at = excluded.at, up = excluded.up,
       loss = excluded.loss, rtt = excluded.rtt, jitter = excluded.jitter, samples = excluded.samples,
       window_ms = excluded.window_ms, sent = excluded.sent, received = excluded.received
@@ -359,13 +346,11 @@ function liveStateUpsert(latest: SampleRow[], states: StateRow[]) {
   ), states as (
     insert into device_state (device_id, organization_id, reported_at, received_at, applied_hash, applying,
       interfaces, bgp, vrrp, health)
-    select d, o, r, now(), h, a, i::jsonb, b::jsonb, v::jsonb, he::jsonb from unnest(
-      ${ids}::uuid[], ${states.map((r) => r.orgId)}::uuid[], ${states.map((r) => r.reportedAt.toISOString())}::timestamptz[],
-      ${states.map((r) => r.appliedHash)}::text[], ${states.map((r) => r.applying)}::boolean[],
-      ${states.map((r) => toJson(r.interfaces))}::text[], ${states.map((r) => toJsonOrNull(r.bgp))}::text[],
-      ${states.map((r) => toJson(r.vrrp))}::text[], ${states.map((r) => toJsonOrNull(r.health))}::text[]
-    ) as u(d, o, r, h, a, i, b, v, he)
-    where exists (select 1 from devices where devices.id = u.d)
+    select u."deviceId", u."orgId", u."reportedAt", now(), u."appliedHash", u.applying,
+      coalesce(u.interfaces, '[]'), u.bgp, coalesce(u.vrrp, '[]'), u.health
+    from jsonb_to_recordset(${JSON.stringify(states)}::jsonb) as u("deviceId" uuid, "orgId" uuid,
+      "reportedAt" timestamptz, "appliedHash" text, applying boolean, interfaces jsonb, bgp jsonb, vrrp jsonb, health jsonb)
+    where exists (select 1 from devices where devices.id = u."deviceId")
     on conflict (device_id) do update set reported_at = excluded.reported_at, received_at = excluded.received_at,
       applied_hash = excluded.applied_hash, applying = excluded.applying, interfaces = excluded.interfaces,
       bgp = excluded.bgp, vrrp = excluded.vrrp, health = excluded.health
