@@ -90,7 +90,7 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   // On PostgreSQL the batched status writer has a connection of its own: a burst of per-device work
   // (thousands of devices connecting, each with its first status) queues in the shared pool, and the
   // writer waiting behind it for seconds would hold the buffer up meanwhile. It writes samples with COPY.
-  // PGlite has one connection anyway (and the unnest insert).
+  // PGlite has one connection anyway (and the one-statement insert).
   const writerPool = database.url ? copyWriterPool(database.url) : undefined;
   // The heartbeat too: behind a busy pool it would starve, and the instance would look dead to the others.
   const livenessDb = database.url ? postgresDb(database.url, 1) : db;

@@ -333,7 +333,7 @@ async function insertSamples(db: Db, rows: SampleRow[]): Promise<void> {
  * The latest values per tunnel end, the device states and the devices' last-seen times in one statement
  * (data-modifying CTEs: one round trip, one transaction).
  */
-function liveStateUpsert(latest: SampleRow[], states: StateRow[]) {
+export function liveStateUpsert(latest: SampleRow[], states: StateRow[]) {
   const ids = states.map((r) => r.deviceId);
   return sql`with latest as (
     insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)

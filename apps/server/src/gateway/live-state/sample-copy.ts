@@ -2,10 +2,10 @@
  * The batched writer's PostgreSQL path: tunnel samples go in with `COPY …
  * FROM STDIN` (text format, through pg-copy-streams) on the writer's own
  * connection, followed at once by the statement of latest values and device
- * states (the same as the Kysely path's). COPY skips building twelve
- * array parameters per pass (pg escapes every element of each) and the array
- * unpacking on the server: the bench's pg-ingest baseline measures the
- * difference (docs/bench.md). PGlite keeps the `unnest` insert, which its own
+ * states (the same as the Kysely path's). COPY skips building a statement
+ * parameter per pass and unpacking it on the server: the bench's pg-ingest
+ * baseline measures the difference (docs/bench.md). PGlite keeps the
+ * one-statement insert (the rows as one JSON parameter), which its own
  * baseline shows as fast as COPY there.
  */
 import { Readable } from "node:stream";
