@@ -61,6 +61,17 @@ describe("status ingestion", () => {
       lte: null,
     });
     const reportedAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000 + 123);
+    const bare = (deviceId: string): StateRow => ({
+      deviceId,
+      orgId: g.org.id,
+      reportedAt,
+      appliedHash: null,
+      applying: false,
+      interfaces: [],
+      bgp: null,
+      vrrp: [],
+      health: null,
+    });
     const states: StateRow[] = [
       {
         deviceId: one,
@@ -73,29 +84,9 @@ describe("status ingestion", () => {
         vrrp: [{ groupId: randomUUID(), state: "MASTER", since: reportedAt.toISOString() }],
         health: { uptimeSeconds: 12.5, cpuPercent: 0.1 + 0.2, memoryPercent: 50, diskPercent: 1, temperatureC: null },
       },
-      {
-        deviceId: two,
-        orgId: g.org.id,
-        reportedAt,
-        appliedHash: null,
-        applying: false,
-        interfaces: [],
-        bgp: null,
-        vrrp: [],
-        health: null,
-      },
-      // A device that does not exist: its state is skipped, its samples kept.
-      {
-        deviceId: randomUUID(),
-        orgId: g.org.id,
-        reportedAt,
-        appliedHash: null,
-        applying: false,
-        interfaces: [],
-        bgp: null,
-        vrrp: [],
-        health: null,
-      },
+      bare(two),
+      // A device that does not exist: its state is skipped.
+      bare(randomUUID()),
     ];
     const tunnelId = randomUUID();
     const sample = (i: number, side: "a" | "b"): SampleRow => ({
