@@ -13,9 +13,18 @@
  * (typically 2–6 s; 2.5 s in the last run). After recovery the 30 s must hold
  * at most 7 lost probes again (up to 30 s) and isp1 must stay good for the
  * hold-down (5 s): traffic moves back within 60 s (34.5 s in the last run).
+ *
+ * Healing is off in this scenario, so it tests the rule's thresholds alone.
+ * At 50 % loss the gateway now and then answers none of 5 probes in a row,
+ * a second of silence that flap damping (docs/healing.md) counts as a flap;
+ * two within a minute hold isp1 down for about 85 s after the loss ends, as
+ * designed. Over the 6–10 s isp1 is lossy here that happens in about one run
+ * in ten (a CI run met it: traffic stayed on isp2 past 60 s). The healing
+ * scenarios test damping itself.
  */
 
 import { privilegedTestsEnabled } from "@tern/netlab";
+import { HealingAction } from "@tern/protocol";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -36,6 +45,12 @@ describe.runIf(enabled)("quality based routing over two WANs (scenario 9)", () =
     expect(await s.down()).toEqual({ namespaces: [], processes: [] });
   });
 
+  async function setHealingMode(mode: "act" | "off"): Promise<void> {
+    const path = `/api/organizations/${(await s.device("site-a")).org}/healing`;
+    const r = await s.api.call("PUT", path, JobsQueued.partial(), { body: { mode } });
+    await jobsComplete(s.api, r.data.jobIds ?? []);
+  }
+
   /** Packets each ISP received from site-a per second, over `ms`. */
   async function ispRates(ms = 1000): Promise<{ isp1: number; isp2: number }> {
     const rx = async (cloud: string) => {
@@ -53,18 +68,27 @@ describe.runIf(enabled)("quality based routing over two WANs (scenario 9)", () =
     const other = isp === "isp1" ? "isp2" : "isp1";
     const t0 = performance.now();
     let last = { isp1: 0, isp2: 0 };
-    await waitFor(
-      limitMs,
-      async () => {
-        last = await ispRates(1000);
-        return last[isp] >= 12 && last[other] <= 6 ? true : `rates ${JSON.stringify(last)}`;
-      },
-      0,
-    );
+    try {
+      await waitFor(
+        limitMs,
+        async () => {
+          last = await ispRates(1000);
+          return last[isp] >= 12 && last[other] <= 6 ? true : `rates ${JSON.stringify(last)}`;
+        },
+        0,
+      );
+    } catch (err) {
+      // What the agent's healing did meanwhile, if anything: the first thing to look at when traffic does not move.
+      const actions = await s.api.get(`/api/healing/actions?deviceId=${s.deviceId("site-a")}`, z.array(HealingAction));
+      throw new Error(
+        `${(err as Error).message}; healing actions: ${JSON.stringify(actions.map((a) => [a.kind, a.link, a.mode, a.reason]))}`,
+      );
+    }
     return performance.now() - t0;
   }
 
   it("9. quality based routing: degrading isp1 moves matching traffic to isp2 within 20 s, and back within 60 s after recovery", async () => {
+    await setHealingMode("off");
     const { policy, labels } = await installIcmpQualityPolicy(s, "to-site-b", {
       maxLossPercent: 5,
       maxLatencyMs: 100,
@@ -119,6 +143,7 @@ describe.runIf(enabled)("quality based routing over two WANs (scenario 9)", () =
         ).data.jobIds ?? [],
       );
       for (const l of labels) await s.api.delete(`/api/pathlabels/${l.id}`, z.unknown());
+      await setHealingMode("act");
     }
     // Without the policy the matching traffic follows the main table again: isp1, the primary default route.
     const plain = (await s.sh("site-a", ["ip", "rule", "show"])).stdout;

@@ -141,6 +141,103 @@ describe("statistics storage", () => {
     ]);
   });
 
+  it("raw rows and state changes are stored exactly as written: large counters, nulls, fractions, awkward names", async () => {
+    const db = t.database.db;
+    const org = t.admin.orgId;
+    const deviceId = randomUUID();
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 90_000 + 123);
+    const counters = (base: number, nulls: boolean) => ({
+      rxBytes: base,
+      txBytes: base + 1,
+      rxPackets: nulls ? null : 2 ** 40,
+      txPackets: nulls ? null : 0,
+      rxErrors: nulls ? null : 7,
+      txErrors: null,
+      rxDrops: nulls ? null : 2 ** 53 - 1,
+      txDrops: 3,
+    });
+    const names = ['wan "0"', "lan\\1", "ü-é\nx", "eth0"];
+    await insertInterfaceRows(
+      db,
+      names.map((name, i) => ({
+        at,
+        orgId: org,
+        deviceId,
+        interface: name,
+        seconds: 4.75 + i,
+        counters: counters(2 ** 40 + i, i % 2 === 1),
+      })),
+    );
+    await insertHealthRows(db, [
+      {
+        at,
+        orgId: org,
+        deviceId,
+        samples: 3,
+        cpu: 12.5,
+        cpuMax: 99.25,
+        memory: 0.125,
+        disk: 100,
+        uptime: 2 ** 33 + 0.5,
+        temperature: null,
+      },
+    ]);
+    const ifRows = await sql<
+      Record<string, unknown>
+    >`select at, organization_id, interface, seconds, rx_bytes::text, tx_bytes::text,
+        rx_packets::text, tx_packets::text, rx_errors::text, tx_errors::text, rx_drops::text, tx_drops::text
+      from stat_if_raw where device_id = ${deviceId} order by interface collate "C"`.execute(db);
+    const text = (v: number | null) => (v === null ? null : BigInt(v).toString());
+    expect(ifRows.rows).toEqual(
+      names
+        .map((name, i) => {
+          const c = counters(2 ** 40 + i, i % 2 === 1);
+          return {
+            at,
+            organization_id: org,
+            interface: name,
+            seconds: 4.75 + i,
+            rx_bytes: text(c.rxBytes),
+            tx_bytes: text(c.txBytes),
+            rx_packets: text(c.rxPackets),
+            tx_packets: text(c.txPackets),
+            rx_errors: text(c.rxErrors),
+            tx_errors: null,
+            rx_drops: text(c.rxDrops),
+            tx_drops: "3",
+          };
+        })
+        .sort((a, b) => (a.interface < b.interface ? -1 : a.interface > b.interface ? 1 : 0)),
+    );
+    const health = await sql`select at, samples, cpu, cpu_max, memory, disk, uptime, temperature
+      from stat_health_raw where device_id = ${deviceId}`.execute(db);
+    expect(health.rows).toEqual([
+      { at, samples: 3, cpu: 12.5, cpu_max: 99.25, memory: 0.125, disk: 100, uptime: 2 ** 33 + 0.5, temperature: null },
+    ]);
+    // State changes keyed by awkward keys, one key twice in a batch (written in order).
+    const w = new StatisticsWriter(db, TEST_STATISTICS_SETTINGS, logger);
+    const vrrp = (groupId: string, state: string) => ({ groupId, state, since: null });
+    w.record({ deviceId, orgId: org }, status([], { vrrp: [vrrp('g "1"', "BACKUP"), vrrp("g\\ü", "FAULT")] }), at);
+    w.record(
+      { deviceId, orgId: org },
+      status([], { vrrp: [vrrp('g "1"', "MASTER"), vrrp("g\\ü", "FAULT")] }),
+      new Date(at.getTime() + 1000),
+    );
+    await w.flush();
+    const changes = await db
+      .selectFrom("stat_state_changes")
+      .select(["at", "kind", "key", "from_state", "to_state"])
+      .where("device_id", "=", deviceId)
+      .orderBy("at")
+      .orderBy(sql`key collate "C"`)
+      .execute();
+    expect(changes).toEqual([
+      { at, kind: "vrrp", key: 'g "1"', from_state: null, to_state: "BACKUP" },
+      { at, kind: "vrrp", key: "g\\ü", from_state: null, to_state: "FAULT" },
+      { at: new Date(at.getTime() + 1000), kind: "vrrp", key: 'g "1"', from_state: "BACKUP", to_state: "MASTER" },
+    ]);
+  });
+
   it("minute and hour roll-ups keep the raw totals, weighted averages and maxima", async () => {
     const db = t.database.db;
     const org = t.admin.orgId;
