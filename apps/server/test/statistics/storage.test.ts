@@ -216,7 +216,7 @@ describe("statistics storage", () => {
     ]);
     // State changes keyed by awkward keys, one key twice in a batch (written in order).
     const w = new StatisticsWriter(db, TEST_STATISTICS_SETTINGS, logger);
-    const vrrp = (groupId: string, state: string) => ({ groupId, state, since: null });
+    const vrrp = (groupId: string, state: Status["vrrp"][number]["state"]) => ({ groupId, state, since: null });
     w.record({ deviceId, orgId: org }, status([], { vrrp: [vrrp('g "1"', "BACKUP"), vrrp("g\\ü", "FAULT")] }), at);
     w.record(
       { deviceId, orgId: org },
