@@ -28,6 +28,7 @@ import {
   jobsComplete,
   SCENARIO_COMMANDS,
   type ScenarioLab,
+  setHealingMode,
   upScenarioLab,
   waitFor,
   waitForPing,
@@ -118,12 +119,7 @@ describe.runIf(enabled)("healing: a terminated CHILD_SA is brought back by the a
   });
 
   it("H1b. with healing off the terminated CHILD_SA stays down (charon does not bring it back); switched to act, the agent does", async () => {
-    const path = `/api/organizations/${(await s.device("site-a")).org}/healing`;
-    const setMode = async (mode: string) => {
-      const r = await s.api.call("PUT", path, JobsQueued.partial(), { body: { mode } });
-      await jobsComplete(s.api, r.data.jobIds ?? []);
-    };
-    await setMode("off");
+    await setHealingMode(s, "off");
     try {
       await waitForPing(s, "lan-b-h1", "192.168.10.10", 30_000);
       const child = /^ {2}(\S+): #\d+,.*INSTALLED/m.exec(await ikeSas(s, "site-a"))?.[1];
@@ -135,7 +131,7 @@ describe.runIf(enabled)("healing: a terminated CHILD_SA is brought back by the a
       expect((await s.sh("lan-b-h1", ["ping", "-n", "-c", "2", "-W", "1", "192.168.10.10"])).exitCode).not.toBe(0);
       console.log("H1b: healing off: no CHILD_SA 12 s after the terminate");
     } finally {
-      await setMode("act");
+      await setHealingMode(s, "act");
     }
     const t0 = performance.now();
     await waitForPing(s, "lan-b-h1", "192.168.10.10", RESTORE_LIMIT_MS);

@@ -7,7 +7,7 @@
  */
 import { resolve } from "node:path";
 import { type ExecResult, run } from "@tern/netlab";
-import { Device, type DeviceInterface, Job, Tunnel } from "@tern/protocol";
+import { Device, type DeviceInterface, type HealingMode, Job, Tunnel } from "@tern/protocol";
 import { z } from "zod";
 import { type ApiClient, LabControl, waitFor, waitForConfigApplied } from "../../../src/lab/control/index.ts";
 import { labDown } from "../../../src/lab/down.ts";
@@ -137,6 +137,13 @@ export async function jobsComplete(api: ApiClient, ids: string[], timeoutMs = 12
 }
 
 export const JobsQueued = z.object({ jobIds: z.array(z.string()) });
+
+/** Sets the healing mode of `edge`'s organization and waits for the config jobs it queues. */
+export async function setHealingMode(s: ScenarioLab, mode: HealingMode, edge = "site-a"): Promise<void> {
+  const path = `/api/organizations/${(await s.device(edge)).org}/healing`;
+  const r = await s.api.call("PUT", path, JobsQueued.partial(), { body: { mode } });
+  await jobsComplete(s.api, r.data.jobIds ?? []);
+}
 
 export async function getTunnel(api: ApiClient, id: string): Promise<Tunnel> {
   return api.get(`/api/tunnels/${id}`, Tunnel);
