@@ -56,7 +56,12 @@ export interface RunningServer {
 /** Opens and migrates the database the config names (PGlite in <data dir>/pgdata by default). */
 export async function openConfiguredDatabase(config: ServerConfig): Promise<DatabaseHandle> {
   return config.DATABASE_URL
-    ? openDatabase({ kind: "postgres", url: config.DATABASE_URL, poolSize: config.TERN_DB_POOL_SIZE })
+    ? openDatabase({
+        kind: "postgres",
+        url: config.DATABASE_URL,
+        poolSize: config.TERN_DB_POOL_SIZE,
+        preparedStatements: config.TERN_DB_PREPARED_STATEMENTS,
+      })
     : openDatabase({ kind: "pglite", dataDir: path.resolve(config.TERN_DATA_DIR, "pgdata") });
 }
 

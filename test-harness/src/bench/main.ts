@@ -34,12 +34,15 @@ async function main(): Promise<number> {
       out: { type: "string" },
       devices: { type: "string" },
       profile: { type: "string" },
+      "server-env": { type: "string", multiple: true },
       help: { type: "boolean", default: false },
     },
   });
   const registry = defaultRegistry();
   if (values.help) {
-    console.log("usage: npm run bench [-- --quick] [--case NAME ...] [--devices N[,N...]] [--profile DIR] [--list] [--out DIR]");
+    console.log(
+      "usage: npm run bench [-- --quick] [--case NAME ...] [--devices N[,N...]] [--profile DIR] [--server-env KEY=VALUE ...] [--list] [--out DIR]",
+    );
     return 0;
   }
   const mode: BenchMode = values.quick ? "quick" : "full";
@@ -58,6 +61,15 @@ async function main(): Promise<number> {
     }
     return 0;
   }
+  const serverEnv: Record<string, string> = {};
+  for (const pair of values["server-env"] ?? []) {
+    const eq = pair.indexOf("=");
+    if (!/^TERN_[A-Z0-9_]+$/.test(pair.slice(0, eq))) {
+      console.error(`--server-env takes TERN_NAME=value (a setting of docs/server.md), not ${JSON.stringify(pair)}`);
+      return 2;
+    }
+    serverEnv[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
   const only = (values.case ?? []).flatMap((c) => c.split(",")).filter(Boolean);
   for (const name of only) registry.get(name);
   const tmpDir = await mkdtemp(join(os.tmpdir(), "tern-bench-"));
@@ -70,6 +82,7 @@ async function main(): Promise<number> {
         databaseUrl: databaseUrlFrom(process.env),
         tmpDir,
         ...(values.profile ? { profileDir: resolve(values.profile) } : {}),
+        serverEnv,
       },
       repoDir: REPO_DIR,
       log: (m) => console.error(`[bench] ${m}`),

@@ -54,6 +54,13 @@ export function renderMarkdown(result: RunResult, descriptions: ReadonlyMap<stri
     `Machine: ${m.cpus} × ${m.cpuModel}, ${formatValue(m.totalMemoryBytes, "B")} RAM, ${m.platform} ${m.release}, Node ${m.node}; ` +
       `load average ${m.loadAverage.start.toFixed(2)} at start, ${m.loadAverage.end.toFixed(2)} at end; fd limit ${m.fdLimit ?? "unknown"}.`,
     `Commit: ${result.git.commit ?? "unknown"}${result.git.dirty ? " (with uncommitted changes)" : ""}. Took ${(result.durationMs / 1000).toFixed(0)} s.`,
+    ...(result.serverEnv
+      ? [
+          `Tern's servers ran with ${Object.entries(result.serverEnv)
+            .map(([k, v]) => `\`${k}=${v}\``)
+            .join(", ")} (\`--server-env\`).`,
+        ]
+      : []),
     "",
     "Absolute figures depend on the machine and on what else ran; read each figure against its same-run baseline (ratio = value / baseline).",
     "",

@@ -70,6 +70,8 @@ export const RunResult = z.object({
   durationMs: z.number(),
   git: z.object({ commit: z.string().nullable(), dirty: z.boolean().nullable() }),
   machine: Machine,
+  /** `--server-env` settings of the run's Tern servers (absent: none). */
+  serverEnv: z.record(z.string(), z.string()).optional(),
   cases: z.array(CaseResult),
 });
 export type RunResult = z.infer<typeof RunResult>;

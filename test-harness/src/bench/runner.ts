@@ -121,6 +121,7 @@ export async function runBench(options: RunOptions): Promise<RunResult> {
     durationMs: finishedAt.getTime() - startedAt.getTime(),
     git: gitInfo(options.repoDir),
     machine: machineInfo(loadAtStart),
+    ...(options.env.serverEnv && Object.keys(options.env.serverEnv).length > 0 ? { serverEnv: options.env.serverEnv } : {}),
     cases: order.map((d) => d.result),
   };
 }

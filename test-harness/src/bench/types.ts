@@ -46,6 +46,8 @@ export interface BenchEnv {
   tmpDir: string;
   /** `--profile DIR`: Tern's server processes write V8 CPU profiles (--cpu-prof) here. */
   profileDir?: string;
+  /** `--server-env KEY=VALUE`: settings every Tern server of the run starts with (for A/B runs of a setting). */
+  serverEnv?: Record<string, string>;
 }
 
 export interface BenchContext {

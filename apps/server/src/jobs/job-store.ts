@@ -141,14 +141,18 @@ export async function requeueRunningMany(db: Db, deviceIds: readonly string[]): 
  * the rollout's (transfer allowance plus health time), kept by the rollout duty.
  */
 export async function timeOutStaleRunning(db: Db, olderThanMs: number, error: JobError): Promise<FinishedJob[]> {
-  return db
-    .updateTable("jobs")
-    .set({ state: "failed", finished_at: sql`now()`, error: toJson(error) })
-    .where("state", "=", "running")
-    .where("type", "<>", "upgrade")
-    .where("started_at", "<", sql<Date>`now() - ${`${olderThanMs} milliseconds`}::interval`)
-    .returning(RETURNING)
-    .execute();
+  return (
+    db
+      .updateTable("jobs")
+      .set({ state: "failed", finished_at: sql`now()`, error: toJson(error) })
+      // A literal: the partial index jobs_running_started_idx (where state = 'running') serves a generic plan
+      // (db/prepared-client.ts) only when the predicate is in the statement's text.
+      .where("state", "=", sql.lit("running"))
+      .where("type", "<>", "upgrade")
+      .where("started_at", "<", sql<Date>`now() - ${`${olderThanMs} milliseconds`}::interval`)
+      .returning(RETURNING)
+      .execute()
+  );
 }
 
 /** Queued jobs that cannot go out (the device has no desired config) fail with a reason. */

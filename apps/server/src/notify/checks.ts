@@ -168,7 +168,8 @@ async function checkSlice(
         .where("organization_id", "=", orgId)
         .where("dedup_key", "in", tunnels.map(keyOf))
         .where("event_type", "=", "pending-tunnel")
-        .where("resolved", "=", false)
+        // A literal: the partial index of open notifications serves a generic plan only then.
+        .where("resolved", "=", sql.lit(false))
         .execute()
     ).map((n) => n.dedup_key),
   );

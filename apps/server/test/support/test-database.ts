@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { inject } from "vitest";
+import { ServerConfig } from "../../src/config.ts";
 import { type DatabaseHandle, type DatabaseKind, openDatabase } from "../../src/db/database.ts";
 import { migrateToLatest } from "../../src/db/migrate.ts";
 
@@ -70,7 +71,9 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
     return handle;
   }
   const created = await createPostgresDatabase("tern_test", inject("postgresTemplate"));
-  const handle = await openDatabase({ kind: "postgres", url: created.url, poolSize: 5 });
+  // Statements prepared as the server's default prepares them: every test on PostgreSQL runs with them.
+  const preparedStatements = ServerConfig.shape.TERN_DB_PREPARED_STATEMENTS.parse(undefined);
+  const handle = await openDatabase({ kind: "postgres", url: created.url, poolSize: 5, preparedStatements });
   return {
     ...handle,
     async close() {

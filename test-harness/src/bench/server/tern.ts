@@ -143,6 +143,7 @@ export async function startTern(fleet: Fleet, ctx: BenchContext, env: Record<str
     TERN_API_RATE_TOKEN: "100000000",
     TERN_API_RATE_ADDRESS: "100000000",
     ...(scratch.url ? { DATABASE_URL: scratch.url } : {}),
+    ...ctx.env.serverEnv,
     ...env,
   };
   const started = await worker.call<{ url: string; pid: number }>("start", { env: config, logFile }, 300_000);

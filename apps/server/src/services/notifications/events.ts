@@ -99,7 +99,7 @@ export async function raiseNotification(ctx: NotificationCtx, input: RaiseNotifi
         .select("severity")
         .where("organization_id", "=", ctx.org.id)
         .where("dedup_key", "=", dedupKey)
-        .where("resolved", "=", false),
+        .where("resolved", "=", sql.lit(false)),
     )
     .insertInto("notifications")
     .values({
@@ -116,7 +116,9 @@ export async function raiseNotification(ctx: NotificationCtx, input: RaiseNotifi
     .onConflict((oc) =>
       oc
         .columns(["organization_id", "dedup_key"])
-        .where("resolved", "=", false)
+        // A literal, not a parameter: the partial unique index (where not resolved) is matched when the
+        // statement is planned, and a generic plan (db/prepared-client.ts) cannot see a parameter's value.
+        .where("resolved", "=", sql.lit(false))
         .doUpdateSet({
           count: sql`notifications.count + 1`,
           last_seen_at: sql`now()`,

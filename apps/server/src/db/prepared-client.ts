@@ -1,0 +1,110 @@
+/**
+ * A pg client that keeps the server's parameterised statements prepared on
+ * its connection: a statement's text is parsed (and, with generic plans,
+ * planned) once per connection instead of at every execution.
+ *
+ * Kysely hands the pg client text and parameters, and the text of a query
+ * shape is always the same: the first execution of a text on a connection
+ * prepares it under a new name, later ones execute that name. A connection
+ * keeps at most `limit` statements; the least recently used is closed
+ * (DEALLOCATE) once the connection is back in the pool. Kysely builds some
+ * statements with a varying number of parameters (`in ($1, $2, …)`), and pg
+ * alone never closes a named statement. Statements without parameters (BEGIN,
+ * COMMIT, LISTEN, DDL) stay on the simple protocol, as before.
+ *
+ * A prepared statement whose tables changed shape under it (a migration run
+ * by another instance of a newer version) fails once with "cached plan must
+ * not change result type"; the connection then forgets every statement it
+ * prepared, so the next execution parses again.
+ */
+import pg from "pg";
+
+/** What pg's Connection keeps about the statements it parsed (not in its types). */
+interface PgConnectionState {
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+}
+
+/** PostgreSQL's "feature not supported" for a prepared statement whose result type changed. */
+const RESULT_TYPE_CHANGED = "0A000";
+
+/** A pg.Client class whose connections keep up to `limit` statements prepared (0: none, as plain pg). */
+export function preparingClient(limit: number): typeof PreparingClient | typeof pg.Client {
+  if (limit <= 0) return pg.Client;
+  return class extends PreparingClient {
+    override readonly limit = limit;
+  };
+}
+
+/** A pg client that prepares its parameterised statements (the module's comment). */
+export class PreparingClient extends pg.Client {
+  readonly limit: number = 100;
+  /** Statement name by text, least recently used first. */
+  readonly #names = new Map<string, string>();
+  #sequence = 0;
+  /** Names to close on the server once the connection is back in the pool (outside any transaction). */
+  #closing: string[] = [];
+  #closeAll = false;
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query overloads (config object, Submittable, callbacks).
+  override query(config: any, values?: any, callback?: any): any {
+    if (typeof config !== "string" || !Array.isArray(values) || values.length === 0 || typeof callback === "function")
+      return super.query(config, values, callback);
+    return (super.query({ text: config, values, name: this.#nameOf(config) }) as Promise<pg.QueryResult>).catch(
+      (error: unknown) => {
+        if ((error as { code?: string }).code === RESULT_TYPE_CHANGED) this.#forgetAll();
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * Closes on the server the statements evicted while the connection was in use. Called when the pool gets
+   * the connection back: a DEALLOCATE inside a transaction that failed would fail too.
+   */
+  closeEvicted(): void {
+    if (this.#closeAll) {
+      this.#closeAll = false;
+      this.#closing = [];
+      this.#state().parsedStatements = {};
+      super.query("DEALLOCATE ALL").catch(() => {});
+      return;
+    }
+    if (this.#closing.length === 0) return;
+    const state = this.#state();
+    // Only statements the server confirmed (a failed parse created none), in one query: pg queues it before
+    // the next user's first statement.
+    const names = this.#closing.splice(0).filter((name) => state.parsedStatements[name] !== undefined);
+    for (const name of names) delete state.parsedStatements[name];
+    if (names.length > 0) super.query(names.map((name) => `DEALLOCATE ${name}`).join("; ")).catch(() => {});
+  }
+
+  #nameOf(text: string): string {
+    let name = this.#names.get(text);
+    if (name !== undefined) {
+      // Most recently used: last in the map's order.
+      this.#names.delete(text);
+      this.#names.set(text, name);
+      return name;
+    }
+    // Never reused on this connection, so a statement still to be closed cannot collide with a new one.
+    name = `tern_${++this.#sequence}`;
+    this.#names.set(text, name);
+    if (this.#names.size > this.limit) {
+      const [oldText, oldName] = this.#names.entries().next().value as [string, string];
+      this.#names.delete(oldText);
+      this.#closing.push(oldName);
+    }
+    return name;
+  }
+
+  /** After a schema change under a prepared statement: every statement is parsed again, under a new name. */
+  #forgetAll(): void {
+    this.#names.clear();
+    this.#closeAll = true;
+  }
+
+  #state(): PgConnectionState {
+    return (this as unknown as { connection: PgConnectionState }).connection;
+  }
+}
