@@ -122,5 +122,11 @@ describe("table and markdown", () => {
     expect(md).toContain("| --- | --- | --- | ---: | --- | ---: | ---: |");
     expect(md).toContain("- **server-ingest** (server): what it does");
     expect(md).toContain("  - connections=10: a note | with a pipe");
+    expect(md).not.toContain("--server-env");
+  });
+
+  it("names the settings the servers ran with (--server-env)", () => {
+    const md = renderMarkdown({ ...run, serverEnv: { TERN_DB_PREPARED_STATEMENTS: "0" } });
+    expect(md).toContain("Tern's servers ran with `TERN_DB_PREPARED_STATEMENTS=0` (`--server-env`).");
   });
 });

@@ -145,7 +145,7 @@ describe("results files", () => {
       mode: "quick",
       registry: registry([]),
       only: ["server"],
-      env: { databaseUrl: "", tmpDir: dir },
+      env: { databaseUrl: "", tmpDir: dir, serverEnv: { TERN_DB_POOL_SIZE: "4" } },
       repoDir: process.cwd(),
     });
     const out = join(dir, "results");
@@ -155,6 +155,7 @@ describe("results files", () => {
     expect((await readdir(out)).sort()).toEqual([`${stamp}.json`, `${stamp}.md`]);
     const parsed = RunResult.parse(JSON.parse(await readFile(files.json, "utf8")));
     expect(parsed.cases[1]!.figures[0]!.ratio).toBe(0.25);
+    expect(parsed.serverEnv).toEqual({ TERN_DB_POOL_SIZE: "4" });
     expect(await readFile(files.markdown, "utf8")).toContain("| server | n=10 | rate |");
   });
 
