@@ -7,6 +7,7 @@ import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresDb } from "../../src/db/database.ts";
+import { PreparingClient, preparingClient } from "../../src/db/prepared-client.ts";
 import type { Database } from "../../src/db/schema.ts";
 import { createPostgresDatabase, testDatabaseKind } from "../support/test-database.ts";
 
@@ -99,6 +100,35 @@ describe.runIf(testDatabaseKind() === "postgres")("prepared statements on Postgr
     // The connection still answers every text, the evicted ones parsed again.
     for (let k = 10; k < 10 + LIMIT + 2; k++) expect((await byK(k, 1, " -- tx").execute(db)).rows).toEqual([{ name: "item 1" }]);
     expect(await serverStatements()).toHaveLength(LIMIT);
+  });
+
+  it("starts over once its statements are older than the age limit: the next plans see the tables as they are", async () => {
+    const pool = new pg.Pool({ connectionString: created.url, max: 1, Client: preparingClient(10, 200) });
+    pool.on("release", (_e, client) => {
+      if (client instanceof PreparingClient) client.closeEvicted();
+    });
+    const names = async () => {
+      const client = await pool.connect();
+      try {
+        await client.query("select id from items where id = $1 -- aged", [1]);
+        return (await client.query<{ name: string }>("select name from pg_prepared_statements")).rows.map((r) => r.name);
+      } finally {
+        client.release();
+      }
+    };
+    try {
+      const first = await names();
+      expect(first).toHaveLength(1);
+      expect(await names()).toEqual(first);
+      await new Promise((r) => setTimeout(r, 250));
+      // This use is past the limit: its release closes every statement, the next use prepares anew.
+      expect(await names()).toEqual(first);
+      const next = await names();
+      expect(next).toHaveLength(1);
+      expect(next).not.toEqual(first);
+    } finally {
+      await pool.end();
+    }
   });
 
   it("recovers when a table changes shape under a prepared statement: one error, then the new shape", async () => {
