@@ -64,7 +64,7 @@ async function main(): Promise<number> {
   const serverEnv: Record<string, string> = {};
   for (const pair of values["server-env"] ?? []) {
     const eq = pair.indexOf("=");
-    if (!/^TERN_[A-Z0-9_]+$/.test(pair.slice(0, eq))) {
+    if (eq < 0 || !/^TERN_[A-Z0-9_]+$/.test(pair.slice(0, eq))) {
       console.error(`--server-env takes TERN_NAME=value (a setting of docs/server.md), not ${JSON.stringify(pair)}`);
       return 2;
     }

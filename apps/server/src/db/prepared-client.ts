@@ -79,8 +79,8 @@ export class PreparingClient extends pg.Client {
 
   /**
    * Closes on the server the statements evicted while the connection was in use, or all of them once they are
-   * `maxAgeMs` old (the module's comment). Called when the pool gets
-   * the connection back: a DEALLOCATE inside a transaction that failed would fail too.
+   * `maxAgeMs` old (the module's comment). Called when the pool gets the connection back: a DEALLOCATE inside
+   * a transaction that failed would fail too.
    */
   closeEvicted(): void {
     if (this.#names.size > 0 && performance.now() - this.#since > this.maxAgeMs) this.#forgetAll();
