@@ -3,18 +3,36 @@
  * Pure functions on 32-bit unsigned integers; no dependency.
  */
 
-/** Parses dotted-quad IPv4 into an unsigned 32-bit integer, or null. */
+/**
+ * Parses dotted-quad IPv4 into an unsigned 32-bit integer, or null: four
+ * octets of one to three digits, no leading zero, each at most 255. Read
+ * character by character (no split, no regular expression): statuses, zod
+ * checks and every compile call it, and the parts a split makes were garbage
+ * at each call.
+ */
 export function parseIPv4(text: string): number | null {
-  const parts = text.split(".");
-  if (parts.length !== 4) return null;
   let value = 0;
-  for (const part of parts) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return null;
-    const octet = Number(part);
-    if (octet > 255) return null;
-    value = value * 256 + octet;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 /* . */) {
+      if (digits === 0 || dots === 3) return null;
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57) {
+      // A leading zero is an octet of its own ("0"), never the start of a longer one ("01").
+      if ((digits === 1 && octet === 0) || digits === 3) return null;
+      octet = octet * 10 + (c - 48);
+      digits++;
+      if (octet > 255) return null;
+    } else return null;
   }
-  return value >>> 0;
+  if (dots !== 3 || digits === 0) return null;
+  return (value * 256 + octet) >>> 0;
 }
 
 /** Formats an unsigned 32-bit integer as dotted-quad IPv4. */
@@ -37,12 +55,13 @@ export interface Cidr {
   broadcast: number;
 }
 
-/** Parses "a.b.c.d/n" (host bits allowed) or null. */
+/** Parses "a.b.c.d/n" (host bits allowed) or null: a prefix length of 0 to 32 written without a leading zero. */
 export function parseCidr(text: string): Cidr | null {
-  const [ip, len, extra] = text.split("/");
-  if (ip === undefined || len === undefined || extra !== undefined) return null;
+  const slash = text.indexOf("/");
+  if (slash < 0) return null;
+  const len = text.slice(slash + 1);
   if (!/^(\d|[12]\d|3[0-2])$/.test(len)) return null;
-  const address = parseIPv4(ip);
+  const address = parseIPv4(text.slice(0, slash));
   if (address === null) return null;
   const prefix = Number(len);
   const mask = prefixMask(prefix);

@@ -28,6 +28,84 @@ describe("IPv4 parsing", () => {
   });
 });
 
+/** The definitions the character-by-character parsers are built to (split and regular expressions). */
+function parseIPv4Definition(text: string): number | null {
+  const parts = text.split(".");
+  if (parts.length !== 4) return null;
+  let value = 0;
+  for (const part of parts) {
+    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return null;
+    const octet = Number(part);
+    if (octet > 255) return null;
+    value = value * 256 + octet;
+  }
+  return value >>> 0;
+}
+
+function parseCidrPrefixDefinition(text: string): number | null {
+  const [ip, len, extra] = text.split("/");
+  if (ip === undefined || len === undefined || extra !== undefined) return null;
+  if (!/^(\d|[12]\d|3[0-2])$/.test(len) || parseIPv4Definition(ip) === null) return null;
+  return Number(len);
+}
+
+describe("IPv4 parsing against its definition", () => {
+  it.each([
+    "0.0.0.0",
+    "255.255.255.255",
+    "1.2.3.4.",
+    ".1.2.3",
+    "1..2.3",
+    "00.1.2.3",
+    "1.2.3.04",
+    "1.2.3.256",
+    "1.2.3.1000",
+    "1.2.3.4 ",
+    " 1.2.3.4",
+    "1.2.3.-4",
+    "1.2.3.+4",
+    "\u0661.2.3.4",
+    "10.0.0.0/8",
+    "10.0.0.0/08",
+    "10.0.0.0/33",
+    "10.0.0.0/32/1",
+    "10.0.0.0/",
+    "/8",
+  ])("%j", (s) => {
+    expect(parseIPv4(s)).toBe(parseIPv4Definition(s));
+    expect(parseCidr(s)?.prefix ?? null).toBe(parseCidrPrefixDefinition(s));
+  });
+  it("agrees on 50,000 random near-addresses", () => {
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const pick = (n: number) => Math.floor(next() * n);
+    const digits = (max: number) => Array.from({ length: pick(max + 1) }, () => String(pick(10))).join("");
+    let validIp = 0;
+    let validCidr = 0;
+    for (let i = 0; i < 50_000; i++) {
+      const parts = Array.from({ length: [3, 4, 4, 4, 4, 5][pick(6)]! }, () => (next() < 0.5 ? String(pick(300)) : digits(4)));
+      let s = parts.join(".");
+      if (next() < 0.5) s += `/${next() < 0.7 ? String(pick(40)) : digits(3)}`;
+      if (next() < 0.1) {
+        const at = pick(s.length + 1);
+        s = s.slice(0, at) + "x./ "[pick(4)] + s.slice(at);
+      }
+      const want = parseIPv4Definition(s);
+      const wantPrefix = parseCidrPrefixDefinition(s);
+      if (want !== null) validIp++;
+      if (wantPrefix !== null) validCidr++;
+      expect(parseIPv4(s)).toBe(want);
+      expect(parseCidr(s)?.prefix ?? null).toBe(wantPrefix);
+    }
+    // The strings reach every outcome, so the comparison checks something.
+    expect(validIp).toBeGreaterThan(1000);
+    expect(validCidr).toBeGreaterThan(1000);
+  });
+});
+
 describe("tunnel loopbacks (reference layout)", () => {
   const range = cidr("10.100.0.0/16");
   it("gives the reference addresses", () => {
