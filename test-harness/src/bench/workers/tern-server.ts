@@ -4,6 +4,7 @@
  * /proc; the commands here only read counters the server keeps anyway and run
  * small queries for the parent between measurements.
  */
+import { getHeapSpaceStatistics } from "node:v8";
 import { canonicalJson } from "@tern/protocol";
 import { sql } from "kysely";
 import { pino } from "pino";
@@ -55,7 +56,18 @@ serve(
     gc: () => {
       collect();
       const mem = process.memoryUsage();
-      return { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed };
+      // Where the RSS goes: each V8 space's size against what its live objects use, and memory outside the heap.
+      const spaces = Object.fromEntries(
+        getHeapSpaceStatistics().map((s) => [s.space_name, { size: s.space_size, used: s.space_used_size }]),
+      );
+      return {
+        rssBytes: mem.rss,
+        heapUsedBytes: mem.heapUsed,
+        heapTotalBytes: mem.heapTotal,
+        externalBytes: mem.external,
+        arrayBuffersBytes: mem.arrayBuffers,
+        spaces,
+      };
     },
     /** Jobs of one type by state. */
     jobCounts: async (args) => {
