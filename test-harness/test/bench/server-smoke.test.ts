@@ -74,6 +74,8 @@ describe.runIf(pgBlocker === null)("server case smoke runs", () => {
     expect(d.latency.received).toBeGreaterThan(0);
     // The simulated devices applied their first config (the probes are raw links).
     expect(d.simulator.applied).toBe(30 - d.probes);
+    // Then the whole fleet dropped, and the server recorded every link's end.
+    expect(m.figures.find((f) => f.key === "drop")?.value).toBeGreaterThan(0);
     expect(measured).toContain("ws-echo-connections");
     expect(await scratchDatabasesLeft()).toBe(before);
   }, 180_000);

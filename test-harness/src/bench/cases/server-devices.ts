@@ -88,6 +88,17 @@ export const serverDevices: BenchCase<ServerDevicesParams> = {
         "stats",
       );
       const simStats = await sim.call<Record<string, number>>("stats");
+      // The whole fleet drops at once (the data centre's uplink fails, a load balancer restarts): how long the
+      // server takes to record every link's end (session gone, device disconnected, running jobs queued again).
+      const dropStart = performance.now();
+      await Promise.all([sim.call("stop", {}, 60_000), probes.call("close", {}, 60_000)]);
+      await waitFor(
+        "every device disconnected in the database",
+        async () => (await server.call<{ connected: number }>("connectedRows")).connected === 0,
+        180_000,
+      );
+      const dropMs = performance.now() - dropStart;
+      ctx.log(`  ${held} links ended, every device disconnected in the database after ${(dropMs / 1000).toFixed(1)} s`);
       const added = held - 1;
       const notes: string[] = [];
       if (ramp.failed > 0) notes.push(`${ramp.failed} devices failed to connect: ${ramp.firstError}`);
@@ -160,6 +171,13 @@ export const serverDevices: BenchCase<ServerDevicesParams> = {
             unit: "ms",
             better: "lower",
             baseline: { case: "ws-echo-connections", params: echo, key: "latency-p99" },
+          },
+          {
+            key: "drop",
+            label: "fleet dropping at once: every device disconnected in the database",
+            value: dropMs,
+            unit: "ms",
+            better: "lower",
           },
         ],
         notes,

@@ -69,6 +69,15 @@ serve(
         spaces,
       };
     },
+    /** Devices the database holds as connected (the gateway's bookkeeping of link ends is done when none is). */
+    connectedRows: async () => {
+      const row = await need()
+        .deps.db.selectFrom("devices")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("connection", "=", "connected")
+        .executeTakeFirstOrThrow();
+      return { connected: Number(row.n) };
+    },
     /** Jobs of one type by state. */
     jobCounts: async (args) => {
       const rows = await need()
