@@ -17,8 +17,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@tern/protocol";
 import type { AppDeps } from "../deps.ts";
-import { type JobEngine, lockDevice } from "../jobs/job-engine.ts";
-import { requeueRunning } from "../jobs/job-store.ts";
+import type { JobEngine } from "../jobs/job-engine.ts";
 import { openDesiredConfig } from "../services/desired-config-seal.ts";
 import { rekeyDevice } from "../services/devices/identity/link-identity.ts";
 import { checkHelloProof } from "../services/devices/identity/link-proof.ts";
@@ -27,11 +26,11 @@ import type { Bus } from "./bus.ts";
 import type { ConnectionHooks, DeviceConnection } from "./connection.ts";
 import type { GatewayEvents } from "./events.ts";
 import { helloBatcher } from "./hello-batch.ts";
+import { linkEndBatcher } from "./link-end-batch.ts";
 import { ingestStatus, type StatusIngestDeps } from "./live-state/ingest-status.ts";
 import { initialHistory } from "./live-state/public-address.ts";
 import { initialWanAddresses } from "./live-state/wan-address.ts";
 import type { GatewayOptions } from "./options.ts";
-import { closeSession } from "./sessions.ts";
 
 export interface LinkContext {
   deps: AppDeps;
@@ -50,9 +49,11 @@ export interface LinkContext {
 export class LinkHandler implements ConnectionHooks {
   /** Hellos of devices arriving together share one transaction (hello-batch.ts). */
   private readonly hellos: ReturnType<typeof helloBatcher>;
+  private readonly ends: ReturnType<typeof linkEndBatcher>;
 
   constructor(private readonly ctx: LinkContext) {
     this.hellos = helloBatcher(ctx.deps, ctx.instanceId);
+    this.ends = linkEndBatcher(ctx.deps.db);
   }
 
   onMessage(conn: DeviceConnection, msg: DeviceMessage): void {
@@ -236,14 +237,14 @@ export class LinkHandler implements ConnectionHooks {
     this.ctx.track(conn.serial("close", () => this.endLink(conn, code, reason)));
   }
 
-  /** The link's jobs in flight go back to the queue and its session ends (when it is still its own). */
+  /**
+   * The link's jobs in flight go back to the queue and its session ends (when it is still its own), in a
+   * transaction shared with the other links that close meanwhile (link-end-batch.ts).
+   */
   private async endLink(conn: DeviceConnection, code: number, reason: string, startedApply?: string): Promise<void> {
-    const disconnected = await this.ctx.deps.db.transaction().execute(async (trx) => {
-      await lockDevice(trx, conn.deviceId);
-      await this.ctx.engine.onLinkLost(trx, conn);
-      if (startedApply) await requeueRunning(trx, conn.deviceId, startedApply);
-      return closeSession(trx, conn);
-    });
+    const inFlight = this.ctx.engine.releaseLink(conn);
+    const applyIds = [inFlight, startedApply].filter((a): a is string => typeof a === "string");
+    const disconnected = await this.ends.submit({ conn, applyIds });
     if (disconnected) {
       this.ctx.events.emit("device-disconnected", {
         deviceId: conn.deviceId,

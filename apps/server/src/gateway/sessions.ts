@@ -87,23 +87,6 @@ export async function openSessions(trx: Db, conns: readonly DeviceConnection[], 
       remote_address = excluded.remote_address, connected_at = now()`.execute(trx);
 }
 
-/** Ends the session if it is still this link's; true when the device is now disconnected. */
-export async function closeSession(trx: Db, conn: DeviceConnection): Promise<boolean> {
-  const gone = await trx
-    .deleteFrom("device_sessions")
-    .where("device_id", "=", conn.deviceId)
-    .where("session_id", "=", conn.sessionId)
-    .returning("device_id")
-    .executeTakeFirst();
-  if (!gone) return false;
-  await trx
-    .updateTable("devices")
-    .set({ connection: "disconnected", last_seen_at: sql`now()`, disconnected_at: sql`now()` })
-    .where("id", "=", conn.deviceId)
-    .execute();
-  return true;
-}
-
 /** The instance that holds the device's link, when its heartbeat is fresh. */
 export async function sessionOwner(db: Db, deviceId: string, staleMs: number): Promise<string | null> {
   const row = await db

@@ -28,15 +28,7 @@ import { openDesiredConfig } from "../services/desired-config-seal.ts";
 import { recordHealingAction } from "../services/healing/actions.ts";
 import { healingModeOf } from "../services/healing/settings.ts";
 import { emptySettled, reportFinishedJobs, type Settled } from "./finished-jobs.ts";
-import {
-  countActive,
-  failApply,
-  failQueued,
-  requeueRunning,
-  settleJobsByHash,
-  settleJobsByHashMany,
-  startQueuedJobs,
-} from "./job-store.ts";
+import { countActive, failApply, failQueued, settleJobsByHash, settleJobsByHashMany, startQueuedJobs } from "./job-store.ts";
 
 export type { Settled } from "./finished-jobs.ts";
 
@@ -435,11 +427,16 @@ export class JobEngine {
   }
 
   /** The link is gone before the result: the apply's jobs wait in the queue for the next link. */
-  async onLinkLost(trx: Db, conn: DeviceConnection): Promise<void> {
-    if (!conn.inFlight) return;
+  /**
+   * The link is gone: its apply in flight is no longer awaited. Answers that apply's id, whose running jobs
+   * the caller puts back in the queue with the link's end (gateway/link-end-batch.ts), or null.
+   */
+  releaseLink(conn: DeviceConnection): string | null {
+    if (!conn.inFlight) return null;
     clearTimeout(conn.inFlight.timer);
-    await requeueRunning(trx, conn.deviceId, conn.inFlight.applyId);
+    const { applyId } = conn.inFlight;
     conn.inFlight = null;
+    return applyId;
   }
 }
 

@@ -116,20 +116,7 @@ export async function failApply(db: Db, applyId: string, error: JobError): Promi
     .execute();
 }
 
-/** Running jobs go back to the queue (their apply's link was lost before a result): they go out on the next link. */
-export async function requeueRunning(db: Db, deviceId: string, applyId?: string): Promise<number> {
-  let q = db
-    .updateTable("jobs")
-    .set({ state: "queued", started_at: null, apply_id: null, sent_hash: null })
-    .where("device_id", "=", deviceId)
-    .where("state", "=", "running")
-    .where("type", "not in", NON_CONFIG_JOB_TYPES);
-  if (applyId) q = q.where("apply_id", "=", applyId);
-  const result = await q.executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
-/** `requeueRunning` for many devices at once (batched hellos): their running config jobs go back to the queue. */
+/** The running config jobs of `deviceIds` go back to the queue (batched hellos: jobs left running by an earlier link). */
 export async function requeueRunningMany(db: Db, deviceIds: readonly string[]): Promise<void> {
   await sql`update jobs set state = 'queued', started_at = null, apply_id = null, sent_hash = null
     where device_id = any(${deviceIds}::uuid[]) and state = 'running' and type <> all(${NOT_CONFIG_JOB_TYPES})`.execute(db);
