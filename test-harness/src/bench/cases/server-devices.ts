@@ -36,8 +36,9 @@ export const serverDevices: BenchCase<ServerDevicesParams> = {
     "read after a forced GC one interval after the last device came online (a link's state is made at its first status). Status " +
     "latency = probe sends a status and a websocket ping right after it: the server's ws reads frames in order and its status " +
     "handler (parse, validate, live state, ingest buffer) is synchronous, so the pong comes back once the status is ingested " +
-    "in memory (samples reach the table at the next batch flush, TERN_INGEST_FLUSH_MS). Baseline: ws-echo-connections at the " +
-    "same N and interval.",
+    "in memory (samples reach the table at the next batch flush, TERN_INGEST_FLUSH_MS). Last, the whole fleet drops at once " +
+    "(simulator and probes close every link together), timed until the database holds no device as connected. Baseline: " +
+    "ws-echo-connections at the same N and interval (none for the drop).",
   sizes: (mode) =>
     fleetSizes(mode).map((devices) => {
       const e = echoConnectionsParams(mode, devices);
