@@ -18,7 +18,9 @@ import { createPostgresDatabase, testDatabaseKind } from "./support/test-databas
 
 const silent = pino({ level: "silent" });
 const SERVER_DIR = fileURLToPath(new URL("..", import.meta.url));
-const TSX = path.resolve(SERVER_DIR, "../../node_modules/.bin/tsx");
+// Node itself with tsx's loader, not the tsx command: that one relays a SIGTERM to its child and, when the child's
+// acknowledgement takes more than 30 ms (a loaded machine), kills it and exits 143 instead of the server's own 0.
+const TSX_LOADER = ["--import", "tsx"];
 
 interface Target {
   env: Record<string, string>;
@@ -169,7 +171,7 @@ describe.runIf(testDatabaseKind() === "postgres")("several instances on one Post
 
 /** Runs main.ts like `npm start` and collects its output. */
 function runMain(env: Record<string, string>) {
-  const child: ChildProcess = spawn(TSX, ["src/main.ts"], {
+  const child: ChildProcess = spawn(process.execPath, [...TSX_LOADER, "src/main.ts"], {
     cwd: SERVER_DIR,
     env: { PATH: process.env.PATH, ...env },
     stdio: ["ignore", "pipe", "pipe"],
