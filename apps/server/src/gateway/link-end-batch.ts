@@ -12,7 +12,7 @@
 import { sql } from "kysely";
 import { GroupCommit } from "../db/group-commit.ts";
 import type { Db } from "../db/schema.ts";
-import { NOT_CONFIG_JOB_TYPES } from "../jobs/job-store.ts";
+import { requeueRunningApplies } from "../jobs/job-store.ts";
 import { anyUuid, lockDevices } from "../services/desired-config.ts";
 import type { DeviceConnection } from "./connection.ts";
 
@@ -38,12 +38,10 @@ export function linkEndBatcher(db: Db): { submit(end: LinkEnd): Promise<boolean>
 export async function recordLinkEnds(trx: Db, ends: readonly LinkEnd[]): Promise<boolean[]> {
   const deviceIds = [...new Set(ends.map((e) => e.conn.deviceId))];
   await lockDevices(trx, deviceIds).select("id").execute();
-  const requeue = ends.flatMap((e) => e.applyIds.map((applyId) => ({ deviceId: e.conn.deviceId, applyId })));
-  if (requeue.length > 0)
-    await sql`update jobs set state = 'queued', started_at = null, apply_id = null, sent_hash = null
-      from unnest(${requeue.map((r) => r.deviceId)}::uuid[], ${requeue.map((r) => r.applyId)}::text[]) as u(device_id, apply_id)
-      where jobs.device_id = u.device_id and jobs.apply_id = u.apply_id and jobs.state = 'running'
-        and jobs.type <> all(${NOT_CONFIG_JOB_TYPES})`.execute(trx);
+  await requeueRunningApplies(
+    trx,
+    ends.flatMap((e) => e.applyIds.map((applyId) => ({ deviceId: e.conn.deviceId, applyId }))),
+  );
   const gone = await sql<{ device_id: string; session_id: string }>`delete from device_sessions s
       using unnest(${ends.map((e) => e.conn.deviceId)}::uuid[], ${ends.map((e) => e.conn.sessionId)}::uuid[])
         as u(device_id, session_id)

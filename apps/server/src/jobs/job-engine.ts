@@ -426,7 +426,6 @@ export class JobEngine {
     await this.dispatch(conn);
   }
 
-  /** The link is gone before the result: the apply's jobs wait in the queue for the next link. */
   /**
    * The link is gone: its apply in flight is no longer awaited. Answers that apply's id, whose running jobs
    * the caller puts back in the queue with the link's end (gateway/link-end-batch.ts), or null.

@@ -116,6 +116,15 @@ export async function failApply(db: Db, applyId: string, error: JobError): Promi
     .execute();
 }
 
+/** The running config jobs of these applies go back to the queue (their links ended before a result). */
+export async function requeueRunningApplies(db: Db, applies: readonly { deviceId: string; applyId: string }[]): Promise<void> {
+  if (applies.length === 0) return;
+  await sql`update jobs set state = 'queued', started_at = null, apply_id = null, sent_hash = null
+    from unnest(${applies.map((a) => a.deviceId)}::uuid[], ${applies.map((a) => a.applyId)}::text[]) as u(device_id, apply_id)
+    where jobs.device_id = u.device_id and jobs.apply_id = u.apply_id and jobs.state = 'running'
+      and jobs.type <> all(${NOT_CONFIG_JOB_TYPES})`.execute(db);
+}
+
 /** The running config jobs of `deviceIds` go back to the queue (batched hellos: jobs left running by an earlier link). */
 export async function requeueRunningMany(db: Db, deviceIds: readonly string[]): Promise<void> {
   await sql`update jobs set state = 'queued', started_at = null, apply_id = null, sent_hash = null

@@ -2,7 +2,7 @@
  * Links that end together share transactions (gateway/link-end-batch.ts, issue 14), with the same
  * outcome as one at a time: every session gone, every device disconnected with its event, the
  * config jobs its unanswered applies left running back in the queue, and the next link takes
- * them. A link whose session a newer link of the same device replaced leaves that session alone.
+ * them.
  */
 import { describe, expect, it, vi } from "vitest";
 import type { GatewayEventMap } from "../../src/gateway/events.ts";
