@@ -330,7 +330,14 @@ describe.runIf(enabled)(
       const applying = server.apply(config.a!, { deviceId: device.a, timeoutMs: 60_000 }).catch(() => null);
       await NetnsClass.waitFor(
         "charon started by the apply",
-        async () => (await stat(charonPid).catch(() => null)) !== null,
+        // start-stop-daemon writes the pid file before it execs charon: wait
+        // until that pid carries charon's name.
+        async () => {
+          const pid = (await readFile(charonPid, "utf8").catch(() => "")).trim();
+          if (pid === "") return false;
+          const comm = await readFile(`/proc/${pid}/comm`, "utf8").catch(() => "");
+          return comm.startsWith("charon");
+        },
         30_000,
         5,
       );
