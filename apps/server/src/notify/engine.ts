@@ -388,7 +388,7 @@ export class NotificationEngine {
       const step = o.sustained
         ? observe(tracked.state, o.observed, o.raiseAfter, 1, { now, sustainMs: this.options.sustainMs })
         : observe(tracked.state, o.observed, o.raiseAfter, confirm);
-      this.act(deviceId, track, o.key, step, () => ({ ...o.condition, details: o.details }));
+      this.act(deviceId, track, o.key, step, () => ({ ...o.condition, details: o.details() }));
       if (isIdle(tracked.state)) track.conditions.delete(o.key);
     }
     // What the status no longer mentions (a deleted tunnel, a removed neighbor) is clear.

@@ -37,7 +37,8 @@ export interface Observation {
   raiseAfter: number;
   /** Judged on evidence: raise and resolve only once held for the sustain period. */
   sustained: boolean;
-  details: string;
+  /** The notification's text, made only when one is raised (most statuses raise nothing). */
+  details: () => string;
 }
 
 /** A measured figure, the probes behind it (answered ones for RTT), and whether to judge it on evidence. */
@@ -74,6 +75,48 @@ export const STATUS_EVENTS: readonly NotificationEvent[] = [
 
 const fmt = (n: number) => String(Math.round(n * 10) / 10);
 
+/** A condition with its dedup key. */
+interface KeyedCondition {
+  key: string;
+  condition: NotificationCondition;
+}
+
+/**
+ * The conditions a device's statuses name, made once per context (by event, then by target id: a
+ * tunnel, an interface, a neighbor's address, "" for the device): every status names the same
+ * ones. A reloaded context is a new object, so what it names is made again; the old entries go
+ * with the old context.
+ */
+const conditionsOf = new WeakMap<DeviceContext, Map<NotificationEvent, Map<string, KeyedCondition>>>();
+
+function keyedCondition(
+  context: DeviceContext,
+  eventType: NotificationEvent,
+  targetId: string,
+  targets: NotificationCondition["targets"],
+): KeyedCondition {
+  let byEvent = conditionsOf.get(context);
+  if (!byEvent) {
+    byEvent = new Map();
+    conditionsOf.set(context, byEvent);
+  }
+  let byTarget = byEvent.get(eventType);
+  if (!byTarget) {
+    byTarget = new Map();
+    byEvent.set(eventType, byTarget);
+  }
+  let entry = byTarget.get(targetId);
+  if (!entry) {
+    const condition = { eventType, targets: Object.freeze({ deviceId: context.deviceId, ...targets }) };
+    entry = Object.freeze({ key: notificationDedupKey(condition), condition: Object.freeze(condition) });
+    byTarget.set(targetId, entry);
+  }
+  return entry;
+}
+
+/** The one target id of a condition's targets ("" for the device itself). */
+const targetIdOf = (t: NotificationCondition["targets"]) => t.tunnelId ?? t.interfaceId ?? t.bgpNeighbor ?? t.vrrpGroupId ?? "";
+
 function ruleThresholds(rules: FullRules, event: NotificationEvent): Thresholds {
   return { warning: rules[event].warningThreshold, critical: rules[event].criticalThreshold };
 }
@@ -89,20 +132,19 @@ function describeThresholds(t: Thresholds, unit: string): string {
 export function evaluateStatus(input: EvaluateInput): Observation[] {
   const { context, rules, confirmReports } = input;
   const out: Observation[] = [];
-  const deviceId = context.deviceId;
 
   const push = (
     eventType: NotificationEvent,
     targets: NotificationCondition["targets"],
     observed: Observed,
     raiseAfter: number,
-    details: string,
+    details: () => string,
     sustained = false,
   ) => {
-    const condition = { eventType, targets: { deviceId, ...targets } };
+    const { key, condition } = keyedCondition(context, eventType, targetIdOf(targets), targets);
     const bad = observed !== "ok" && observed !== "hold";
     out.push({
-      key: notificationDedupKey(condition),
+      key,
       condition,
       observed: bad && !rules[eventType].enabled ? "hold" : observed,
       raiseAfter,
@@ -115,12 +157,18 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
     targets: NotificationCondition["targets"],
     value: number | null,
     t: Thresholds,
-    what: string,
+    what: () => string,
     unit: string,
   ) => {
-    const key = notificationDedupKey({ eventType, targets: { deviceId, ...targets } });
+    const { key } = keyedCondition(context, eventType, targetIdOf(targets), targets);
     const observed = value === null ? "hold" : thresholdLevel(value, t, input.openOf(key));
-    push(eventType, targets, observed, 1, `${what} ${value === null ? "?" : fmt(value)}${unit} (${describeThresholds(t, unit)})`);
+    push(
+      eventType,
+      targets,
+      observed,
+      1,
+      () => `${what()} ${value === null ? "?" : fmt(value)}${unit} (${describeThresholds(t, unit)})`,
+    );
   };
   /** Loss or RTT of a tunnel or link: on evidence when enough probes stand behind it. */
   const measured = (
@@ -128,7 +176,7 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
     targets: NotificationCondition["targets"],
     figure: Figure | null,
     t: Thresholds,
-    what: string,
+    what: () => string,
     unit: string,
   ) => {
     if (figure === null || !figure.evidence) {
@@ -142,7 +190,14 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
         ? "hold"
         : rttEvidenceLevel(figure.value, t);
     const over = loss ? ` over ${figure.samples} probes` : "";
-    push(eventType, targets, observed, 1, `${what} ${fmt(figure.value)}${unit}${over} (${describeThresholds(t, unit)})`, true);
+    push(
+      eventType,
+      targets,
+      observed,
+      1,
+      () => `${what()} ${fmt(figure.value)}${unit}${over} (${describeThresholds(t, unit)})`,
+      true,
+    );
   };
 
   // Tunnel ends.
@@ -151,13 +206,13 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
     const tunnel = context.tunnels.get(report.id);
     if (!tunnel) continue;
     const targets = { tunnelId: tunnel.id };
-    const name = `tunnel ${tunnel.num} to ${tunnel.farName}`;
+    const name = () => `tunnel ${tunnel.num} to ${tunnel.farName}`;
     push(
       "tunnel-connection",
       targets,
       report.up ? "ok" : rules["tunnel-connection"].severity,
       confirmReports,
-      `${name} is down, as reported by ${context.name}`,
+      () => `${name()} is down, as reported by ${context.name}`,
     );
     const isMeasured = report.up && report.samples > 0;
     const evidence = report.sent !== undefined;
@@ -165,9 +220,9 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
     const answered = Math.round(report.samples * (1 - report.loss / 100));
     const rttFigure = isMeasured ? { value: report.rtt, samples: answered, evidence } : null;
     const rtt = tunnel.thresholds.rtt ?? ruleThresholds(rules, "tunnel-rtt");
-    measured("tunnel-rtt", targets, rttFigure, rtt, `${name}: round-trip time`, " ms");
+    measured("tunnel-rtt", targets, rttFigure, rtt, () => `${name()}: round-trip time`, " ms");
     const drop = tunnel.thresholds.dropRate ?? ruleThresholds(rules, "tunnel-drop-rate");
-    measured("tunnel-drop-rate", targets, lossFigure, drop, `${name}: drop rate`, " %");
+    measured("tunnel-drop-rate", targets, lossFigure, drop, () => `${name()}: drop rate`, " %");
 
     const link = byInterface.get(tunnel.localInterfaceId) ?? { rtt: [], loss: [], tunnels: 0 };
     link.tunnels++;
@@ -181,14 +236,14 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
   // WAN links, judged by the best path through them.
   for (const [interfaceId, link] of byInterface) {
     const iface = context.interfaces.find((i) => i.id === interfaceId);
-    const name = `link ${iface?.name ?? interfaceId} of ${context.name}`;
+    const name = () => `link ${iface?.name ?? interfaceId} of ${context.name}`;
     const best = (xs: Figure[]) => xs.reduce<Figure | null>((b, x) => (b === null || x.value < b.value ? x : b), null);
     measured(
       "link-rtt",
       { interfaceId },
       best(link.rtt),
       ruleThresholds(rules, "link-rtt"),
-      `${name}: best round-trip time`,
+      () => `${name()}: best round-trip time`,
       " ms",
     );
     measured(
@@ -196,7 +251,7 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
       { interfaceId },
       best(link.loss),
       ruleThresholds(rules, "link-drop-rate"),
-      `${name}: lowest drop rate`,
+      () => `${name()}: lowest drop rate`,
       " %",
     );
   }
@@ -212,14 +267,14 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
       targets,
       state.operState === "unknown" ? "hold" : down ? rules["interface-down"].severity : "ok",
       confirmReports,
-      `interface ${iface.name} (${iface.type}) of ${context.name} is down`,
+      () => `interface ${iface.name} (${iface.type}) of ${context.name} is down`,
     );
     push(
       "missing-interface-ip",
       targets,
       down ? "hold" : state.IPv4 === "" ? rules["missing-interface-ip"].severity : "ok",
       confirmReports,
-      `interface ${iface.name} (${iface.type}) of ${context.name} has no IPv4 address`,
+      () => `interface ${iface.name} (${iface.type}) of ${context.name} has no IPv4 address`,
     );
   }
 
@@ -232,7 +287,7 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
       { bgpNeighbor: n.ip },
       state === "Established" ? "ok" : rules["bgp-neighbor-down"].severity,
       confirmReports,
-      `BGP neighbor ${n.ip} (AS ${n.remoteASN}) of ${context.name} is ${state}`,
+      () => `BGP neighbor ${n.ip} (AS ${n.remoteASN}) of ${context.name} is ${state}`,
     );
   }
 
@@ -244,7 +299,7 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
       {},
       health.memoryPercent,
       ruleThresholds(rules, "device-memory-usage"),
-      `memory usage of ${context.name}`,
+      () => `memory usage of ${context.name}`,
       " %",
     );
     threshold(
@@ -252,7 +307,7 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
       {},
       health.diskPercent,
       ruleThresholds(rules, "hard-drive-usage"),
-      `disk usage of ${context.name}`,
+      () => `disk usage of ${context.name}`,
       " %",
     );
   }

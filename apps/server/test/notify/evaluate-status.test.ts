@@ -4,6 +4,7 @@ import type { InterfaceState, NotificationRules } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import type { DeviceContext } from "../../src/notify/device-context.ts";
 import { evaluateStatus, type Observation } from "../../src/notify/evaluate-status.ts";
+import { notificationDedupKey } from "../../src/services/notifications/events.ts";
 import { completeRules } from "../../src/services/notifications/settings.ts";
 
 const deviceId = randomUUID();
@@ -124,7 +125,7 @@ describe("evaluateStatus", () => {
   it("judges each tunnel end with the tunnel's own thresholds, else the rule's", () => {
     const obs = evaluate();
     expect(find(obs, "tunnel-rtt", { tunnelId: t1 })).toMatchObject({ observed: "warning", raiseAfter: 1 });
-    expect(find(obs, "tunnel-rtt", { tunnelId: t1 })?.details).toBe(
+    expect(find(obs, "tunnel-rtt", { tunnelId: t1 })?.details()).toBe(
       "tunnel 1 to edge-2: round-trip time 350 ms (warning 300 ms, critical 600 ms)",
     );
     // Tunnel 2 has its own RTT thresholds (50/100): 60 ms is a warning there, not under the rule's 300.
@@ -133,7 +134,7 @@ describe("evaluateStatus", () => {
     expect(find(obs, "tunnel-drop-rate", { tunnelId: t1 })?.observed).toBe("ok");
     // A tunnel that is down: connection is bad after confirmation, its figures say nothing.
     expect(find(obs, "tunnel-connection", { tunnelId: t3 })).toMatchObject({ observed: "critical", raiseAfter: 3 });
-    expect(find(obs, "tunnel-connection", { tunnelId: t3 })?.details).toBe("tunnel 3 to aws is down, as reported by edge-1");
+    expect(find(obs, "tunnel-connection", { tunnelId: t3 })?.details()).toBe("tunnel 3 to aws is down, as reported by edge-1");
     expect(find(obs, "tunnel-rtt", { tunnelId: t3 })?.observed).toBe("hold");
     expect(find(obs, "tunnel-connection", { tunnelId: t1 })?.observed).toBe("ok");
     // A tunnel the device is not an end of is ignored.
@@ -152,7 +153,7 @@ describe("evaluateStatus", () => {
       ],
     });
     expect(find(bad, "link-rtt", { interfaceId: wan })).toMatchObject({ observed: "critical" });
-    expect(find(bad, "link-rtt", { interfaceId: wan })?.details).toContain("link eth0 of edge-1: best round-trip time 650 ms");
+    expect(find(bad, "link-rtt", { interfaceId: wan })?.details()).toContain("link eth0 of edge-1: best round-trip time 650 ms");
     expect(find(bad, "link-drop-rate", { interfaceId: wan })?.observed).toBe("critical");
     // Every tunnel of the link down: nothing to judge the link by.
     const down = evaluate({ tunnels: [{ id: t3, side: "a", up: false, loss: 100, rtt: 0, jitter: 0, samples: 30 }] });
@@ -164,10 +165,10 @@ describe("evaluateStatus", () => {
     expect(find(obs, "missing-interface-ip", { interfaceId: lan })).toMatchObject({ observed: "warning", raiseAfter: 3 });
     expect(find(obs, "missing-interface-ip", { interfaceId: wan })?.observed).toBe("ok");
     expect(find(obs, "interface-down", { interfaceId: wan })?.observed).toBe("ok");
-    expect(find(obs, "bgp-neighbor-down", { bgpNeighbor: "10.100.0.5" })).toMatchObject({
-      observed: "warning",
-      details: "BGP neighbor 10.100.0.5 (AS 65003) of edge-1 is Active",
-    });
+    expect(find(obs, "bgp-neighbor-down", { bgpNeighbor: "10.100.0.5" })).toMatchObject({ observed: "warning" });
+    expect(find(obs, "bgp-neighbor-down", { bgpNeighbor: "10.100.0.5" })?.details()).toBe(
+      "BGP neighbor 10.100.0.5 (AS 65003) of edge-1 is Active",
+    );
     expect(find(obs, "bgp-neighbor-down", { bgpNeighbor: "10.100.0.3" })?.observed).toBe("ok");
     expect(find(obs, "device-memory-usage", {})?.observed).toBe("warning");
     expect(find(obs, "hard-drive-usage", {})?.observed).toBe("ok");
@@ -208,5 +209,40 @@ describe("evaluateStatus", () => {
       },
     });
     expect(find(obs, "tunnel-connection", { tunnelId: t3 })?.observed).toBe("info");
+  });
+
+  it("keeps each condition and its key per context: the same as a fresh condition gives, a reloaded context its own", () => {
+    const first = evaluate();
+    // 3 tunnels × 3, 1 link × 2, 2 interfaces × 2, 2 neighbors, 2 health figures.
+    expect(first.length).toBe(19);
+    for (const o of first) {
+      // Every target the condition names, the device included, and the key notificationDedupKey makes of them.
+      const { deviceId: own, ...rest } = o.condition.targets;
+      expect(own).toBe(deviceId);
+      expect(Object.values(rest).filter((v) => v !== undefined)).toHaveLength(
+        o.condition.eventType.startsWith("device-") || o.condition.eventType === "hard-drive-usage" ? 0 : 1,
+      );
+      expect(o.key).toBe(notificationDedupKey({ eventType: o.condition.eventType, targets: { ...o.condition.targets } }));
+    }
+    expect(new Set(first.map((o) => o.key)).size).toBe(first.length);
+    // The next status names the same conditions: the same objects, and fresh observations.
+    const second = evaluate();
+    expect(second.map((o) => o.key)).toEqual(first.map((o) => o.key));
+    expect(second[0]!.condition).toBe(first[0]!.condition);
+    expect(second[0]).not.toBe(first[0]);
+    // A reloaded context (a new object: renamed, another device id) names its own.
+    const other = randomUUID();
+    const reloaded = evaluateStatus({
+      context: { ...context, deviceId: other, name: "edge-1b" },
+      rules: completeRules(undefined),
+      tunnels: [{ id: t3, side: "a", up: false, loss: 100, rtt: 0, jitter: 0, samples: 30 }],
+      status: { interfaces: [], bgp: null, health: null },
+      openOf: () => "ok",
+      confirmReports: 3,
+    });
+    const down = find(reloaded, "tunnel-connection", { tunnelId: t3 })!;
+    expect(down.condition.targets.deviceId).toBe(other);
+    expect(down.key).toBe(notificationDedupKey({ eventType: "tunnel-connection", targets: { deviceId: other, tunnelId: t3 } }));
+    expect(down.details()).toBe("tunnel 3 to aws is down, as reported by edge-1b");
   });
 });
