@@ -2,7 +2,9 @@
  * Profiling aid for the rule engine's judgement of one status (issue 14),
  * not a bench case: `evaluateStatus` for the bench fleet's device (four
  * tunnels over two WAN links, three interfaces, health figures, nothing
- * wrong), timed in this process. Every status of a connected device runs it.
+ * wrong), timed in this process, for a device with nothing open and for one
+ * with an open condition (then the engine reads every observation's key).
+ * Every status of a connected device runs it.
  *
  *   npx tsx test-harness/src/bench/evaluate-profile.ts
  */
@@ -72,14 +74,29 @@ const status: Pick<Status, "interfaces" | "bgp" | "health"> = {
   health: { uptimeSeconds: 100, cpuPercent: 5, memoryPercent: 40, diskPercent: 20, temperatureC: null },
 };
 const rules = completeRules(undefined);
-const judge = () => evaluateStatus({ context, rules, tunnels: reports, status, openOf: () => "ok", confirmReports: 2 });
+/** As the rule engine calls it: without open conditions no `openOf` and no key read; with one, every key read. */
+const judge = (open: boolean) => {
+  const obs = evaluateStatus({
+    context,
+    rules,
+    tunnels: reports,
+    status,
+    ...(open ? { openOf: () => "ok" as const } : {}),
+    confirmReports: 2,
+  });
+  if (open) for (const o of obs) keyLength += o.key.length;
+  return obs.length;
+};
+let keyLength = 0;
 
 let observations = 0;
-for (let i = 0; i < 20_000; i++) observations += judge().length; // warm-up
-for (let r = 0; r < rounds; r++) {
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < perRound; i++) observations += judge().length;
-  const us = Number(process.hrtime.bigint() - t0) / perRound / 1000;
-  console.log(`round ${r + 1}: ${us.toFixed(2)} µs per status`);
+for (const open of [false, true]) {
+  for (let i = 0; i < 20_000; i++) observations += judge(open); // warm-up
+  for (let r = 0; r < rounds; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < perRound; i++) observations += judge(open);
+    const us = Number(process.hrtime.bigint() - t0) / perRound / 1000;
+    console.log(`${open ? "a condition open" : "nothing open"}, round ${r + 1}: ${us.toFixed(2)} µs per status`);
+  }
 }
-console.log(`${judge().length} observations per status (${observations} in all)`);
+console.log(`${judge(false)} observations per status (${observations} in all, ${keyLength} characters of keys read)`);

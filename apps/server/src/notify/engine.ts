@@ -361,12 +361,14 @@ export class NotificationEngine {
     const settings = this.settings.peek(track.orgId);
     if (!context || !settings) return;
     const confirm = this.options.confirmReports;
+    // Most devices have no open condition: their statuses need no key unless something is bad.
+    const tracking = track.conditions.size > 0;
     const observations = evaluateStatus({
       context,
       rules: settings.rules,
       tunnels,
       status,
-      openOf: (key) => track.conditions.get(key)?.state.open ?? "ok",
+      ...(tracking ? { openOf: (key: string) => track.conditions.get(key)?.state.open ?? "ok" } : {}),
       confirmReports: confirm,
     });
     const seen = new Set<string>();
@@ -377,6 +379,8 @@ export class NotificationEngine {
       if (t.farDeviceId !== null && !this.farEnds.live(t.farDeviceId, now)) farDown.add(t.id);
     for (const o of observations) {
       if (o.condition.targets.tunnelId && farDown.has(o.condition.targets.tunnelId)) o.observed = "hold";
+      // Nothing tracked and nothing bad: nothing to start, and nothing tracked to keep.
+      if (!tracking && (o.observed === "ok" || o.observed === "hold")) continue;
       seen.add(o.key);
       let tracked = track.conditions.get(o.key);
       if (!tracked) {

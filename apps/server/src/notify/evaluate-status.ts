@@ -30,15 +30,40 @@ import type { DeviceContext } from "./device-context.ts";
 import { lossEvidenceLevel, MIN_EVIDENCE_SAMPLES, rttEvidenceLevel } from "./evidence.ts";
 
 export interface Observation {
-  key: string;
-  condition: NotificationCondition;
+  /** The condition's dedup key (notificationDedupKey), made when first read. */
+  readonly key: string;
+  readonly condition: NotificationCondition;
   observed: Observed;
   /** Bad observations in a row before the condition is raised. */
-  raiseAfter: number;
+  readonly raiseAfter: number;
   /** Judged on evidence: raise and resolve only once held for the sustain period. */
-  sustained: boolean;
+  readonly sustained: boolean;
   /** The notification's text, made only when one is raised (most statuses raise nothing). */
-  details: () => string;
+  readonly details: () => string;
+}
+
+/**
+ * An observation whose key is made when read: a device without open conditions reads only the keys
+ * of what is bad (the engine looks up and starts conditions by key), so a healthy status builds none.
+ */
+class StatusObservation implements Observation {
+  #key: string | undefined;
+
+  constructor(
+    readonly condition: NotificationCondition,
+    public observed: Observed,
+    readonly raiseAfter: number,
+    readonly sustained: boolean,
+    readonly details: () => string,
+    key?: string,
+  ) {
+    this.#key = key;
+  }
+
+  get key(): string {
+    if (this.#key === undefined) this.#key = notificationDedupKey(this.condition);
+    return this.#key;
+  }
 }
 
 /** A measured figure, the probes behind it (answered ones for RTT), and whether to judge it on evidence. */
@@ -53,8 +78,8 @@ export interface EvaluateInput {
   rules: FullRules;
   tunnels: (TunnelReport & { side: "a" | "b" })[];
   status: Pick<Status, "interfaces" | "bgp" | "health">;
-  /** The open severity of a condition (by dedup key), for hysteresis. */
-  openOf(key: string): Severity | "ok";
+  /** The open severity of a condition (by dedup key), for hysteresis; absent: nothing is open. */
+  openOf?(key: string): Severity | "ok";
   /** Confirmations of up/down states. */
   confirmReports: number;
 }
@@ -75,48 +100,6 @@ export const STATUS_EVENTS: readonly NotificationEvent[] = [
 
 const fmt = (n: number) => String(Math.round(n * 10) / 10);
 
-/** A condition with its dedup key. */
-interface KeyedCondition {
-  key: string;
-  condition: NotificationCondition;
-}
-
-/**
- * The conditions a device's statuses name, made once per context (by event, then by target id: a
- * tunnel, an interface, a neighbor's address, "" for the device): every status names the same
- * ones. A reloaded context is a new object, so what it names is made again; the old entries go
- * with the old context.
- */
-const conditionsOf = new WeakMap<DeviceContext, Map<NotificationEvent, Map<string, KeyedCondition>>>();
-
-function keyedCondition(
-  context: DeviceContext,
-  eventType: NotificationEvent,
-  targetId: string,
-  targets: NotificationCondition["targets"],
-): KeyedCondition {
-  let byEvent = conditionsOf.get(context);
-  if (!byEvent) {
-    byEvent = new Map();
-    conditionsOf.set(context, byEvent);
-  }
-  let byTarget = byEvent.get(eventType);
-  if (!byTarget) {
-    byTarget = new Map();
-    byEvent.set(eventType, byTarget);
-  }
-  let entry = byTarget.get(targetId);
-  if (!entry) {
-    const condition = { eventType, targets: Object.freeze({ deviceId: context.deviceId, ...targets }) };
-    entry = Object.freeze({ key: notificationDedupKey(condition), condition: Object.freeze(condition) });
-    byTarget.set(targetId, entry);
-  }
-  return entry;
-}
-
-/** The one target id of a condition's targets ("" for the device itself). */
-const targetIdOf = (t: NotificationCondition["targets"]) => t.tunnelId ?? t.interfaceId ?? t.bgpNeighbor ?? t.vrrpGroupId ?? "";
-
 function ruleThresholds(rules: FullRules, event: NotificationEvent): Thresholds {
   return { warning: rules[event].warningThreshold, critical: rules[event].criticalThreshold };
 }
@@ -132,6 +115,7 @@ function describeThresholds(t: Thresholds, unit: string): string {
 export function evaluateStatus(input: EvaluateInput): Observation[] {
   const { context, rules, confirmReports } = input;
   const out: Observation[] = [];
+  const deviceId = context.deviceId;
 
   const push = (
     eventType: NotificationEvent,
@@ -140,17 +124,13 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
     raiseAfter: number,
     details: () => string,
     sustained = false,
+    key?: string,
   ) => {
-    const { key, condition } = keyedCondition(context, eventType, targetIdOf(targets), targets);
+    const condition = { eventType, targets: { deviceId, ...targets } };
     const bad = observed !== "ok" && observed !== "hold";
-    out.push({
-      key,
-      condition,
-      observed: bad && !rules[eventType].enabled ? "hold" : observed,
-      raiseAfter,
-      sustained,
-      details,
-    });
+    out.push(
+      new StatusObservation(condition, bad && !rules[eventType].enabled ? "hold" : observed, raiseAfter, sustained, details, key),
+    );
   };
   const threshold = (
     eventType: NotificationEvent,
@@ -160,14 +140,18 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
     what: () => string,
     unit: string,
   ) => {
-    const { key } = keyedCondition(context, eventType, targetIdOf(targets), targets);
-    const observed = value === null ? "hold" : thresholdLevel(value, t, input.openOf(key));
+    // Hysteresis reads the open severity: only a device with open conditions needs the key for it.
+    const key = input.openOf ? notificationDedupKey({ eventType, targets: { deviceId, ...targets } }) : undefined;
+    const open = input.openOf && key !== undefined ? input.openOf(key) : "ok";
+    const observed = value === null ? "hold" : thresholdLevel(value, t, open);
     push(
       eventType,
       targets,
       observed,
       1,
       () => `${what()} ${value === null ? "?" : fmt(value)}${unit} (${describeThresholds(t, unit)})`,
+      false,
+      key,
     );
   };
   /** Loss or RTT of a tunnel or link: on evidence when enough probes stand behind it. */

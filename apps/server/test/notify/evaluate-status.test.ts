@@ -211,38 +211,43 @@ describe("evaluateStatus", () => {
     expect(find(obs, "tunnel-connection", { tunnelId: t3 })?.observed).toBe("info");
   });
 
-  it("keeps each condition and its key per context: the same as a fresh condition gives, a reloaded context its own", () => {
-    const first = evaluate();
+  it("each observation's key is notificationDedupKey of its condition, made when read; without openOf nothing is open", () => {
+    const obs = evaluate();
     // 3 tunnels × 3, 1 link × 2, 2 interfaces × 2, 2 neighbors, 2 health figures.
-    expect(first.length).toBe(19);
-    for (const o of first) {
-      // Every target the condition names, the device included, and the key notificationDedupKey makes of them.
-      const { deviceId: own, ...rest } = o.condition.targets;
-      expect(own).toBe(deviceId);
-      expect(Object.values(rest).filter((v) => v !== undefined)).toHaveLength(
-        o.condition.eventType.startsWith("device-") || o.condition.eventType === "hard-drive-usage" ? 0 : 1,
-      );
+    expect(obs).toHaveLength(19);
+    for (const o of obs) {
+      expect(o.condition.targets.deviceId).toBe(deviceId);
       expect(o.key).toBe(notificationDedupKey({ eventType: o.condition.eventType, targets: { ...o.condition.targets } }));
     }
-    expect(new Set(first.map((o) => o.key)).size).toBe(first.length);
-    // The next status names the same conditions: the same objects, and fresh observations.
-    const second = evaluate();
-    expect(second.map((o) => o.key)).toEqual(first.map((o) => o.key));
-    expect(second[0]!.condition).toBe(first[0]!.condition);
-    expect(second[0]).not.toBe(first[0]);
-    // A reloaded context (a new object: renamed, another device id) names its own.
-    const other = randomUUID();
-    const reloaded = evaluateStatus({
-      context: { ...context, deviceId: other, name: "edge-1b" },
-      rules: completeRules(undefined),
-      tunnels: [{ id: t3, side: "a", up: false, loss: 100, rtt: 0, jitter: 0, samples: 30 }],
-      status: { interfaces: [], bgp: null, health: null },
-      openOf: () => "ok",
-      confirmReports: 3,
-    });
-    const down = find(reloaded, "tunnel-connection", { tunnelId: t3 })!;
-    expect(down.condition.targets.deviceId).toBe(other);
-    expect(down.key).toBe(notificationDedupKey({ eventType: "tunnel-connection", targets: { deviceId: other, tunnelId: t3 } }));
-    expect(down.details()).toBe("tunnel 3 to aws is down, as reported by edge-1b");
+    expect(new Set(obs.map((o) => o.key)).size).toBe(obs.length);
+    // Hysteresis (rule 85/95 %, a band of 10 % below the warning): 90 % is a warning either way; 80 % holds an open
+    // condition, which only openOf can tell; without openOf (a device with nothing open) 80 % is fine.
+    const memory = (open: ((key: string) => "critical" | "ok") | undefined, percent: number) =>
+      evaluateStatus({
+        context,
+        rules: completeRules(undefined),
+        tunnels: [],
+        status: {
+          interfaces: [],
+          bgp: null,
+          health: { uptimeSeconds: 5, cpuPercent: 1, memoryPercent: percent, diskPercent: 10, temperatureC: null },
+        },
+        ...(open ? { openOf: open } : {}),
+        confirmReports: 3,
+      }).find((o) => o.condition.eventType === "device-memory-usage")!;
+    const key = notificationDedupKey({ eventType: "device-memory-usage", targets: { deviceId } });
+    const asked: string[] = [];
+    const openCritical = (k: string) => {
+      asked.push(k);
+      return k === key ? ("critical" as const) : ("ok" as const);
+    };
+    expect(memory(undefined, 90).observed).toBe("warning");
+    expect(memory(() => "ok", 90).observed).toBe("warning");
+    expect(memory(openCritical, 80).observed).toBe("hold");
+    // Asked once for each health figure: memory and disk.
+    expect(asked).toEqual([key, notificationDedupKey({ eventType: "hard-drive-usage", targets: { deviceId } })]);
+    expect(memory(undefined, 80).observed).toBe("ok");
+    expect(memory(() => "ok", 80).observed).toBe("ok");
+    expect(memory(openCritical, 80).key).toBe(key);
   });
 });
