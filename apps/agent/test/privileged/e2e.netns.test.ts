@@ -257,6 +257,8 @@ describe.runIf(enabled)(
         process.execPath,
         "-e",
         "fetch('http://127.0.0.1:8088/api/status',{headers:{authorization:'Bearer '+process.argv[1]}}).then(r=>r.text()).then(t=>process.stdout.write(t))",
+        // The secret is random base64url: one in 64 starts with "-", which node would read as its own option.
+        "--",
         secret,
       ]);
       const ui = JSON.parse(page.stdout) as { tunnels: { id: string; up: boolean }[]; vrrp: { state: string }[] };
