@@ -141,9 +141,9 @@ export function evaluateStatus(input: EvaluateInput): Observation[] {
     unit: string,
   ) => {
     // Hysteresis reads the open severity: only a device with open conditions needs the key for it.
-    const key = input.openOf ? notificationDedupKey({ eventType, targets: { deviceId, ...targets } }) : undefined;
-    const open = input.openOf && key !== undefined ? input.openOf(key) : "ok";
-    const observed = value === null ? "hold" : thresholdLevel(value, t, open);
+    const { openOf } = input;
+    const key = openOf ? notificationDedupKey({ eventType, targets: { deviceId, ...targets } }) : undefined;
+    const observed = value === null ? "hold" : thresholdLevel(value, t, openOf && key ? openOf(key) : "ok");
     push(
       eventType,
       targets,
