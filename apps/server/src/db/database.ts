@@ -11,6 +11,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { restrictUmask, tightenDataDir } from "../data-dir/permissions.ts";
+import { createDataDirInChild } from "./pglite-initdb.ts";
 import { createPGlitePool } from "./pglite-pool.ts";
 import { PreparingClient, preparingClient } from "./prepared-client.ts";
 import type { Database } from "./schema.ts";
@@ -127,14 +128,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   }
   // Loaded only here: a server on PostgreSQL does not hold PGlite's JavaScript (about 1 MiB of heap).
   const { PGlite } = await import("@electric-sql/pglite");
+  const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ["-c", s])];
+  // A new data directory is made by a child process, whose WebAssembly memory goes with it (pglite-initdb.ts).
+  if (target.dataDir && !target.loadDataDir) await createDataDirInChild(target.dataDir, startParams);
   const pglite = await PGlite.create({
     ...(target.dataDir ? { dataDir: target.dataDir } : {}),
     ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
-    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ["-c", s])],
+    startParams,
   });
-  // Opening leaves the unpacked file-system bundle (and, for a new database, initdb's own WebAssembly
-  // instance: about 300 MB of RSS) as garbage that a server with a small JS heap may not collect for a long
-  // time. Collect it once, shortly after (right away it is still referenced).
+  // Opening leaves the unpacked file-system bundle (and, for a database made here (in memory, or from a
+  // dump), initdb's own WebAssembly instance: about 300 MB of RSS) as garbage that a server with a small JS
+  // heap may not collect for a long time. Collect it once, shortly after (right away it is still referenced).
   setTimeout(collectGarbageOnce, 1_000).unref();
   if (target.dataDir) await tightenDataDir(target.dataDir);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite) }) });
