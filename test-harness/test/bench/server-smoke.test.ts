@@ -66,7 +66,7 @@ async function scratchDatabasesLeft(): Promise<number> {
 describe.runIf(pgBlocker === null)("server case smoke runs", () => {
   it("server-devices brings every device online and times probe statuses", async () => {
     const before = await scratchDatabasesLeft();
-    const m = await serverDevices.run({ devices: 30, intervalMs: 500, windowMs: 2000 }, ctx());
+    const m = await serverDevices.run({ devices: 30, intervalMs: 500, windowMs: 2000, db: "pg" }, ctx());
     expect(value(m, "connections")).toBe(30);
     expect(value(m, "online-rate")).toBeGreaterThan(0);
     expect(value(m, "latency-p99")).toBeGreaterThanOrEqual(value(m, "latency-p50"));
