@@ -6,10 +6,11 @@
  * interval. Read against a bare ws echo server holding N connections in the
  * same run (ws-echo-connections at the same N and interval).
  */
+import { randomBytes } from "node:crypto";
 import { cpuPercent, readProcUsage } from "../proc-usage.ts";
 import { fleetSizes, probeCount, rampFleet, startLoadWorkers, waitFor } from "../server/connect.ts";
 import { type DbTarget, type Fleet, scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
-import type { BenchCase, Params } from "../types.ts";
+import type { BenchCase, BenchContext, Figure, Params } from "../types.ts";
 import { sleep, stopAll } from "./util.ts";
 import { type EchoConnectionsParams, echoConnectionsParams } from "./ws-echo-connections.ts";
 
@@ -23,6 +24,23 @@ export interface ServerDevicesParams extends Params {
 
 /** The embedded database is read at 1,000 devices: issue 14's target for it (RSS ≤ 400 MB) is set there. */
 export const PGLITE_DEVICES = 1000;
+
+/**
+ * The embedded server's first start: a new, empty data directory (the server makes the database), no device.
+ * RSS after a forced GC 2 s after it listens (it collects the garbage of opening after 1 s), and its peak.
+ */
+async function firstStart(ctx: BenchContext): Promise<{ rssBytes: number; peakRssBytes: number }> {
+  const scratch = await scratchDatabase("pglite", ctx);
+  const tern = await startTern({ scratch, secretKey: randomBytes(32).toString("base64") }, ctx);
+  try {
+    await sleep(2000);
+    const live = await tern.worker.call<Mem>("gc");
+    return { rssBytes: live.rssBytes, peakRssBytes: readProcUsage(tern.pid).peakRssBytes };
+  } finally {
+    await tern.stop();
+    await scratch.drop();
+  }
+}
 
 interface Mem {
   rssBytes: number;
@@ -43,7 +61,8 @@ export const serverDevices: BenchCase<ServerDevicesParams> = {
     "handler (parse, validate, live state, ingest buffer) is synchronous, so the pong comes back once the status is ingested " +
     "in memory (samples reach the table at the next batch flush, TERN_INGEST_FLUSH_MS). Last, the whole fleet drops at once " +
     "(simulator and probes close every link together), timed until the database holds no device as connected. Baseline: " +
-    "ws-echo-connections at the same N and interval (none for the drop).",
+    "ws-echo-connections at the same N and interval (none for the drop). With db=pglite the server is first started once on a " +
+    "new, empty data directory (it makes the database), without devices: its RSS after a forced GC 2 s after it listens, and its peak.",
   sizes: (mode) =>
     fleetSizes(mode).flatMap((devices) => {
       const e = echoConnectionsParams(mode, devices);
@@ -53,6 +72,11 @@ export const serverDevices: BenchCase<ServerDevicesParams> = {
   async run(params, ctx) {
     const echo: EchoConnectionsParams = echoConnectionsParams(ctx.mode, params.devices);
     await ctx.measure("ws-echo-connections", echo);
+    const first = params.db === "pglite" ? await firstStart(ctx) : null;
+    if (first)
+      ctx.log(
+        `  first start on a new data directory: RSS ${(first.rssBytes / 2 ** 20).toFixed(1)} MiB, peak ${(first.peakRssBytes / 2 ** 20).toFixed(1)} MiB`,
+      );
     const scratch = await scratchDatabase(params.db, ctx);
     let tern: TernServer | undefined;
     let workers: Awaited<ReturnType<typeof startLoadWorkers>> | undefined;
@@ -186,6 +210,7 @@ export const serverDevices: BenchCase<ServerDevicesParams> = {
             unit: "ms",
             better: "lower",
           },
+          ...firstStartFigures(first, echo),
         ],
         notes,
         details: {
@@ -210,3 +235,26 @@ export const serverDevices: BenchCase<ServerDevicesParams> = {
     }
   },
 };
+
+function firstStartFigures(first: { rssBytes: number; peakRssBytes: number } | null, echo: EchoConnectionsParams): Figure[] {
+  if (!first) return [];
+  const baseline = { case: "ws-echo-connections", params: echo, key: "rss" };
+  return [
+    {
+      key: "first-start-rss",
+      label: "server RSS after its first start on a new data directory (no device)",
+      value: first.rssBytes,
+      unit: "B",
+      better: "lower",
+      baseline,
+    },
+    {
+      key: "first-start-peak-rss",
+      label: "server peak RSS during that first start",
+      value: first.peakRssBytes,
+      unit: "B",
+      better: "lower",
+      baseline,
+    },
+  ];
+}

@@ -122,7 +122,11 @@ export interface TernServer {
  * Tern's server on the fleet's database, in a child process (with --expose-gc for live-memory readings),
  * bundled and run on plain node as an installed server runs (tern-bundle.ts).
  */
-export async function startTern(fleet: Fleet, ctx: BenchContext, env: Record<string, string> = {}): Promise<TernServer> {
+export async function startTern(
+  fleet: Pick<Fleet, "scratch" | "secretKey">,
+  ctx: BenchContext,
+  env: Record<string, string> = {},
+): Promise<TernServer> {
   const profile = ctx.env.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${ctx.env.profileDir}`] : [];
   const worker = spawnWorker(await ternServerBundle(), {
     loader: false,
