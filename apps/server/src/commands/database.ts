@@ -3,23 +3,21 @@
  * database belongs to one process, so a command takes the data directory's
  * lock for as long as it works and refuses while the server runs.
  */
-import { access, mkdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { ServerConfig } from "../config.ts";
 import { type DataDirLock, DataDirLockedError, lockDataDir } from "../db/data-dir-lock.ts";
 import { type DatabaseHandle, openDatabase } from "../db/database.ts";
 import { readMigrationStatus } from "../db/migration-status.ts";
+import { isDataDir } from "../db/pglite-initdb.ts";
 import { CliError } from "./cli-error.ts";
 import { databaseError } from "./startup-errors.ts";
 
 export const pgdataDir = (config: Pick<ServerConfig, "TERN_DATA_DIR">) => path.join(config.TERN_DATA_DIR, "pgdata");
 
-/** True when the data directory holds an embedded database (PostgreSQL writes PG_VERSION into every cluster). */
+/** True when the data directory holds an embedded database (db/pglite-initdb.ts: PostgreSQL's PG_VERSION). */
 export async function embeddedDatabaseExists(config: Pick<ServerConfig, "TERN_DATA_DIR">): Promise<boolean> {
-  return access(path.join(pgdataDir(config), "PG_VERSION")).then(
-    () => true,
-    () => false,
-  );
+  return isDataDir(pgdataDir(config));
 }
 
 /** The data directory's lock, or a CliError saying the server runs on it. */
