@@ -222,6 +222,7 @@ export class NotificationEngine {
   /** Stops listening, finishes queued work for up to `graceMs`, closes the SMTP transport. */
   async close(graceMs = 5_000): Promise<void> {
     for (const off of this.unsubscribe.splice(0)) off();
+    this.farEnds.close();
     const timeout = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
     const done = await Promise.race([this.idle().then(() => "done" as const), timeout]);
     if (done === "timeout")
