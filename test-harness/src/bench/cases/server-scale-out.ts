@@ -171,7 +171,7 @@ export const serverScaleOut: BenchCase<ServerScaleOutParams> = {
   description:
     "A scratch PostgreSQL database is seeded with N configured devices (4 tunnels each); `instances` Tern servers (own " +
     "processes, TERN_TRUST_PROXY) run on it behind Debian's HAProxy (device websockets balanced leastconn, API requests " +
-    "roundrobin, health checks on /api/health; the configuration is docs/scale.md's example). The fleet comes online through the " +
+    "roundrobin, TCP health checks, a killed instance out at its first refused connection; the configuration is docs/scale.md's example). The fleet comes online through the " +
     "proxy (status every 10 s), then: a 10 s quiet window (RSS per device, server CPU per status, PostgreSQL transactions and " +
     "rows), the server-api endpoints through the proxy with 50 clients, and a fan-out (`POST /api/mlpolicies/{id}/install`) " +
     "through the proxy, counting jobs whose device is connected to another instance than the one that served the request. " +
