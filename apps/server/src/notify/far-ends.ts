@@ -88,8 +88,12 @@ export class FarEnds {
             .execute();
           const connected = new Set(rows.filter((r) => r.connection === "connected").map((r) => r.id));
           const at = Date.now();
-          // A device gone from the table is not live.
-          for (const id of batch) Object.assign(due.get(id)!, { live: connected.has(id), checkedAt: at });
+          for (const id of batch) {
+            const e = due.get(id)!;
+            // A device gone from the table is not live.
+            e.live = connected.has(id);
+            e.checkedAt = at;
+          }
         }
       } finally {
         // A failed look-up is tried again at the next status that asks.
