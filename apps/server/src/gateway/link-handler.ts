@@ -134,12 +134,13 @@ export class LinkHandler implements ConnectionHooks {
       conn.close(CLOSE_CODES.unauthenticated, "device identity not proven");
       return;
     }
-    conn.publicKey = proof.publicKey;
+    // The key the device proved is most often the one on record: keep that instance.
+    conn.publicKey = proof.publicKey === conn.device.publicKey ? conn.device.publicKey : proof.publicKey;
     conn.state = "welcoming";
     conn.helloDone();
     // Kept for the session's columns; its proof is checked and done with.
     const { proof: _proof, ...kept } = hello;
-    conn.hello = kept;
+    conn.hello = { ...kept, machineId: conn.device.machineId };
     conn.appliedHash = hello.appliedHash;
     void conn.serial("hello", () => this.welcome(conn, hello));
   }

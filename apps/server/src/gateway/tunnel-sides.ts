@@ -1,5 +1,6 @@
 /** Which tunnels a device is an end of, and which end: a status may report only these. */
 import type { Db } from "../db/schema.ts";
+import { sharedString } from "../memory/shared-string.ts";
 import { anyUuid } from "../services/desired-config.ts";
 
 export async function loadTunnelSides(db: Db, deviceId: string): Promise<Map<string, "a" | "b">> {
@@ -17,8 +18,9 @@ export async function loadTunnelSidesMany(db: Db, deviceIds: readonly string[]):
     .where((eb) => eb.or([eb("device_a", "=", anyUuid(ids)), eb("device_b", "=", anyUuid(ids))]))
     .execute();
   for (const r of rows) {
-    sides.get(r.device_a)?.set(r.id, "a");
-    if (r.device_b) sides.get(r.device_b)?.set(r.id, "b");
+    const id = sharedString(r.id);
+    sides.get(r.device_a)?.set(id, "a");
+    if (r.device_b) sides.get(r.device_b)?.set(id, "b");
   }
   return sides;
 }

@@ -13,6 +13,7 @@ import { sql } from "kysely";
 import { hashSecretToken } from "../auth/secret-tokens.ts";
 import { GroupCommit } from "../db/group-commit.ts";
 import type { Db } from "../db/schema.ts";
+import { sharedString } from "../memory/shared-string.ts";
 
 export const DEVICE_WS_PATH = "/api/connect/ws";
 
@@ -111,10 +112,11 @@ export async function authenticateUpgrade(
   return {
     ok: true,
     device: {
-      id: row.id,
-      orgId: row.organization_id,
-      accountId: row.account_id,
-      orgName: row.org_name,
+      // Held for the link's life, as the rule engine's and the monitors' state is: one instance of each.
+      id: sharedString(row.id),
+      orgId: sharedString(row.organization_id),
+      accountId: sharedString(row.account_id),
+      orgName: sharedString(row.org_name),
       machineId: row.machine_id,
       publicKey: row.public_key,
     },

@@ -9,6 +9,7 @@
 import type { TunnelThresholds } from "@tern/protocol";
 import { sql } from "kysely";
 import type { Db } from "../db/schema.ts";
+import { sharedString } from "../memory/shared-string.ts";
 import { anyUuid } from "../services/desired-config.ts";
 
 export interface ContextInterface {
@@ -100,23 +101,25 @@ export async function loadDeviceContexts(db: Db, refs: readonly DeviceRef[]): Pr
     for (const t of tunnelsOf.get(deviceId) ?? []) {
       if (t.organization_id !== orgId) continue;
       const side = t.device_a === deviceId ? "a" : "b";
-      map.set(t.id, {
-        id: t.id,
+      // Contexts live as long as their links: each id and name held as the one instance the others share.
+      const id = sharedString(t.id);
+      map.set(id, {
+        id,
         num: t.num,
         side,
-        localInterfaceId: (side === "a" ? t.interface_a : t.interface_b) ?? "",
-        farName: (side === "a" ? t.b_name : t.a_name) ?? "",
-        farDeviceId: side === "a" ? t.device_b : t.device_a,
+        localInterfaceId: sharedString((side === "a" ? t.interface_a : t.interface_b) ?? ""),
+        farName: sharedString((side === "a" ? t.b_name : t.a_name) ?? ""),
+        farDeviceId: sharedString(side === "a" ? t.device_b : t.device_a),
         thresholds: t.notifications?.rtt == null && t.notifications?.dropRate == null ? NO_THRESHOLDS : t.notifications,
       });
     }
     return {
-      deviceId,
-      orgId,
-      name: device.name,
+      deviceId: sharedString(deviceId),
+      orgId: sharedString(orgId),
+      name: sharedString(device.name),
       interfaces: device.interfaces
         .filter((i) => i.isAssigned && (i.type === "WAN" || i.type === "LAN"))
-        .map((i) => ({ id: i.id, devId: i.devId, name: i.name, type: i.type })),
+        .map((i) => ({ id: sharedString(i.id), devId: sharedString(i.devId), name: sharedString(i.name), type: i.type })),
       bgpNeighbors: device.bgp.enable ? device.bgp.neighbors.map((n) => ({ ip: n.ip, remoteASN: n.remoteASN })) : [],
       tunnels: map,
       loadedAt,

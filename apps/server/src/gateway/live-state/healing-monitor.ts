@@ -24,6 +24,7 @@ import { batchLookup } from "../../db/batch-lookup.ts";
 import { GroupCommit } from "../../db/group-commit.ts";
 import { toJson } from "../../db/json.ts";
 import type { AppDeps } from "../../deps.ts";
+import { sharedString } from "../../memory/shared-string.ts";
 import { systemCtx } from "../../services/context.ts";
 import { anyUuid, queueConfigJobs } from "../../services/desired-config.ts";
 import { completeHealingAction, recordHealingAction } from "../../services/healing/actions.ts";
@@ -189,7 +190,7 @@ export class HealingMonitor {
       let link = s.links.get(x.key);
       if (!link) {
         link = new HealingLink(hour);
-        s.links.set(x.key, link);
+        s.links.set(sharedString(x.key), link);
       } else if (link.hour !== hour) {
         link.turnTo(hour);
         turned = true;
@@ -339,7 +340,7 @@ export class HealingMonitor {
     try {
       const rows = await this.baselines.submit(conn.deviceId);
       const hour = new Date().getUTCHours();
-      for (const r of rows) s.links.set(r.link, HealingLink.fromStored(r.state, r.rerouting, hour));
+      for (const r of rows) s.links.set(sharedString(r.link), HealingLink.fromStored(r.state, r.rerouting, hour));
     } finally {
       s.loaded = true;
     }

@@ -15,6 +15,7 @@ import type { DeviceInterface, InterfaceState } from "@tern/protocol";
 import { toJson } from "../../db/json.ts";
 import type { Db, PublicAddressHistory } from "../../db/schema.ts";
 import type { AppDeps } from "../../deps.ts";
+import { sharedString } from "../../memory/shared-string.ts";
 import { systemCtx } from "../../services/context.ts";
 import { queueConfigJobs } from "../../services/desired-config.ts";
 import type { DeviceConnection } from "../connection.ts";
@@ -34,7 +35,7 @@ export function initialHistory(
   const result: Record<string, PublicAddressHistory> = {};
   for (const itf of interfaces) {
     const port = Number.parseInt(itf.PublicPort, 10);
-    result[itf.devId] = stored?.[itf.devId] ?? {
+    result[sharedString(itf.devId)] = stored?.[itf.devId] ?? {
       publicIp: itf.PublicIP,
       publicPort: Number.isFinite(port) ? port : null,
       changes: [],

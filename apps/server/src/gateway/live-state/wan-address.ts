@@ -18,6 +18,7 @@
 import { type DeviceInterface, type InterfaceState, parseIPv4 } from "@tern/protocol";
 import { toJson } from "../../db/json.ts";
 import type { AppDeps } from "../../deps.ts";
+import { sharedString } from "../../memory/shared-string.ts";
 import { systemCtx } from "../../services/context.ts";
 import { queueConfigJobs } from "../../services/desired-config.ts";
 import type { DeviceConnection } from "../connection.ts";
@@ -38,7 +39,7 @@ const key = (a: WanAddress) => `${a.IPv4}/${a.IPv4Mask ?? ""}`;
  */
 export function initialWanAddresses(interfaces: readonly DeviceInterface[]): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const itf of interfaces) result[itf.devId] = key(itf);
+  for (const itf of interfaces) result[sharedString(itf.devId)] = sharedString(key(itf));
   return result;
 }
 
@@ -70,7 +71,7 @@ export class WanAddressTracker {
       if (!itf.IPv4 || parseIPv4(itf.IPv4) === null) continue;
       const reported = { IPv4: itf.IPv4, IPv4Mask: itf.IPv4Mask };
       if (key(reported) === known) continue;
-      conn.wanAddresses[itf.devId] = key(reported);
+      conn.wanAddresses[itf.devId] = sharedString(key(reported));
       this.schedule(conn, itf.devId, reported, now);
     }
   }

@@ -16,6 +16,7 @@ import type { Status } from "@tern/protocol";
 import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Db } from "../../db/schema.ts";
+import { sharedString } from "../../memory/shared-string.ts";
 import { addDeltas, type CounterValues, counterDeltas, countersOf, zeroCounters } from "./counters.ts";
 import { ensurePartitions } from "./partitions.ts";
 import type { StatisticsSettings } from "./settings.ts";
@@ -128,7 +129,7 @@ export class StatisticsWriter {
       const cur = countersOf(i);
       const track = d.interfaces.get(i.devId);
       if (!track) {
-        d.interfaces.set(i.devId, { last: cur, lastAt: now, acc: zeroCounters(), seconds: 0 });
+        d.interfaces.set(sharedString(i.devId), { last: cur, lastAt: now, acc: zeroCounters(), seconds: 0 });
         continue;
       }
       const gap = now - track.lastAt;
