@@ -140,6 +140,7 @@ export class LinkHandler implements ConnectionHooks {
     conn.helloDone();
     // Kept for the session's columns; its proof is checked and done with.
     const { proof: _proof, ...kept } = hello;
+    // Its machine id is the device's (checked above): the instance on record is kept, not the message's copy.
     conn.hello = { ...kept, machineId: conn.device.machineId };
     conn.appliedHash = hello.appliedHash;
     void conn.serial("hello", () => this.welcome(conn, hello));
