@@ -454,6 +454,9 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
       });
     else if (input.force) unchangedForced.push({ id: randomUUID(), deviceId, hash });
   }
+  // A device whose config did not change gets no job, unless forced; the recompiler queues none (they exist).
+  const queued =
+    input.queue === false ? [] : [...jobs.filter((j) => input.force || current.get(j.deviceId) !== j.hash), ...unchangedForced];
   let updatedAt: Date | undefined;
   if (input.rowChanges) {
     if (locked.length !== 1 || locked[0]!.id !== ids[0]) throw new Error("rowChanges needs exactly one locked device");
@@ -468,12 +471,20 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
           auto_sync_paused: false,
         }
       : {};
-    ({ updated_at: updatedAt } = await ctx.db
+    const update = ctx.db
       .updateTable("devices")
       .set({ ...input.rowChanges, ...desired, updated_at: sql`now()` })
       .where("id", "=", ids[0]!)
-      .returning("updated_at")
-      .executeTakeFirstOrThrow());
+      .returning("updated_at");
+    // The change, its desired config and its job in one statement (one round trip of an approval fewer); the
+    // job's device row is the one this statement updates, which the foreign key check sees at its end.
+    const insert = insertJobsStatement(ctx, input, queued);
+    const row = insert
+      ? (await sql<{ updated_at: Date }>`with d as (${update}), j as (${insert}) select updated_at from d`.execute(ctx.db))
+          .rows[0]
+      : await update.executeTakeFirst();
+    if (!row) throw new Error(`device ${ids[0]} vanished while locked`);
+    updatedAt = row.updated_at;
   }
   // One statement per chunk, so a fan-out to thousands of devices stays a few round trips (the one device of
   // `rowChanges` is stored above).
@@ -487,11 +498,9 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
       where devices.id = v.id`.execute(ctx.db);
   }
   const recompiled = jobs.filter((j) => stale.has(j.deviceId));
+  // A recompiled device's target-less jobs get its hash; the job just queued with `rowChanges` has one already.
   if (recompiled.length) await fillDeferredTargets(ctx.db, recompiled);
-  // A device whose config did not change gets no job, unless forced; the recompiler queues none (they exist).
-  const queued =
-    input.queue === false ? [] : [...jobs.filter((j) => input.force || current.get(j.deviceId) !== j.hash), ...unchangedForced];
-  await insertJobs(ctx, input, queued);
+  if (!input.rowChanges) await insertJobs(ctx, input, queued);
   for (const r of queued) jobIds.push(r.id);
   return { jobIds, warnings, hashes, ...(updatedAt ? { updatedAt } : {}) };
 }
@@ -506,18 +515,25 @@ export async function insertJobs(
   input: Pick<QueueJobsInput, "type" | "tasks">,
   jobs: readonly { id: string; deviceId: string; hash: string | null }[],
 ): Promise<void> {
-  if (jobs.length === 0) return;
+  await insertJobsStatement(ctx, input, jobs)?.execute(ctx.db);
+}
+
+/** insertJobs' statement, to run alone or inside another (null when there is no job). */
+function insertJobsStatement(
+  ctx: ServiceCtx,
+  input: Pick<QueueJobsInput, "type" | "tasks">,
+  jobs: readonly { id: string; deviceId: string; hash: string | null }[],
+) {
+  if (jobs.length === 0) return null;
   const taskOf = input.tasks;
   // The same tasks for every job (the usual case) go as one parameter, not once per job.
   const tasks = typeof taskOf === "function" ? sql`u.tasks::jsonb` : sql`${toJson(taskOf)}::jsonb`;
   const perJob = typeof taskOf === "function" ? sql`, ${jobs.map((j) => toJson(taskOf(j.deviceId)))}::text[]` : sql``;
-  await sql`insert into jobs (id, organization_id, device_id, type, state, tasks, target_hash, created_by, group_id)
+  return sql`insert into jobs (id, organization_id, device_id, type, state, tasks, target_hash, created_by, group_id)
     select u.id, ${ctx.org.id}::uuid, u.device_id, ${input.type}, 'queued', ${tasks}, u.hash, ${ctx.actor.label},
       ${ctx.jobGroup ?? null}::uuid
     from unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.deviceId)}::uuid[],
-      ${jobs.map((j) => j.hash)}::text[]${perJob}) as u(${sql.raw(typeof taskOf === "function" ? "id, device_id, hash, tasks" : "id, device_id, hash")})`.execute(
-    ctx.db,
-  );
+      ${jobs.map((j) => j.hash)}::text[]${perJob}) as u(${sql.raw(typeof taskOf === "function" ? "id, device_id, hash, tasks" : "id, device_id, hash")})`;
 }
 
 /**

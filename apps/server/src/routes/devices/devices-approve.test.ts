@@ -122,6 +122,8 @@ describe("POST /api/devices/approve", () => {
     const [b] = await jobOf(bulk[0]!.id);
     expect(await jobOf(single[1]!.id)).toEqual([]);
     expect(await jobOf(bulk[1]!.id)).toEqual([]);
+    // The PUT writes the device's change, its desired config and its job in one statement: the job targets the hash stored.
+    expect(a).toMatchObject({ type: "modify", state: "queued", target_hash: a!.desired_hash });
     expect(b).toMatchObject({ type: a!.type, state: a!.state, target_hash: b!.desired_hash });
     expect(b!.tasks).toEqual([{ kind: "approve-device", summary: `approved ${b!.name}: full configuration` }]);
     expect(a!.tasks).toEqual([{ kind: "approve-device", summary: `approved ${a!.name}: full configuration` }]);
