@@ -7,6 +7,9 @@
  * each approval ran (Kysely's query log, by statement).
  *
  *   npx tsx test-harness/src/bench/approve-single-profile.ts 10000 20
+ *
+ * With PREPARED=1 (PostgreSQL) the pool's connections are the server's own kind: statements prepared with
+ * generic plans (db/prepared-client.ts, as TERN_DB_PREPARED_STATEMENTS sets them up).
  */
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
@@ -15,6 +18,7 @@ import pg from "pg";
 import pino from "pino";
 import { loadConfig } from "../../../apps/server/src/config.ts";
 import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
+import { preparingClient } from "../../../apps/server/src/db/prepared-client.ts";
 import type { Database } from "../../../apps/server/src/db/schema.ts";
 import { createKeyring } from "../../../apps/server/src/secrets/keyring.ts";
 import { systemCtx } from "../../../apps/server/src/services/context.ts";
@@ -28,7 +32,17 @@ const pglite = url ? undefined : await PGlite.create();
 const times = new Map<string, { n: number; ms: number }>();
 let logging = false;
 const db = new Kysely<Database>({
-  dialect: new PostgresDialect({ pool: url ? new pg.Pool({ connectionString: url, max: 10 }) : createPGlitePool(pglite!) }),
+  dialect: new PostgresDialect({
+    pool: url
+      ? new pg.Pool({
+          connectionString: url,
+          max: 10,
+          ...(process.env.PREPARED
+            ? { options: "-c jit=off -c plan_cache_mode=force_generic_plan", Client: preparingClient(100) }
+            : {}),
+        })
+      : createPGlitePool(pglite!),
+  }),
   log(e) {
     if (!logging) return;
     const key = e.query.sql.replace(/\s+/g, " ").slice(0, 140);
