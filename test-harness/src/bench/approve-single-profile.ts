@@ -8,17 +8,16 @@
  *
  *   npx tsx test-harness/src/bench/approve-single-profile.ts 10000 20
  *
- * With PREPARED=1 (PostgreSQL) the pool's connections are the server's own kind: statements prepared with
- * generic plans (db/prepared-client.ts, as TERN_DB_PREPARED_STATEMENTS sets them up).
+ * On PostgreSQL the pool is the server's own (db/database.ts postgresPool); with PREPARED=1 its connections
+ * keep statements prepared with generic plans, as TERN_DB_PREPARED_STATEMENTS sets them up.
  */
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import pino from "pino";
 import { loadConfig } from "../../../apps/server/src/config.ts";
+import { postgresPool } from "../../../apps/server/src/db/database.ts";
 import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
-import { preparingClient } from "../../../apps/server/src/db/prepared-client.ts";
 import type { Database } from "../../../apps/server/src/db/schema.ts";
 import { createKeyring } from "../../../apps/server/src/secrets/keyring.ts";
 import { systemCtx } from "../../../apps/server/src/services/context.ts";
@@ -33,15 +32,7 @@ const times = new Map<string, { n: number; ms: number }>();
 let logging = false;
 const db = new Kysely<Database>({
   dialect: new PostgresDialect({
-    pool: url
-      ? new pg.Pool({
-          connectionString: url,
-          max: 10,
-          ...(process.env.PREPARED
-            ? { options: "-c jit=off -c plan_cache_mode=force_generic_plan", Client: preparingClient(100) }
-            : {}),
-        })
-      : createPGlitePool(pglite!),
+    pool: url ? postgresPool(url, 10, process.env.PREPARED ? 100 : 0) : createPGlitePool(pglite!),
   }),
   log(e) {
     if (!logging) return;

@@ -52,16 +52,11 @@ const pgTypes = {
 export const OWN_CHANNELS = ["tern_auth"] as const;
 
 /**
- * A Kysely instance over a pg Pool of at most `poolSize` connections to `url`; with `notifications`, each
- * connection LISTENs on OWN_CHANNELS and emits what it hears there, by channel. With `preparedStatements`, each
- * connection keeps that many statements prepared, planned once with generic plans (db/prepared-client.ts).
+ * A pg Pool of at most `poolSize` connections to `url`, set up as the server uses it: no JIT, int8 as numbers,
+ * and with `preparedStatements`, each connection keeps that many statements prepared, planned once with
+ * generic plans (db/prepared-client.ts).
  */
-export function postgresDb(
-  url: string,
-  poolSize: number,
-  notifications?: EventEmitter,
-  preparedStatements = 0,
-): Kysely<Database> {
+export function postgresPool(url: string, poolSize: number, preparedStatements = 0): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -82,6 +77,20 @@ export function postgresDb(
   // pool emit 'error'; unheard, that event would crash the process. The pool drops that connection by itself
   // and the next query opens a new one, so there is nothing else to do.
   pool.on("error", () => {});
+  return pool;
+}
+
+/**
+ * A Kysely instance over postgresPool(); with `notifications`, each connection LISTENs on OWN_CHANNELS and
+ * emits what it hears there, by channel.
+ */
+export function postgresDb(
+  url: string,
+  poolSize: number,
+  notifications?: EventEmitter,
+  preparedStatements = 0,
+): Kysely<Database> {
+  const pool = postgresPool(url, poolSize, preparedStatements);
   if (notifications)
     pool.on("connect", (client) => {
       client.on("notification", (n) => notifications.emit(n.channel, n.payload ?? ""));
