@@ -11,10 +11,15 @@ import type { TestServer } from "./test-server.ts";
 
 let counter = 0;
 
-/** An approved device with wan0 172.31.<n>.2/24 (gateway .1) and lan0 10.<n>.0.1/24 unless given. */
+/**
+ * An approved device with wan0 172.31.<n>.2/24 (gateway .1) and lan0 10.<n>.0.1/24 unless given; n runs
+ * over 1-250 without 100, whose 10.100.0.0/24 lies in the default tunnel range (the counter is the worker's,
+ * not the file's: test files share modules).
+ */
 export async function insertValidDevice(t: TestServer, options: TestDeviceOptions = {}): Promise<TestDevice> {
+  const m = counter % 249;
   counter += 1;
-  const n = (counter % 250) + 1;
+  const n = m < 99 ? m + 1 : m + 2;
   return insertTestDevice(t, { wanIp: `172.31.${n}.2`, lanIp: `10.${n}.0.1`, ...options });
 }
 

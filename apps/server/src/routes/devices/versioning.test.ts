@@ -169,7 +169,7 @@ describe("Versioning table (device API)", () => {
       expect(refused.status).toBe(400);
       expect(refused.body.code).toBe("LAN_OVERLAPPING");
       expect(refused.body.details).toEqual([
-        { path: "tunnelRange", message: "10.60.0.0/16 overlaps 10.60.4.0/24 on LAN interface lan0 of device edge-1" },
+        { path: "tunnelRange", message: `10.60.0.0/16 overlaps 10.60.4.0/24 on LAN interface lan0 of device ${device.name}` },
       ]);
       const org = await t.api<{ tunnelRange: string }>("GET", `/api/organizations/${t.admin.orgId}`, { token: t.admin.token });
       expect(org.body.tunnelRange).toBe("10.100.0.0/16");
