@@ -10,6 +10,20 @@ import type { ProbeSession, ProbeSessionOptions } from "./udp-session.ts";
 const REPLY = /^(\S+)\s+: \[(\d+)\], \d+ bytes, ([\d.]+) ms/;
 const TIMEOUT = /^(\S+)\s+: \[(\d+)\], timed out/;
 const RESTART_MS = 2000;
+/** fping's own default gap between any two echoes it sends (`-i`). */
+const FPING_GAP_MS = 10;
+
+/**
+ * The gap between any two echoes of one fping (`-i`). fping sends to its
+ * targets one after another at least this far apart, so at its default of
+ * 10 ms a session probes at most 100 times a second: 3 targets every 5 ms
+ * or 25 every 200 ms would go out slower than asked, silently. The gap is
+ * narrowed to fit the targets into the period (under 1 ms fping needs root,
+ * as the agent runs).
+ */
+export function fpingGapMs(intervalMs: number, targets: number): number {
+  return Math.max(1, Math.min(FPING_GAP_MS, Math.floor(intervalMs / Math.max(1, targets))));
+}
 
 /** One parsed fping line: an answer (rttMs) or a loss (null); null for anything else. */
 export function parseFpingLine(line: string): { target: string; seq: number; rttMs: number | null } | null {
@@ -53,6 +67,8 @@ export class FpingSession implements ProbeSession {
       "-l",
       "-p",
       String(this.options.intervalMs),
+      "-i",
+      String(fpingGapMs(this.options.intervalMs, this.targets.length)),
       "-t",
       String(this.options.timeoutMs),
       "-B",

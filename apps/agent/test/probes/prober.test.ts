@@ -40,10 +40,10 @@ describe("TunnelProber", () => {
     prober.configure(fullConfig());
     const argvs = spawner.live().map((p) => p.argv.join(" "));
     expect(argvs).toEqual([
-      "fping -l -p 1000 -t 1000 -B 1 -r 0 -S 10.100.0.4 10.100.0.5",
-      "fping -l -p 1000 -t 1000 -B 1 -r 0 -S 192.168.50.2 192.168.90.1",
-      "fping -l -p 1000 -t 1000 -B 1 -r 0 -I wan0 10.100.1.1",
-      "fping -l -p 1000 -t 1000 -B 1 -r 0 -I wan1 10.101.1.1",
+      "fping -l -p 1000 -i 10 -t 1000 -B 1 -r 0 -S 10.100.0.4 10.100.0.5",
+      "fping -l -p 1000 -i 10 -t 1000 -B 1 -r 0 -S 192.168.50.2 192.168.90.1",
+      "fping -l -p 1000 -i 10 -t 1000 -B 1 -r 0 -I wan0 10.100.1.1",
+      "fping -l -p 1000 -i 10 -t 1000 -B 1 -r 0 -I wan1 10.101.1.1",
     ]);
     const peer = spawner.live()[1]!;
     peer.onLine("192.168.90.1 : [0], 64 bytes, 10.0 ms (10.0 avg, 0% loss)");

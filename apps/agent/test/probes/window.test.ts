@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeProbe, encodeProbe, parseFpingLine, probeTimeoutMs, QualityWindow } from "../../src/probes/index.ts";
+import { decodeProbe, encodeProbe, fpingGapMs, parseFpingLine, probeTimeoutMs, QualityWindow } from "../../src/probes/index.ts";
 
 describe("QualityWindow", () => {
   it("computes loss, window-mean RTT, smoothed RTT and RFC 3550 interarrival jitter", () => {
@@ -98,6 +98,17 @@ describe("probe codec and fping parsing", () => {
     });
     expect(parseFpingLine("10.0.0.1 : duplicate for [3], 64 bytes, 0.50 ms")).toBeNull();
     expect(parseFpingLine("ICMP Host Unreachable from 10.0.0.2 for ICMP Echo sent to 10.0.0.1")).toBeNull();
+  });
+
+  it("narrows fping's gap between echoes so every target is probed once a period", () => {
+    // fping's default 10 ms while the targets fit; narrower when they do not (3 every 5 ms, 25 every 200 ms).
+    expect(fpingGapMs(200, 3)).toBe(10);
+    expect(fpingGapMs(200, 20)).toBe(10);
+    expect(fpingGapMs(200, 25)).toBe(8);
+    expect(fpingGapMs(5, 1)).toBe(5);
+    expect(fpingGapMs(5, 3)).toBe(1);
+    expect(fpingGapMs(100, 500)).toBe(1);
+    expect(fpingGapMs(100, 0)).toBe(10);
   });
 
   it("times probes out after one interval, at least 1 s, at most the down time", () => {
