@@ -32,6 +32,9 @@ import { countActive, failApply, failQueued, settleJobsByHash, settleJobsByHashM
 
 export type { Settled } from "./finished-jobs.ts";
 
+/** Why a queued job of a device without a desired config fails. */
+const NO_CONFIG: JobError = { reason: "no-config", message: "the device has no desired config to send", drivers: [] };
+
 interface ResultInput {
   conn: DeviceConnection;
   msg: ApplyResult;
@@ -162,6 +165,15 @@ export class JobEngine {
         if (sealed && hash && data_plane !== "stopped" && !stale)
           applies.set(id, { deviceId: id, applyId: randomUUID(), hash, sealed });
       const started = await startQueuedJobs(trx, [...applies.values()]);
+      // Devices without a desired config (not stopped, not waiting for the recompiler): their queued jobs fail.
+      const configless = [...devs.values()].filter(
+        (d) => !d.desired_stale && d.data_plane !== "stopped" && (!d.desired_config_enc || !d.desired_hash),
+      );
+      const failedBy = await failQueued(
+        trx,
+        configless.map((d) => d.id),
+        NO_CONFIG,
+      );
       const plans: Plan[] = [];
       for (const conn of conns) {
         const dev = devs.get(conn.deviceId);
@@ -179,13 +191,16 @@ export class JobEngine {
             config: openDesiredConfig(this.deps.keyring, conn.deviceId, apply.sealed),
             settled,
           });
-        else plans.push(await this.planIdle(trx, conn, dev, settled));
+        else {
+          for (const job of failedBy.get(conn.deviceId) ?? []) settled.failed.push({ ...job, error: NO_CONFIG });
+          plans.push(await this.planIdle(trx, conn, dev, settled));
+        }
       }
       return plans;
     }),
   );
 
-  /** Nothing to start for the device: its queued jobs fail without a config; drift queues a `sync`. */
+  /** Nothing to start for the device (its queued jobs failed above if it has no config): drift queues a `sync`. */
   private async planIdle(
     trx: Db,
     conn: DeviceConnection,
@@ -200,11 +215,6 @@ export class JobEngine {
   ): Promise<Plan> {
     // Stopped on purpose: queued jobs wait for `start`, and what it runs is no drift to repair.
     if (dev.data_plane === "stopped") return { kind: "idle", settled };
-    if (!dev.desired_config_enc || !dev.desired_hash) {
-      const error: JobError = { reason: "no-config", message: "the device has no desired config to send", drivers: [] };
-      settled.failed.push(...(await failQueued(trx, conn.deviceId, error)).map((j) => ({ ...j, error })));
-    }
-
     // Drift: nothing to send, yet the device does not run its desired config.
     const drifted = dev.desired_hash !== null && conn.appliedHash !== dev.desired_hash;
     if (!drifted || dev.auto_sync_paused || conn.deviceApplying) return { kind: "idle", settled };

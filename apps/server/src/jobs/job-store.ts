@@ -151,16 +151,27 @@ export async function timeOutStaleRunning(db: Db, olderThanMs: number, error: Jo
   );
 }
 
-/** Queued jobs that cannot go out (the device has no desired config) fail with a reason. */
-export async function failQueued(db: Db, deviceId: string, error: JobError): Promise<FinishedJob[]> {
-  return db
+/**
+ * Queued jobs that cannot go out (their devices have no desired config) fail with a reason: one statement
+ * for the devices of a plan batch, the failed jobs by device.
+ */
+export async function failQueued(db: Db, deviceIds: readonly string[], error: JobError): Promise<Map<string, FinishedJob[]>> {
+  const byDevice = new Map<string, FinishedJob[]>();
+  if (deviceIds.length === 0) return byDevice;
+  const rows = await db
     .updateTable("jobs")
     .set({ state: "failed", finished_at: sql`now()`, error: toJson(error) })
-    .where("device_id", "=", deviceId)
+    .where("device_id", "in", deviceIds)
     .where("state", "=", "queued")
     .where("type", "not in", NON_CONFIG_JOB_TYPES)
     .returning(RETURNING)
     .execute();
+  for (const row of rows) {
+    const jobs = byDevice.get(row.device_id);
+    if (jobs) jobs.push(row);
+    else byDevice.set(row.device_id, [row]);
+  }
+  return byDevice;
 }
 
 export async function countActive(db: Db, deviceId: string): Promise<{ queued: number; running: number }> {
