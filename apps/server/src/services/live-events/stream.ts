@@ -34,20 +34,21 @@ export async function runEventStream(
   const finished = new Promise<void>((resolve) => {
     ended = resolve;
   });
-  // Writes are chained so events go out in order; a failed write (client gone) ends the stream.
+  // Writes are chained so events go out in the order they arrive; a failed write (client gone) ends the stream.
+  // Not in id order, and none is dropped for its id: ids come from a sequence when a change is made, and
+  // transactions commit (and NOTIFY) in another order, so an event may arrive after one with a higher id.
   let writing: Promise<void> = Promise.resolve();
-  let lastSent = -1n;
   const write = (id: string, event: LiveEvent) => {
     if (!kinds.has(event.kind)) return;
-    const n = BigInt(id);
-    if (n <= lastSent) return;
-    lastSent = n;
     writing = writing.then(() => stream.writeSSE({ id, data: JSON.stringify(event) })).catch(() => ended());
   };
   let held: { id: string; event: LiveEvent }[] | null = input.lastEventId ? [] : null;
+  // The replayed events' ids: such an event's NOTIFY may still arrive after the replay (at most the replay
+  // limit of ids, kept for the stream's life).
+  const replayed = new Set<string>();
   const unsubscribe = hub.subscribe({
     orgId: input.orgId,
-    send: (id, event) => (held ? held.push({ id, event }) : write(id, event)),
+    send: (id, event) => (held ? held.push({ id, event }) : replayed.has(id) ? undefined : write(id, event)),
     close: () => ended(),
   });
   stream.onAbort(() => ended());
@@ -62,14 +63,18 @@ export async function runEventStream(
   try {
     if (input.lastEventId !== undefined) {
       const replay = await hub.replay(input.orgId, input.lastEventId);
+      // Events that arrived while the journal was read may be in the replay too: those go out once.
       if (replay.kind === "resync") {
         const at = new Date().toISOString();
-        lastSent = BigInt(replay.latestId);
         writing = writing.then(() =>
           stream.writeSSE({ id: replay.latestId, data: JSON.stringify({ kind: "resync", action: "updated", id: "*", at }) }),
         );
-      } else for (const e of replay.events) write(e.id, e.event);
-      for (const e of held ?? []) write(e.id, e.event);
+      } else
+        for (const e of replay.events) {
+          replayed.add(e.id);
+          write(e.id, e.event);
+        }
+      for (const e of held ?? []) if (!replayed.has(e.id)) write(e.id, e.event);
       held = null;
     }
     // An initial comment so clients and proxies see the stream open at once.
