@@ -5,10 +5,9 @@
  * config sent and its job complete, applied = desired. Devices whose approval is withdrawn or whose
  * row is held by another transaction are handled on their own, without failing the batch.
  */
-import { randomUUID } from "node:crypto";
 import type { JobType } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
-import { toJson } from "../../src/db/json.ts";
+import { insertTestJob } from "../support/device-fixtures.ts";
 import { useGatewayServer, waitUntil } from "../support/gateway.ts";
 import { testDatabaseKind } from "../support/test-database.ts";
 
@@ -99,23 +98,8 @@ describe("batched hellos", () => {
 
   it("devices without a desired config connecting together: their queued config jobs fail as no-config, one device's each", async () => {
     const { fleet, devices } = await g.fleet(4, { queueConfig: false, connect: false, concurrency: 4 });
-    const queue = async (deviceId: string, type: JobType) => {
-      const id = randomUUID();
-      await g.database.db
-        .insertInto("jobs")
-        .values({
-          id,
-          organization_id: g.org.id,
-          device_id: deviceId,
-          type,
-          state: "queued",
-          tasks: toJson([{ kind: "test", summary: "a job queued before any config" }]),
-          target_hash: "ab".repeat(32),
-          created_by: "test",
-        })
-        .execute();
-      return id;
-    };
+    const queue = (deviceId: string, type: JobType) =>
+      insertTestJob({ database: g.database, admin: { orgId: g.org.id } }, deviceId, { type });
     const [a, b, stopped, other] = devices.map((d) => d.id) as [string, string, string, string];
     const failing = [await queue(a, "modify"), await queue(a, "sync"), await queue(b, "modify")];
     // Kept: a remote action (not a config job), and the config job of a device whose data plane is stopped.
@@ -123,7 +107,8 @@ describe("batched hellos", () => {
     await g.database.db.updateTable("devices").set({ data_plane: "stopped" }).where("id", "=", stopped).execute();
     await fleet.connectAll();
     const failed = await g.waitForJobs(failing, "failed");
-    for (const j of failed) expect(j.error).toMatchObject({ reason: "no-config", message: "the device has no desired config to send" });
+    for (const j of failed)
+      expect(j.error).toMatchObject({ reason: "no-config", message: "the device has no desired config to send" });
     expect(new Map(failed.map((j) => [j.id, j.device_id]))).toEqual(
       new Map([
         [failing[0], a],

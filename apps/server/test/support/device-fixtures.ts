@@ -32,8 +32,12 @@ export interface TestJobOptions {
   createdBy?: string;
 }
 
-/** A job row for `deviceId`. */
-export async function insertTestJob(t: TestServer, deviceId: string, options: TestJobOptions = {}): Promise<string> {
+/** A job row for `deviceId` (in the admin's organization unless `orgId`; a gateway harness passes its own). */
+export async function insertTestJob(
+  t: { database: TestServer["database"]; admin: { orgId: string } },
+  deviceId: string,
+  options: TestJobOptions = {},
+): Promise<string> {
   const id = randomUUID();
   await t.database.db
     .insertInto("jobs")

@@ -63,7 +63,6 @@ export async function runEventStream(
   try {
     if (input.lastEventId !== undefined) {
       const replay = await hub.replay(input.orgId, input.lastEventId);
-      // Events that arrived while the journal was read may be in the replay too: those go out once.
       if (replay.kind === "resync") {
         const at = new Date().toISOString();
         writing = writing.then(() =>
@@ -74,6 +73,7 @@ export async function runEventStream(
           replayed.add(e.id);
           write(e.id, e.event);
         }
+      // Events that arrived while the journal was read may be in the replay too: those go out once.
       for (const e of held ?? []) if (!replayed.has(e.id)) write(e.id, e.event);
       held = null;
     }
