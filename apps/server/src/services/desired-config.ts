@@ -378,10 +378,17 @@ export interface QueueJobsInput {
    * carries the row's new `updated_at`.
    */
   rowChanges?: UpdateObject<Database, "devices">;
+  /**
+   * Columns set to the same value on every device of `deviceIds` (a bulk approval's `is_approved`), in the UPDATE
+   * that stores its desired config; a device whose config is unchanged gets them in one UPDATE of its own.
+   */
+  alsoSet?: Partial<Pick<DeviceRow, "is_approved">>;
 }
 
 export interface QueuedJobs {
   jobIds: string[];
+  /** The device of each job, in the order of `jobIds`. */
+  jobDevices: string[];
   /** The desired hash each device now has (compiled here). */
   hashes: Map<string, string>;
   /** Compile warnings per device (e.g. a tunnel left out because an end has no address). */
@@ -407,9 +414,10 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   if (!ctx.db.isTransaction) throw new Error("queueConfigJobs must run inside the transaction of the change (inTransaction)");
   const warnings = new Map<string, CompileWarning[]>();
   const jobIds: string[] = [];
+  const jobDevices: string[] = [];
   const hashes = new Map<string, string>();
   const ids = [...new Set(input.deviceIds)];
-  if (ids.length === 0) return { jobIds, warnings, hashes };
+  if (ids.length === 0) return { jobIds, jobDevices, warnings, hashes };
   // Lock the devices first, in id order: every writer of device rows that locks several in the
   // same order (the device gateway does too) cannot deadlock with another.
   // The same statement reads what the compile needs of them, as they now read.
@@ -489,20 +497,34 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   // One statement per chunk, so a fan-out to thousands of devices stays a few round trips (the one device of
   // `rowChanges` is stored above).
   const toStore = input.rowChanges ? [] : jobs;
+  const also = Object.entries(input.alsoSet ?? {}).map(([column, value]) => sql`, ${sql.ref(column)} = ${value}`);
   for (let i = 0; i < toStore.length; i += 500) {
     const chunk = toStore.slice(i, i + 500);
     await sql`update devices set desired_config_enc = v.sealed, desired_tunnel_ids = v.tunnels::uuid[],
-        desired_hash = v.hash, desired_stale = false, sync_attempts = 0, auto_sync_paused = false, updated_at = now()
+        desired_hash = v.hash, desired_stale = false, sync_attempts = 0, auto_sync_paused = false, updated_at = now()${sql.join(also, sql``)}
       from (values ${sql.join(chunk.map((j) => sql`(${j.deviceId}::uuid, ${j.sealed}, ${j.tunnelIds}, ${j.hash})`))})
         as v(id, sealed, tunnels, hash)
       where devices.id = v.id`.execute(ctx.db);
+  }
+  if (input.alsoSet && !input.rowChanges) {
+    const stored = new Set(toStore.map((j) => j.deviceId));
+    const rest = ids.filter((id) => !stored.has(id));
+    if (rest.length)
+      await ctx.db
+        .updateTable("devices")
+        .set({ ...input.alsoSet, updated_at: sql`now()` })
+        .where("id", "=", anyUuid(rest))
+        .execute();
   }
   const recompiled = jobs.filter((j) => stale.has(j.deviceId));
   // A recompiled device's target-less jobs get its hash; the job just queued with `rowChanges` has one already.
   if (recompiled.length) await fillDeferredTargets(ctx.db, recompiled);
   if (!input.rowChanges) await insertJobs(ctx, input, queued);
-  for (const r of queued) jobIds.push(r.id);
-  return { jobIds, warnings, hashes, ...(updatedAt ? { updatedAt } : {}) };
+  for (const r of queued) {
+    jobIds.push(r.id);
+    jobDevices.push(r.deviceId);
+  }
+  return { jobIds, jobDevices, warnings, hashes, ...(updatedAt ? { updatedAt } : {}) };
 }
 
 /**

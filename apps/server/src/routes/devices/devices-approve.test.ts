@@ -149,6 +149,40 @@ describe("POST /api/devices/approve", () => {
     expect(await isApproved(bulk[1]!.id)).toBe(false);
   });
 
+  it("the audit's after is the device as it then reads, also for a device whose config did not change", async () => {
+    const device = await insertValidDevice(t, { approved: false });
+    const auditAfter = async () =>
+      (
+        await t.database.db
+          .selectFrom("audit_log")
+          .select("after")
+          .where("resource_id", "=", device.id)
+          .where("action", "=", "approve")
+          .orderBy("at", "desc")
+          .executeTakeFirstOrThrow()
+      ).after;
+    const read = async () => (await t.api("GET", `/api/devices/${device.id}`, { token: t.admin.token })).body;
+
+    const first = await approve({ deviceIds: [device.id] });
+    expect(first.status, first.text).toBe(202);
+    expect(await auditAfter()).toEqual(await read());
+    const hash = (await read()) as { desiredHash: string };
+    expect(hash.desiredHash).toMatch(/^[0-9a-f]{64}$/);
+
+    // Unapproved and approved again: the same config compiles to the same hash, so no desired config is stored,
+    // and the approval is still written (and its job queued, as for one PUT).
+    const off = await t.api("PUT", `/api/devices/${device.id}`, { token: t.admin.token, body: { isApproved: false } });
+    expect(off.status, off.text).toBeLessThan(300);
+    expect(await isApproved(device.id)).toBe(false);
+    const again = await approve({ deviceIds: [device.id] });
+    expect(again.status, again.text).toBe(202);
+    expect(again.body.results).toEqual([{ id: device.id, status: "approved", jobs: 1 }]);
+    expect(await isApproved(device.id)).toBe(true);
+    const now = (await read()) as { desiredHash: string; updatedAt: string };
+    expect(now.desiredHash).toBe(hash.desiredHash);
+    expect(await auditAfter()).toEqual(now);
+  });
+
   it("refuses bad bodies with 400 and unknown ids with 404, approving nothing", async () => {
     const d = await insertValidDevice(t, { approved: false });
     const cases: [string, unknown][] = [

@@ -24,7 +24,7 @@ import { DEVICE_COLUMNS, type DeviceReadRow, pendingNotificationsSql, toDevice }
 import { checkTunnelInterfaces, checkVrrpMembership } from "../update-checks.ts";
 import type { ApprovalResult } from "./approve-many.ts";
 
-type Row = DeviceReadRow & { public_key: string | null };
+type Row = DeviceReadRow & { public_key: string | null; desired_stale: boolean; max_devices: number | null };
 
 const IDENTITY_MESSAGE =
   "the device has no identity (its identity was reset, or it registered before device keys): register the router again, then approve it";
@@ -43,7 +43,13 @@ export async function approveBatch(
     const orgId = tx.org.id;
     const rows = (await tx.db
       .selectFrom("devices as d")
-      .select([...DEVICE_COLUMNS, "d.public_key", pendingNotificationsSql.as("pending_notifications")])
+      .select([
+        ...DEVICE_COLUMNS,
+        "d.public_key",
+        "d.desired_stale",
+        pendingNotificationsSql.as("pending_notifications"),
+        sql<number | null>`(select a.max_devices from accounts a where a.id = ${tx.org.accountId}::uuid)`.as("max_devices"),
+      ])
       .where("d.organization_id", "=", orgId)
       .where("d.id", "=", anyUuid(ids))
       .orderBy("d.id")
@@ -83,7 +89,9 @@ export async function approveBatch(
       : [];
 
     // The account's plan may allow fewer approved devices than the batch holds: the first ones fit, the rest are refused.
-    const limit = await deviceRoom(tx.db, tx.org.accountId, true);
+    // An account without a device limit (every self-hosted one) needs neither the account's lock nor a count, as
+    // for one approval (services/devices/update.ts): the lock made the two batches in flight take turns.
+    const limit = rows.some((r) => r.max_devices !== null) ? await deviceRoom(tx.db, tx.org.accountId, true) : null;
     const results = new Map<string, ApprovalResult>();
     const approve: Row[] = [];
     for (const row of rows) {
@@ -146,11 +154,6 @@ export async function approveBatch(
     const jobsOf = new Map<string, number>();
     if (approve.length) {
       const approveIds = approve.map((r) => r.id);
-      await tx.db
-        .updateTable("devices")
-        .set({ is_approved: true, updated_at: sql`now()` })
-        .where("id", "=", anyUuid(approveIds))
-        .execute();
       await syncLanIndexMany(
         tx.db,
         approve.map((r) => ({ id: r.id, organizationId: orgId, interfaces: r.interfaces, firewall: r.firewall })),
@@ -159,16 +162,23 @@ export async function approveBatch(
       const tasks = (deviceId: string): JobTask[] => [
         { kind: "approve-device", summary: `approved ${names.get(deviceId)}: full configuration` },
       ];
-      const queued = await queueConfigJobs(tx, { deviceIds: approveIds, type: "modify", tasks, force: true });
+      // The rows locked above, approved: not locked and read again. The approval is written by the UPDATE that
+      // stores each device's new desired config (one write of each row, not two).
+      const locked = approve.map(({ public_key: _, max_devices: __, ...r }) => ({ ...r, is_approved: true }));
+      const queued = await queueConfigJobs(tx, {
+        deviceIds: approveIds,
+        type: "modify",
+        tasks,
+        force: true,
+        locked,
+        alsoSet: { is_approved: true },
+      });
       jobIds.push(...queued.jobIds);
-      for (const j of await tx.db.selectFrom("jobs").select("device_id").where("id", "=", anyUuid(queued.jobIds)).execute())
-        jobsOf.set(j.device_id, (jobsOf.get(j.device_id) ?? 0) + 1);
-      const after = await tx.db
-        .selectFrom("devices as d")
-        .select([...DEVICE_COLUMNS, pendingNotificationsSql.as("pending_notifications")])
-        .where("d.id", "=", anyUuid(approveIds))
-        .execute();
-      const afterById = new Map(after.map((r) => [r.id, r]));
+      for (const deviceId of queued.jobDevices) jobsOf.set(deviceId, (jobsOf.get(deviceId) ?? 0) + 1);
+      // The rows as they now read, without reading them again (as one approval does): locked since the batch
+      // read them, changed only by the UPDATE above, whose `updated_at` is the transaction's time as the column
+      // stores it (milliseconds, rounded).
+      const { now } = await sql<{ now: Date }>`select now()::timestamptz(3) as now`.execute(tx.db).then((r) => r.rows[0]!);
       await recordAuditMany(
         tx,
         approve.map((r) => ({
@@ -176,7 +186,12 @@ export async function approveBatch(
           resource: "devices",
           resourceId: r.id,
           before: toDevice(r),
-          after: toDevice(afterById.get(r.id)!),
+          after: toDevice({
+            ...r,
+            is_approved: true,
+            desired_hash: queued.hashes.get(r.id) ?? r.desired_hash,
+            updated_at: now,
+          }),
         })),
       );
       for (const r of approve) results.set(r.id, { id: r.id, status: "approved", jobs: jobsOf.get(r.id) ?? 0 });
