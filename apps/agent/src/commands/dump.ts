@@ -6,6 +6,7 @@
  * Default destination: <state-dir>/dumps (/var/lib/tern-agent/dumps), file
  * tern-agent-dump-<host>-<YYYYMMDDTHHMMSSZ>.tar.gz (dump-path.ts).
  */
+import type { Dirent } from "node:fs";
 import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, relative } from "node:path";
 import { emptyDeviceConfig } from "@tern/protocol";
@@ -154,24 +155,46 @@ async function copyTree(from: string, to: string, includePrivate: boolean, notes
     notes.push(`${from}: not present`);
     return;
   }
+  await copyListed(entries, from, to, includePrivate, notes);
+}
+
+/**
+ * copyTree's copy of the files `readdir` listed. The agent and its daemons keep writing while a dump is made (a
+ * status file replaced by rename, a lease file rotated): a file gone or unreadable by the time it is copied is a
+ * note in README.txt, and the dump goes on. (It made the whole dump fail, exit 1.)
+ */
+export async function copyListed(
+  entries: readonly Dirent[],
+  from: string,
+  to: string,
+  includePrivate: boolean,
+  notes: string[],
+): Promise<void> {
   for (const e of entries) {
     const src = join(e.parentPath, e.name);
     if (!e.isFile() || src.includes(`${"/"}.staging-`)) continue;
-    const st = await lstat(src);
     const rel = relative(from, src);
     if (/\.damaged-\d+$/.test(rel)) {
       notes.push(`${src}: damaged config set aside, not copied`);
       continue;
     }
-    if ((st.mode & 0o077) === 0 && !includePrivate) {
-      notes.push(`${src}: private file (mode ${(st.mode & 0o777).toString(8)}) left out`);
-      continue;
+    try {
+      const st = await lstat(src);
+      if ((st.mode & 0o077) === 0 && !includePrivate) {
+        notes.push(`${src}: private file (mode ${(st.mode & 0o777).toString(8)}) left out`);
+        continue;
+      }
+      if (st.size > MAX_FILE_BYTES) {
+        notes.push(`${src}: ${st.size} bytes, left out`);
+        continue;
+      }
+      await mkdir(join(to, rel, ".."), { recursive: true });
+      await copyFile(src, join(to, rel));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      notes.push(
+        code === "ENOENT" ? `${src}: gone while the dump was made, not copied` : `${src}: not copied: ${describeError(err)}`,
+      );
     }
-    if (st.size > MAX_FILE_BYTES) {
-      notes.push(`${src}: ${st.size} bytes, left out`);
-      continue;
-    }
-    await mkdir(join(to, rel, ".."), { recursive: true });
-    await copyFile(src, join(to, rel));
   }
 }

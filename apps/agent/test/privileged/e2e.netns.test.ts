@@ -266,7 +266,7 @@ describe.runIf(enabled)(
       expect(ui.vrrp[0]?.state).toBe("MASTER");
 
       const dumped = await agentCommand(lab.a, ["dump", "--dest", join(root, "dumps")]);
-      expect(dumped.exitCode).toBe(0);
+      expect(dumped.exitCode, dumped.stderr).toBe(0);
       const archive = dumped.stdout.trim();
       const files = (await run(["tar", "-tzf", archive])).stdout;
       const item = async (path: string) =>
