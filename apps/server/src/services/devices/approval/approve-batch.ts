@@ -1,8 +1,10 @@
 /**
  * One batch of a bulk approval, set-based: one transaction, a fixed number of
- * statements whatever the batch size (device rows, the organization's tunnel
- * range and path labels, the batch's tunnels and VRRP groups, one update, one
- * LAN index rewrite, one compile-and-queue, one audit insert, one read-back),
+ * statements whatever the batch size (device rows with the account's device
+ * limit, the organization's tunnel range and path labels, the batch's tunnels
+ * and VRRP groups, one LAN index rewrite, one compile-and-queue whose UPDATE
+ * also writes the approval, one audit insert; the account's lock and count
+ * only when it has a limit),
  * with exactly the checks `PUT /devices/{id} {isApproved: true}` makes
  * (services/devices/update.ts): an identity key, the device's config valid as
  * a whole, its tunnels' interfaces, its VRRP groups. An approval changes no
