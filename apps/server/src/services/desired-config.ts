@@ -422,8 +422,9 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   // same order (the device gateway does too) cannot deadlock with another.
   // The same statement reads what the compile needs of them, as they now read.
   const given = input.locked;
+  const wanted = new Set(ids);
   const locked: readonly LockedConfigRow[] =
-    given && given.length === ids.length && given.every((d) => ids.includes(d.id))
+    given && given.length === ids.length && given.every((d) => wanted.has(d.id))
       ? given
       : await lockDevices(ctx.db, ids)
           .select([...DEVICE_COLUMNS, "desired_hash", "desired_stale"])
