@@ -9,13 +9,20 @@ export type LiveEventKind = z.infer<typeof LiveEventKind>;
 export const LiveEventAction = z.enum(["created", "updated", "deleted"]);
 export type LiveEventAction = z.infer<typeof LiveEventAction>;
 
-/** Summary hints per kind; the console treats them as hints and refetches. */
+/**
+ * Summary hints per kind; the console treats them as hints and refetches. A device event announces the devices
+ * of an organization one database statement created, deleted or changed (connection, approval, name): the device's
+ * own id and summary when it was one device, `*` with their `count` when several (a batch of hellos, a bulk
+ * approval).
+ */
 export const DeviceEventData = z.object({
   isConnected: z.boolean().optional(),
   isApproved: z.boolean().optional(),
   name: z.string().optional(),
+  count: z.number().int().optional(),
 });
-export const TunnelEventData = z.object({ status: z.string().optional() });
+/** A tunnel whose status flipped: its own id and status, or `*` with the `count` of an organization's flips in one write. */
+export const TunnelEventData = z.object({ status: z.string().optional(), count: z.number().int().optional() });
 /**
  * A job event announces the jobs one database statement moved to `status` (a fan-out's INSERT, a batch of
  * dispatches or results): the job's own id when it was one job, `*` with their `count` when several.

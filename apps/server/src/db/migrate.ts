@@ -38,6 +38,7 @@ import * as devicesFillfactor from "./migrations/20261126-801-devices-fillfactor
 import * as jobsGroupColumn from "./migrations/20261202-101-jobs-group-column.ts";
 import * as authNotifyTxid from "./migrations/20261202-201-auth-notify-txid.ts";
 import * as notifyContext from "./migrations/20261202-301-notify-context.ts";
+import * as liveEventsPerStatement from "./migrations/20261205-101-live-events-per-statement.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -63,6 +64,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261202-101-jobs-group-column": jobsGroupColumn,
   "20261202-201-auth-notify-txid": authNotifyTxid,
   "20261202-301-notify-context": notifyContext,
+  "20261205-101-live-events-per-statement": liveEventsPerStatement,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,

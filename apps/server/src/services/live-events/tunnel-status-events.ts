@@ -8,7 +8,9 @@
  * ("live-state-written"), not from the status as it arrives: a console that
  * refetches on the event must read the new figures, and the writer stores
  * them up to a flush interval later. One statement per flush that flipped
- * anything, off the ingest path, in flush order.
+ * anything, off the ingest path, in flush order; one event per organization
+ * and flush: the tunnel's own when one flipped, `*` with a `count` when
+ * several did.
  */
 import { sql } from "kysely";
 import type { Logger } from "pino";
@@ -37,12 +39,20 @@ export function publishTunnelStatusEvents(db: Db, events: GatewayEvents, logger:
       if ((bits & known) === 0 || ((bits & up) !== 0) !== t.up) flips.push({ id: t.tunnelId, up: t.up });
     }
     if (flips.length === 0) return;
-    // The tunnel's organization from the tunnel itself (a tunnel deleted meanwhile announces nothing).
-    const publish = sql`select tern_live_event(t.organization_id, 'tunnel', 'updated', t.id::text,
-        jsonb_build_object('status', case when f.up then 'Connected' else 'Not Connected' end))
-      from unnest(${flips.map((f) => f.id)}::uuid[], ${flips.map((f) => f.up)}::boolean[]) with ordinality as f(id, up, n)
-      join tunnels t on t.id = f.id
-      order by f.n`;
+    // The tunnel's organization from the tunnel itself (a tunnel deleted meanwhile announces nothing). One event
+    // per organization, in the order of its first flip: the tunnel's own with its status when it is the only one,
+    // `*` with their count when several flipped (a fleet coming online flips thousands in one flush).
+    const publish = sql`with f as (select t.organization_id as org, t.id, f.up, f.n,
+          count(*) over (partition by t.organization_id) as c,
+          row_number() over (partition by t.organization_id order by f.n) as rn
+        from unnest(${flips.map((f) => f.id)}::uuid[], ${flips.map((f) => f.up)}::boolean[]) with ordinality as f(id, up, n)
+        join tunnels t on t.id = f.id)
+      select case when c = 1
+          then tern_live_event(org, 'tunnel', 'updated', id::text,
+            jsonb_build_object('status', case when up then 'Connected' else 'Not Connected' end))
+          else tern_live_event(org, 'tunnel', 'updated', '*', jsonb_build_object('count', c)) end
+      from f where rn = 1
+      order by n`;
     chain = chain
       .then(() => publish.execute(db))
       .then(
