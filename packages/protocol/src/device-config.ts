@@ -277,5 +277,10 @@ export function canonicalJson(value: unknown): string {
 
 /** The stable hash of a config: sha256 hex of its canonical JSON. */
 export function configHash(config: DeviceConfig): string {
-  return createHash("sha256").update(canonicalJson(config)).digest("hex");
+  return canonicalJsonHash(canonicalJson(config));
+}
+
+/** `configHash` of a config whose canonical JSON is `json` (a caller that keeps the text hashes it once). */
+export function canonicalJsonHash(json: string): string {
+  return createHash("sha256").update(json).digest("hex");
 }

@@ -7,7 +7,8 @@
 import {
   type ConfigHealing,
   type ConfigMonitoring,
-  configHash,
+  canonicalJson,
+  canonicalJsonHash,
   DEFAULT_MONITORING,
   DeviceConfig,
   issuesToDetails,
@@ -27,6 +28,8 @@ export interface CompileResult {
   config: DeviceConfig;
   /** `configHash(config)`: the job's target hash. */
   hash: string;
+  /** The config's canonical JSON, the text `hash` is taken of: what is stored (sealed) and sent. */
+  json: string;
   /** Parts of the input left out of the config and why (never fatal). */
   warnings: CompileWarning[];
 }
@@ -88,5 +91,6 @@ export function compileDeviceConfig(input: CompileInput): CompileResult {
       details,
     );
   }
-  return { config, hash: configHash(config), warnings };
+  const json = canonicalJson(config);
+  return { config, hash: canonicalJsonHash(json), json, warnings };
 }

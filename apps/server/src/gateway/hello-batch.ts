@@ -16,7 +16,6 @@
  * here, one link at a time, exactly as before.
  */
 import { randomUUID } from "node:crypto";
-import type { DeviceConfig } from "@tern/protocol";
 import { sql } from "kysely";
 import { GroupCommit } from "../db/group-commit.ts";
 import type { Db, PublicAddressHistory } from "../db/schema.ts";
@@ -24,7 +23,7 @@ import type { AppDeps } from "../deps.ts";
 import type { Settled } from "../jobs/job-engine.ts";
 import { requeueRunningMany, settleJobsByHashMany, startQueuedJobs } from "../jobs/job-store.ts";
 import { lockDevices } from "../services/desired-config.ts";
-import { openDesiredConfig } from "../services/desired-config-seal.ts";
+import { openDesiredConfigJson } from "../services/desired-config-seal.ts";
 import { holdsOrBindsKey } from "../services/devices/identity/link-identity.ts";
 import type { DeviceConnection } from "./connection.ts";
 import { openSessions } from "./sessions.ts";
@@ -47,7 +46,7 @@ export type HelloOutcome =
       tunnels: Map<string, "a" | "b">;
       settled: Settled;
       /** The first apply, started in the same transaction (its jobs are running). */
-      apply: { applyId: string; hash: string; config: DeviceConfig } | null;
+      apply: { applyId: string; hash: string; configJson: string } | null;
     };
 
 /**
@@ -208,7 +207,11 @@ async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: D
         settled: { completed: [], corrected: [], failed: [], ...settledBy.get(conn.deviceId) },
         // The one place besides the dispatcher a desired config is opened: it goes to its device.
         apply: apply
-          ? { applyId: apply.applyId, hash: apply.hash, config: openDesiredConfig(deps.keyring, conn.deviceId, apply.sealed) }
+          ? {
+              applyId: apply.applyId,
+              hash: apply.hash,
+              configJson: openDesiredConfigJson(deps.keyring, conn.deviceId, apply.sealed),
+            }
           : null,
       });
     }

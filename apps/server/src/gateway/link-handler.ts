@@ -10,6 +10,7 @@
  */
 import {
   CLOSE_CODES,
+  type DeviceConfig,
   type DeviceMessage,
   type Hello,
   PROTOCOL_VERSION,
@@ -185,7 +186,7 @@ export class LinkHandler implements ConnectionHooks {
       protocolVersion: PROTOCOL_VERSION,
       serverVersion: SERVER_VERSION,
       statusIntervalMs: found.apply
-        ? found.apply.config.monitoring.statusIntervalMs
+        ? (JSON.parse(found.apply.configJson) as DeviceConfig).monitoring.statusIntervalMs
         : this.statusInterval(conn.deviceId, found.desiredSealed),
     });
     conn.logger.info({ agent: hello.agentVersion, applied: hello.appliedHash, remote: conn.remoteAddress }, "device connected");

@@ -12,7 +12,7 @@
  * the same device (a new link elsewhere, a change queued anywhere) take turns.
  */
 import { randomUUID } from "node:crypto";
-import { type ApplyResult, CLOSE_CODES, type DeviceConfig, type JobError, MAX_MESSAGE_BYTES } from "@tern/protocol";
+import { type ApplyResult, CLOSE_CODES, type JobError, MAX_MESSAGE_BYTES } from "@tern/protocol";
 import { sql } from "kysely";
 import { SYSTEM_ACTOR } from "../auth/access.ts";
 import { GroupCommit } from "../db/group-commit.ts";
@@ -24,7 +24,7 @@ import type { GatewayOptions } from "../gateway/options.ts";
 import { loadTunnelSides, loadTunnelSidesMany } from "../gateway/tunnel-sides.ts";
 import { systemCtx } from "../services/context.ts";
 import { lockDevices, queueConfigJobs } from "../services/desired-config.ts";
-import { openDesiredConfig } from "../services/desired-config-seal.ts";
+import { openDesiredConfigJson } from "../services/desired-config-seal.ts";
 import { recordHealingAction } from "../services/healing/actions.ts";
 import { healingModeOf } from "../services/healing/settings.ts";
 import { emptySettled, reportFinishedJobs, type Settled } from "./finished-jobs.ts";
@@ -48,7 +48,8 @@ interface ResultOutcome {
   converged: boolean;
 }
 
-export type SendPlan = { kind: "send"; applyId: string; hash: string; config: DeviceConfig; settled: Settled };
+/** An apply to send: `configJson` is the desired config's JSON text as stored (sealed) with its hash. */
+export type SendPlan = { kind: "send"; applyId: string; hash: string; configJson: string; settled: Settled };
 
 type Plan =
   | SendPlan
@@ -188,7 +189,7 @@ export class JobEngine {
             kind: "send",
             applyId: apply.applyId,
             hash: apply.hash,
-            config: openDesiredConfig(this.deps.keyring, conn.deviceId, apply.sealed),
+            configJson: openDesiredConfigJson(this.deps.keyring, conn.deviceId, apply.sealed),
             settled,
           });
         else {
@@ -286,7 +287,8 @@ export class JobEngine {
 
   /** Sends a started apply (its jobs are running): the dispatcher's, or the first one of a hello (hello-batch.ts). */
   async send(conn: DeviceConnection, plan: SendPlan): Promise<void> {
-    const text = JSON.stringify({ type: "apply", id: plan.applyId, hash: plan.hash, config: plan.config });
+    // The stored JSON text goes in as it is: the same bytes JSON.stringify of the parsed config would write.
+    const text = `{"type":"apply","id":${JSON.stringify(plan.applyId)},"hash":${JSON.stringify(plan.hash)},"config":${plan.configJson}}`;
     if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) {
       const error: JobError = {
         reason: "too-large",

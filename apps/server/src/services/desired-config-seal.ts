@@ -20,7 +20,15 @@ export function sealDesiredConfig(keyring: Keyring, deviceId: string, configJson
 
 /** Opens a sealed desired config; throws when it was not sealed for this device with this server key. */
 export function openDesiredConfig(keyring: Keyring, deviceId: string, sealed: string): DeviceConfig {
-  return JSON.parse(keyring.decrypt(sealed, desiredConfigAad(deviceId))) as DeviceConfig;
+  return JSON.parse(openDesiredConfigJson(keyring, deviceId, sealed)) as DeviceConfig;
+}
+
+/**
+ * The JSON text inside a sealed desired config, as the compile stored it: an apply carries it as is (parsing
+ * 8 KB and writing it out again for every job of a fan-out only made garbage).
+ */
+export function openDesiredConfigJson(keyring: Keyring, deviceId: string, sealed: string): string {
+  return keyring.decrypt(sealed, desiredConfigAad(deviceId));
 }
 
 /** A device's desired config in clear, or null when it has none (tests and the dispatcher). */

@@ -448,7 +448,7 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   const jobs: { id: string; deviceId: string; hash: string; sealed: string; tunnelIds: string }[] = [];
   const unchangedForced: { id: string; deviceId: string; hash: string }[] = [];
   for (const [deviceId, compileInput] of inputs) {
-    const { config, hash, warnings: w } = compileDeviceConfig(compileInput);
+    const { config, hash, json, warnings: w } = compileDeviceConfig(compileInput);
     if (w.length) warnings.set(deviceId, w);
     hashes.set(deviceId, hash);
     const changed = current.get(deviceId) !== hash;
@@ -458,7 +458,8 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
         deviceId,
         hash,
         // Sealed: the config holds tunnel and peer PSKs (desired-config-seal.ts).
-        sealed: sealDesiredConfig(ctx.keyring, deviceId, toJson(config)),
+        // The canonical JSON its hash was taken of: stored and sent as it is (jobs/job-engine.ts).
+        sealed: sealDesiredConfig(ctx.keyring, deviceId, json),
         tunnelIds: `{${config.tunnels.map((t) => t.id).join(",")}}`,
       });
     else if (input.force) unchangedForced.push({ id: randomUUID(), deviceId, hash });
