@@ -1,16 +1,18 @@
 /**
  * The hellos of devices, recorded in one transaction each while few are in
  * flight, and in batches (group commits) when more arrive than the pool can
- * take: a fixed nine statements per transaction, whatever its size, instead
- * of about ten per device plus a dispatch transaction. For every link of the batch, with the
- * device rows locked in id order: the device must still be approved and hold
- * the key its hello proved (a device registered before keys binds it, one by
- * one, audited); then the session is opened, the jobs its applied hash
- * satisfies are settled, jobs still running from an earlier link go back to
- * the queue, its tunnels and stored public addresses are read, and its queued
- * jobs start as one apply of its newest desired config (the first dispatch,
- * checked with the row locked like every dispatch). The other instances are
- * told of each new session at commit (NOTIFY in the transaction).
+ * take: a fixed five statements per transaction, whatever its size (six when
+ * a device reports an applied hash), instead of about ten per device plus a
+ * dispatch transaction. For every link of the batch: the device rows locked
+ * in id order, read with their stored public addresses and the tunnels they
+ * are an end of; the device must still be approved and hold the key its hello
+ * proved (a device registered before keys binds it, one by one, audited);
+ * then one statement opens the sessions and tells the other instances of
+ * them (NOTIFY, heard at commit), the jobs its applied hash satisfies are
+ * settled, and one statement sends again what is still running from an
+ * earlier link with its queued jobs, as one apply of its newest desired
+ * config (the first dispatch, checked with the row locked like every
+ * dispatch), or puts it back in the queue when there is nothing to send.
  *
  * The signature of the hello (link-proof.ts) is checked before a link gets
  * here, one link at a time, exactly as before.
@@ -21,13 +23,13 @@ import { GroupCommit } from "../db/group-commit.ts";
 import type { Db, PublicAddressHistory } from "../db/schema.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Settled } from "../jobs/job-engine.ts";
-import { requeueRunningMany, settleJobsByHashMany, startQueuedJobs } from "../jobs/job-store.ts";
+import { restartLinkJobs, settleJobsByHashMany } from "../jobs/job-store.ts";
+import { sharedString } from "../memory/shared-string.ts";
 import { lockDevices } from "../services/desired-config.ts";
 import { openDesiredConfigJson } from "../services/desired-config-seal.ts";
 import { holdsOrBindsKey } from "../services/devices/identity/link-identity.ts";
 import type { DeviceConnection } from "./connection.ts";
 import { openSessions } from "./sessions.ts";
-import { loadTunnelSidesMany } from "./tunnel-sides.ts";
 
 /** What the hello's transaction found for one link. */
 export type HelloOutcome =
@@ -129,6 +131,10 @@ async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: D
           sql<
             Record<string, PublicAddressHistory> | undefined
           >`(select public_addresses from device_state s where s.device_id = devices.id)`.as("stored"),
+          // The tunnels it is an end of, and which end: a status may report only these (tunnel-sides.ts).
+          sql<[string, "a" | "b"][]>`(select coalesce(json_agg(json_build_array(t.id,
+            case when t.device_b = devices.id then 'b' else 'a' end)), '[]') from tunnels t
+            where t.device_a = devices.id or t.device_b = devices.id)`.as("tunnel_sides"),
         ])
         // A row held by another transaction (the status writer, an admin change) is not waited for: its
         // hello goes into a later batch, so one busy row does not hold up the batch.
@@ -167,7 +173,6 @@ async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: D
     welcomed.push(conn);
   }
   if (welcomed.length > 0) {
-    const ids = welcomed.map((c) => c.deviceId);
     await openSessions(trx, welcomed, instanceId);
     // The jobs each device's reported hash satisfies end (and time-outs it proves wrong are corrected).
     for (const conn of welcomed) conn.settledHash = conn.appliedHash;
@@ -177,10 +182,6 @@ async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: D
         c.appliedHash ? [{ deviceId: c.deviceId, hash: c.appliedHash, desiredHash: rows.get(c.deviceId)!.desired_hash }] : [],
       ),
     );
-    // Whatever is still running came from an earlier link (or a dead instance): it goes out again.
-    // (Remote actions other than sync are not: they were asked of that link, see job-store.)
-    await requeueRunningMany(trx, ids);
-    const tunnels = await loadTunnelSidesMany(trx, ids);
     const applies = welcomed.flatMap((c) => {
       const d = rows.get(c.deviceId)!;
       // A stopped data plane holds its config jobs until `start`; a device a fan-out marked stale waits for
@@ -189,11 +190,15 @@ async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: D
         ? [{ deviceId: c.deviceId, applyId: randomUUID(), hash: d.desired_hash, sealed: d.desired_config_enc }]
         : [];
     });
-    const started = await startQueuedJobs(trx, applies);
+    // Whatever is still running came from an earlier link (or a dead instance): it goes out again, with the
+    // queued jobs, as the device's apply (back to the queue when it gets none). Remote actions other than sync
+    // are left alone: they were asked of that link (job-store.ts).
+    const byDevice = new Map(applies.map((a) => [a.deviceId, a]));
+    const started = await restartLinkJobs(
+      trx,
+      welcomed.map((c) => ({ deviceId: c.deviceId, apply: byDevice.get(c.deviceId) ?? null })),
+    );
     const applyOf = new Map(applies.filter((a) => started.has(a.deviceId)).map((a) => [a.deviceId, a]));
-    await sql`select pg_notify('tern_gateway', p) from unnest(${welcomed.map((c) =>
-      JSON.stringify({ kind: "session", deviceId: c.deviceId, sessionId: c.sessionId, instanceId }),
-    )}::text[]) as p`.execute(trx);
     for (const conn of welcomed) {
       const dev = rows.get(conn.deviceId)!;
       const apply = applyOf.get(conn.deviceId);
@@ -203,7 +208,7 @@ async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: D
         desiredHash: dev.desired_hash,
         desiredSealed: dev.desired_config_enc,
         storedAddresses: dev.stored ?? undefined,
-        tunnels: tunnels.get(conn.deviceId)!,
+        tunnels: new Map(dev.tunnel_sides.map(([id, side]) => [sharedString(id), side])),
         settled: { completed: [], corrected: [], failed: [], ...settledBy.get(conn.deviceId) },
         // The one place besides the dispatcher a desired config is opened: it goes to its device.
         apply: apply

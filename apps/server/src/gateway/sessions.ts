@@ -67,24 +67,29 @@ export async function openSession(trx: Db, conn: DeviceConnection, instanceId: s
 }
 
 /**
- * openSession for the links of a batch of hellos (one per device, rows locked by the caller), in two
- * statements: the devices' connection columns, then their session rows.
+ * openSession for the links of a batch of hellos (one per device, rows locked by the caller), in one statement:
+ * the devices' connection columns, their session rows, and a `tern_gateway` NOTIFY of each new session, which
+ * the other instances hear at commit (a link of the same device they hold ends there).
  */
 export async function openSessions(trx: Db, conns: readonly DeviceConnection[], instanceId: string): Promise<void> {
   if (conns.length === 0) return;
   const col = <T>(f: (c: DeviceConnection) => T) => conns.map(f);
-  await sql`update devices set connection = 'connected', disconnected_at = null, last_connected_at = now(),
-      last_seen_at = now(), agent_version = u.agent_version, protocol_version = u.protocol_version,
-      hostname = coalesce(nullif(u.hostname, ''), devices.hostname), applied_hash = u.applied_hash
-    from unnest(${col((c) => c.deviceId)}::uuid[], ${col((c) => c.hello!.agentVersion)}::text[],
-      ${col((c) => c.hello!.protocolVersion)}::int[], ${col((c) => c.hello!.hostname)}::text[],
-      ${col((c) => c.hello!.appliedHash)}::text[]) as u(id, agent_version, protocol_version, hostname, applied_hash)
-    where devices.id = u.id`.execute(trx);
-  await sql`insert into device_sessions (device_id, session_id, instance_id, remote_address)
-    select * from unnest(${col((c) => c.deviceId)}::uuid[], ${col((c) => c.sessionId)}::uuid[],
-      ${col(() => instanceId)}::uuid[], ${col((c) => c.remoteAddress)}::text[])
-    on conflict (device_id) do update set session_id = excluded.session_id, instance_id = excluded.instance_id,
-      remote_address = excluded.remote_address, connected_at = now()`.execute(trx);
+  // The session rows' foreign key is checked at the statement's end, against the device rows it updated.
+  await sql`with d as (update devices set connection = 'connected', disconnected_at = null, last_connected_at = now(),
+        last_seen_at = now(), agent_version = u.agent_version, protocol_version = u.protocol_version,
+        hostname = coalesce(nullif(u.hostname, ''), devices.hostname), applied_hash = u.applied_hash
+      from unnest(${col((c) => c.deviceId)}::uuid[], ${col((c) => c.hello!.agentVersion)}::text[],
+        ${col((c) => c.hello!.protocolVersion)}::int[], ${col((c) => c.hello!.hostname)}::text[],
+        ${col((c) => c.hello!.appliedHash)}::text[]) as u(id, agent_version, protocol_version, hostname, applied_hash)
+      where devices.id = u.id),
+    s as (insert into device_sessions (device_id, session_id, instance_id, remote_address)
+      select * from unnest(${col((c) => c.deviceId)}::uuid[], ${col((c) => c.sessionId)}::uuid[],
+        ${col(() => instanceId)}::uuid[], ${col((c) => c.remoteAddress)}::text[])
+      on conflict (device_id) do update set session_id = excluded.session_id, instance_id = excluded.instance_id,
+        remote_address = excluded.remote_address, connected_at = now())
+    select pg_notify('tern_gateway', p) from unnest(${col((c) =>
+      JSON.stringify({ kind: "session", deviceId: c.deviceId, sessionId: c.sessionId, instanceId }),
+    )}::text[]) as p`.execute(trx);
 }
 
 /** The instance that holds the device's link, when its heartbeat is fresh. */

@@ -51,6 +51,35 @@ export async function startQueuedJobs(
   return new Set(rows.map((r) => r.device_id));
 }
 
+/**
+ * A new link's jobs, in one statement (the hello's transaction, gateway/hello-batch.ts): what is still running
+ * came from an earlier link (or a dead instance) and goes out again, so for a device with an apply its running
+ * and queued jobs start as that apply (as `requeueRunningMany` then `startQueuedJobs` would leave them, one
+ * round trip fewer), and for a device without one (no config, a stopped data plane, waiting for the
+ * recompiler) its running jobs go back to the queue. Jobs without a target (a fan-out's, not compiled yet)
+ * wait. Returns the devices whose apply started jobs.
+ */
+export async function restartLinkJobs(
+  db: Db,
+  devices: readonly { deviceId: string; apply: { applyId: string; hash: string } | null }[],
+): Promise<Set<string>> {
+  if (devices.length === 0) return new Set();
+  // `u.apply_id is not null and jobs.target_hash is not null`: the job goes out with the apply.
+  const sends = sql`(u.apply_id is not null and jobs.target_hash is not null)`;
+  const { rows } = await sql<{ device_id: string; state: string }>`update jobs set
+      state = case when ${sends} then 'running' else 'queued' end,
+      started_at = case when ${sends} then now() end,
+      attempts = case when ${sends} then jobs.attempts + 1 else jobs.attempts end,
+      apply_id = case when ${sends} then u.apply_id end,
+      sent_hash = case when ${sends} then u.hash end
+    from unnest(${devices.map((d) => d.deviceId)}::uuid[], ${devices.map((d) => d.apply?.applyId ?? null)}::text[],
+      ${devices.map((d) => d.apply?.hash ?? null)}::text[]) as u(device_id, apply_id, hash)
+    where jobs.device_id = u.device_id and jobs.type <> all(${NOT_CONFIG_JOB_TYPES})
+      and (jobs.state = 'running' or (jobs.state = 'queued' and ${sends}))
+    returning jobs.device_id, jobs.state`.execute(db);
+  return new Set(rows.filter((r) => r.state === "running").map((r) => r.device_id));
+}
+
 /** A device reports `hash` applied, while its current desired config is `desiredHash`. */
 export interface HashReport {
   deviceId: string;
