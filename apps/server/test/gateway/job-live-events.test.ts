@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { useGatewayServer, waitUntil } from "../support/gateway.ts";
+import { lastEventId as journalEnd } from "../support/live-journal.ts";
 import { TEST_ADMIN } from "../support/onboarding.ts";
 import { openSse, type SseClient, type SseEvent } from "../support/sse.ts";
 
@@ -35,13 +36,7 @@ async function jobEventsAfter(afterId: string): Promise<JobEvent[]> {
   return rows.map((r) => r.event as unknown as JobEvent & { kind: string }).filter((e) => e.kind === "job");
 }
 
-async function lastEventId(): Promise<string> {
-  const row = await g.database.db
-    .selectFrom("live_events")
-    .select((eb) => eb.fn.coalesce(eb.fn.max("id"), eb.val(0)).as("max"))
-    .executeTakeFirstOrThrow();
-  return String(row.max);
-}
+const lastEventId = () => journalEnd(g.database.db);
 
 /** How many jobs the events announce per action and status. */
 function tally(events: JobEvent[]): Record<string, number> {

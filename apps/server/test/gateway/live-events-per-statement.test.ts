@@ -17,6 +17,7 @@ import { GatewayEvents } from "../../src/gateway/events.ts";
 import { createAccountWithOwner } from "../../src/services/bootstrap.ts";
 import { publishTunnelStatusEvents } from "../../src/services/live-events/tunnel-status-events.ts";
 import { useGatewayServer, waitUntil } from "../support/gateway.ts";
+import { lastEventId as journalEnd } from "../support/live-journal.ts";
 
 const g = useGatewayServer();
 
@@ -36,13 +37,7 @@ async function eventsAfter(afterId: string, kind: string): Promise<Journaled[]> 
   return (rows as unknown as Journaled[]).filter((r) => r.event.kind === kind);
 }
 
-async function lastEventId(): Promise<string> {
-  const row = await g.database.db
-    .selectFrom("live_events")
-    .select((eb) => eb.fn.coalesce(eb.fn.max("id"), eb.val(0)).as("max"))
-    .executeTakeFirstOrThrow();
-  return String(row.max);
-}
+const lastEventId = () => journalEnd(g.database.db);
 
 /** How many devices the events announce per action (and, for one device, its summary). */
 const announced = (events: Journaled[], action: string) =>

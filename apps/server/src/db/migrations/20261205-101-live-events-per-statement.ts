@@ -24,6 +24,23 @@
  */
 import { type Kysely, sql } from "kysely";
 
+/**
+ * `tern_live_<table>_batch()` after every statement that inserts, updates or deletes rows of `table`: a
+ * trigger with transition tables serves one event only, so three of them.
+ */
+async function statementTriggers(db: Kysely<unknown>, table: "devices" | "tunnels"): Promise<void> {
+  const transitions = {
+    insert: "new table as changed_new",
+    update: "old table as changed_old new table as changed_new",
+    delete: "old table as changed_old",
+  };
+  for (const [event, transition] of Object.entries(transitions))
+    await sql
+      .raw(`create trigger tern_live_${table}_${event} after ${event} on ${table} referencing ${transition}
+        for each statement execute function tern_live_${table}_batch()`)
+      .execute(db);
+}
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`drop trigger tern_live_devices on devices`.execute(db);
   await sql`drop function tern_live_devices()`.execute(db);
@@ -78,16 +95,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       return null;
     end $$`.execute(db);
 
-  // A trigger with transition tables serves one event only: three of them (devices, then tunnels).
-  await sql`create trigger tern_live_devices_insert after insert on devices
-    referencing new table as changed_new
-    for each statement execute function tern_live_devices_batch()`.execute(db);
-  await sql`create trigger tern_live_devices_update after update on devices
-    referencing old table as changed_old new table as changed_new
-    for each statement execute function tern_live_devices_batch()`.execute(db);
-  await sql`create trigger tern_live_devices_delete after delete on devices
-    referencing old table as changed_old
-    for each statement execute function tern_live_devices_batch()`.execute(db);
+  await statementTriggers(db, "devices");
 
   // Tunnels likewise (status events are not these: services/live-events/tunnel-status-events.ts).
   await sql`drop trigger tern_live_tunnels on tunnels`.execute(db);
@@ -126,15 +134,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       end if;
       return null;
     end $$`.execute(db);
-  await sql`create trigger tern_live_tunnels_insert after insert on tunnels
-    referencing new table as changed_new
-    for each statement execute function tern_live_tunnels_batch()`.execute(db);
-  await sql`create trigger tern_live_tunnels_update after update on tunnels
-    referencing old table as changed_old new table as changed_new
-    for each statement execute function tern_live_tunnels_batch()`.execute(db);
-  await sql`create trigger tern_live_tunnels_delete after delete on tunnels
-    referencing old table as changed_old
-    for each statement execute function tern_live_tunnels_batch()`.execute(db);
+  await statementTriggers(db, "tunnels");
 
   // Jobs: the same events as 20261126-702, the moved jobs found without a join.
   await sql`create or replace function tern_live_jobs_batch() returns trigger language plpgsql as $$
