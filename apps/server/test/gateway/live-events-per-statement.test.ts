@@ -10,6 +10,7 @@
  * is one event, one tunnel keeps its id and status.
  */
 import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { toJson } from "../../src/db/json.ts";
@@ -80,9 +81,14 @@ describe("device live events per statement", () => {
     await g.database.db.updateTable("devices").set({ last_seen_at: new Date() }).where("id", "in", ids).execute();
     expect(await eventsAfter(quiet, "device")).toEqual([]);
 
-    // Two of three connected by one statement (a batch of hellos): one event counting two.
+    // Two of three changed by one statement (a bulk rename; a batch of hellos is the fleet test below): one event
+    // counting two. (Not the connection: the reaper duty disconnects a device marked connected without a session.)
     const two = await lastEventId();
-    await g.database.db.updateTable("devices").set({ connection: "connected" }).where("id", "in", ids.slice(0, 2)).execute();
+    await g.database.db
+      .updateTable("devices")
+      .set({ name: sql<string>`name || '-2'` })
+      .where("id", "in", ids.slice(0, 2))
+      .execute();
     expect((await eventsAfter(two, "device")).map((e) => e.event)).toEqual([
       { kind: "device", action: "updated", id: "*", at: expect.any(String), data: { count: 2 } },
     ]);
