@@ -24,12 +24,12 @@ import type { Db, PublicAddressHistory } from "../db/schema.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Settled } from "../jobs/job-engine.ts";
 import { restartLinkJobs, settleJobsByHashMany } from "../jobs/job-store.ts";
-import { sharedString } from "../memory/shared-string.ts";
 import { lockDevices } from "../services/desired-config.ts";
 import { openDesiredConfigJson } from "../services/desired-config-seal.ts";
 import { holdsOrBindsKey } from "../services/devices/identity/link-identity.ts";
 import type { DeviceConnection } from "./connection.ts";
 import { openSessions } from "./sessions.ts";
+import { tunnelSidesColumn, tunnelSidesOf } from "./tunnel-sides.ts";
 
 /** What the hello's transaction found for one link. */
 export type HelloOutcome =
@@ -131,10 +131,8 @@ async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: D
           sql<
             Record<string, PublicAddressHistory> | undefined
           >`(select public_addresses from device_state s where s.device_id = devices.id)`.as("stored"),
-          // The tunnels it is an end of, and which end: a status may report only these (tunnel-sides.ts).
-          sql<[string, "a" | "b"][]>`(select coalesce(json_agg(json_build_array(t.id,
-            case when t.device_b = devices.id then 'b' else 'a' end)), '[]') from tunnels t
-            where t.device_a = devices.id or t.device_b = devices.id)`.as("tunnel_sides"),
+          // The tunnels it is an end of, and which end: a status may report only these.
+          tunnelSidesColumn.as("tunnel_sides"),
         ])
         // A row held by another transaction (the status writer, an admin change) is not waited for: its
         // hello goes into a later batch, so one busy row does not hold up the batch.
@@ -193,22 +191,22 @@ async function recordHellos(deps: AppDeps, instanceId: string, trx: Db, conns: D
     // Whatever is still running came from an earlier link (or a dead instance): it goes out again, with the
     // queued jobs, as the device's apply (back to the queue when it gets none). Remote actions other than sync
     // are left alone: they were asked of that link (job-store.ts).
-    const byDevice = new Map(applies.map((a) => [a.deviceId, a]));
+    const applyOf = new Map(applies.map((a) => [a.deviceId, a]));
     const started = await restartLinkJobs(
       trx,
-      welcomed.map((c) => ({ deviceId: c.deviceId, apply: byDevice.get(c.deviceId) ?? null })),
+      welcomed.map((c) => ({ deviceId: c.deviceId, apply: applyOf.get(c.deviceId) ?? null })),
     );
-    const applyOf = new Map(applies.filter((a) => started.has(a.deviceId)).map((a) => [a.deviceId, a]));
     for (const conn of welcomed) {
       const dev = rows.get(conn.deviceId)!;
-      const apply = applyOf.get(conn.deviceId);
+      // Its apply goes out only when it started jobs.
+      const apply = started.has(conn.deviceId) ? applyOf.get(conn.deviceId) : undefined;
       outcomes.set(conn, {
         kind: "welcome",
         interfaces: dev.interfaces,
         desiredHash: dev.desired_hash,
         desiredSealed: dev.desired_config_enc,
         storedAddresses: dev.stored ?? undefined,
-        tunnels: new Map(dev.tunnel_sides.map(([id, side]) => [sharedString(id), side])),
+        tunnels: tunnelSidesOf(dev.tunnel_sides),
         settled: { completed: [], corrected: [], failed: [], ...settledBy.get(conn.deviceId) },
         // The one place besides the dispatcher a desired config is opened: it goes to its device.
         apply: apply

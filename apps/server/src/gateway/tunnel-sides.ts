@@ -1,4 +1,5 @@
 /** Which tunnels a device is an end of, and which end: a status may report only these. */
+import { sql } from "kysely";
 import type { Db } from "../db/schema.ts";
 import { sharedString } from "../memory/shared-string.ts";
 import { anyUuid } from "../services/desired-config.ts";
@@ -23,4 +24,16 @@ export async function loadTunnelSidesMany(db: Db, deviceIds: readonly string[]):
     if (r.device_b) sides.get(r.device_b)?.set(id, "b");
   }
   return sides;
+}
+
+/**
+ * loadTunnelSides as a column of a query over `devices` (the hello's locking read, hello-batch.ts): the row's
+ * tunnels as [tunnel id, end] pairs; `tunnelSidesOf` makes them the map loadTunnelSides answers.
+ */
+export const tunnelSidesColumn = sql<[string, "a" | "b"][]>`(select coalesce(json_agg(json_build_array(t.id,
+  case when t.device_b = devices.id then 'b' else 'a' end)), '[]') from tunnels t
+  where t.device_a = devices.id or t.device_b = devices.id)`;
+
+export function tunnelSidesOf(pairs: readonly [string, "a" | "b"][]): Map<string, "a" | "b"> {
+  return new Map(pairs.map(([id, side]) => [sharedString(id), side]));
 }
