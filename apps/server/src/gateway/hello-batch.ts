@@ -1,7 +1,7 @@
 /**
- * The hellos of devices, recorded in one transaction each while few are in
- * flight, and in batches (group commits) when more arrive than the pool can
- * take: a fixed five statements per transaction, whatever its size (six when
+ * The hellos of devices, recorded in batches (a group commit: the hellos
+ * arriving while one transaction runs go together in the next, a lone one
+ * at once): a fixed five statements per transaction, whatever its size (six when
  * a device reports an applied hash), instead of about ten per device plus a
  * dispatch transaction. For every link of the batch: the device rows locked
  * in id order, read with their stored public addresses and the tunnels they
@@ -53,55 +53,41 @@ export type HelloOutcome =
 
 /**
  * How long the first hello of a quiet moment waits for others to share its transaction: none. A
- * lone hello goes at once (as before batching); under load the hellos that arrive while a lane's
- * transaction runs go together in its next one.
+ * lone hello goes at once (as before batching); under load the hellos that arrive while a
+ * transaction runs go together in the next one.
  */
 export const HELLO_WINDOW_MS = 0;
 
 /** A hello whose device row was locked elsewhere is tried again after this long. */
 const BUSY_RETRY_MS = 20;
 
-/**
- * Hello transactions of one link each in flight at once, as before batching (the pool has
- * TERN_DB_POOL_SIZE 10 connections): a steady arrival is recorded with the pool's parallelism.
- */
-export const HELLO_DIRECT = 8;
+/** Hellos recorded in one transaction at most. */
+const HELLO_MAX_BATCH = 200;
 
 /**
- * Lanes for the hellos beyond HELLO_DIRECT (a storm): each a group commit, so what queues is
- * recorded a batch per transaction. One lane alone, for every hello, was slower than a transaction
- * per hello on the loaded 2-core machine: a lane runs its statements one after another.
+ * Hellos go through one group commit: a lone hello gets its transaction at once (HELLO_WINDOW_MS), and
+ * the hellos that arrive while it runs go together in the next one. Until 2026-12-05 up to 8 hellos had
+ * a transaction of their own each and only those beyond went into two lanes (a choice measured under a
+ * load average of 17-41): at 10,000 devices on the quiet 2-core machine that made 4,300-4,400
+ * transactions of 2.3 hellos, where one lane makes about 800 of 12, and brought 346-365 devices online
+ * a second against 440-472 (docs/bench.md): on this machine every statement waits for a core, and
+ * fewer, larger transactions leave more of them to the devices' work.
  */
-export const HELLO_LANES = 2;
-
-/** Direct transactions while few are in flight, batches of what queues beyond them. */
 export function helloBatcher(
   deps: AppDeps,
   instanceId: string,
 ): { submit(conn: DeviceConnection): Promise<Exclude<HelloOutcome, { kind: "busy" }>> } {
-  const record = (conns: DeviceConnection[]) =>
-    deps.db.transaction().execute((trx) => recordHellos(deps, instanceId, trx, conns));
-  const lanes = Array.from(
-    { length: HELLO_LANES },
-    () => new GroupCommit<DeviceConnection, HelloOutcome>(record, 200, HELLO_WINDOW_MS),
+  const hellos = new GroupCommit<DeviceConnection, HelloOutcome>(
+    (conns) => {
+      deps.metrics.helloBatchSize.observe(conns.length);
+      return deps.db.transaction().execute((trx) => recordHellos(deps, instanceId, trx, conns));
+    },
+    HELLO_MAX_BATCH,
+    HELLO_WINDOW_MS,
   );
-  let next = 0;
-  let direct = 0;
-  const once = async (conn: DeviceConnection): Promise<HelloOutcome> => {
-    if (direct >= HELLO_DIRECT) {
-      next = (next + 1) % lanes.length;
-      return lanes[next]!.submit(conn);
-    }
-    direct++;
-    try {
-      return (await record([conn]))[0]!;
-    } finally {
-      direct--;
-    }
-  };
   const submit = async (conn: DeviceConnection): Promise<Exclude<HelloOutcome, { kind: "busy" }>> => {
     if (conn.state !== "welcoming") return { kind: "gone" };
-    const out = await once(conn);
+    const out = await hellos.submit(conn);
     if (out.kind !== "busy") return out;
     // Its row is held elsewhere for a moment: a later batch (the link's hello time-out bounds the tries).
     await new Promise((r) => setTimeout(r, BUSY_RETRY_MS));

@@ -47,6 +47,8 @@ export interface ServerMetrics {
   publicAddressChanges: Counter<"outcome">;
   deviceRequests: Counter<"method" | "outcome">;
   dutyRuns: Counter<"duty">;
+  /** Hellos per transaction (gateway/hello-batch.ts): its count is the hello transactions (a failed batch retries its hellos one each). */
+  helloBatchSize: Histogram;
   /** Incremented by the notification engine. */
   notificationsRaised: Counter<"event" | "severity">;
   notificationDeliveryFailures: Counter<"channel">;
@@ -110,6 +112,12 @@ export function createServerMetrics(): ServerMetrics {
       name: "tern_ingest_batch_duration_seconds",
       help: "Time to write one batch of live state and samples",
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+    helloBatchSize: new Histogram({
+      name: "tern_hello_batch_size",
+      help: "Hellos recorded per transaction (hellos arriving together share one)",
+      buckets: [1, 2, 5, 10, 25, 50, 100, 200],
       registers,
     }),
     ingestBatchRows: new Histogram({

@@ -13,10 +13,19 @@ import { testDatabaseKind } from "../support/test-database.ts";
 
 const g = useGatewayServer();
 
+/** The server's hello transactions and the hellos they recorded so far (`tern_hello_batch_size`). */
+async function helloBatches(): Promise<{ transactions: number; hellos: number }> {
+  const { values } = await g.server.deps.metrics.helloBatchSize.get();
+  const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+  return { transactions: of("tern_hello_batch_size_count"), hellos: of("tern_hello_batch_size_sum") };
+}
+
 describe("batched hellos", () => {
   it("a fleet connecting at once: every device welcomed, sessions of this instance, first job complete, applied = desired", async () => {
     const n = 40;
-    const { fleet, devices } = await g.fleet(n, { concurrency: n });
+    const { fleet, devices } = await g.fleet(n, { concurrency: n, connect: false });
+    const before = await helloBatches();
+    await fleet.connectAll();
     const ids = devices.map((d) => d.id);
     const jobs = await g.database.db.selectFrom("jobs").select("id").where("device_id", "in", ids).execute();
     expect(jobs).toHaveLength(n);
@@ -47,6 +56,12 @@ describe("batched hellos", () => {
       expect(r.applied_hash).toBe(r.desired_hash);
     }
     expect(g.server.gateway.linkCount).toBe(n);
+    // Every hello recorded once. On PostgreSQL in transactions of several (one group commit, one transaction at a
+    // time): the hellos arriving while one runs go in the next. PGlite's one connection also serves the upgrades'
+    // look-ups, so there the hellos of this small fleet arrive one by one and each has its own.
+    const after = await helloBatches();
+    expect(after.hellos - before.hellos).toBe(n);
+    if (testDatabaseKind() === "postgres") expect(after.transactions - before.transactions).toBeLessThanOrEqual(n / 2);
   });
 
   it("a device already running its desired config reconnects without any job or apply", async () => {
