@@ -23,8 +23,8 @@ export interface Duty {
    * once that transaction committed (e.g. deliveries of notifications the run
    * raised: a rolled-back run must not announce anything). "again": the run
    * did a bounded part of its work (a short transaction, so requests are not
-   * held behind it) and this instance runs it again at its next tick, before
-   * the interval is over.
+   * held behind it) and this instance runs it again AGAIN_DELAY_MS later,
+   * before the interval is over.
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: most duties are plain async functions that return nothing when done
   run(trx: Db, afterCommit: (fn: () => void) => void): Promise<void | "again">;
@@ -33,8 +33,17 @@ export interface Duty {
 /** A stable advisory lock key per duty name (the second argument space of two-key locks is ours). */
 const LOCK_CLASS = 0x7465726e; // "tern"
 
+/**
+ * How soon after a tick whose duties left work ("again") the next one comes, instead of the regular tick (up to
+ * 1 s): a duty then does its work in short slices close together, and whatever waits for the database (PGlite's
+ * one connection) waits for one slice at most, not for a long run.
+ */
+export const AGAIN_DELAY_MS = 100;
+
 export class DutyRunner {
   private timer: NodeJS.Timeout | null = null;
+  /** The early tick after one whose duties left work. */
+  private soon: NodeJS.Timeout | null = null;
   private running = false;
   /** Runs of each duty by this instance (tests and logs). */
   readonly ran = new Map<string, number>();
@@ -66,7 +75,9 @@ export class DutyRunner {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.soon) clearTimeout(this.soon);
     this.timer = null;
+    this.soon = null;
     while (this.running) await new Promise((r) => setTimeout(r, 10));
   }
 
@@ -78,6 +89,14 @@ export class DutyRunner {
       for (const duty of await this.dueDuties()) await this.tryRun(duty);
     } finally {
       this.running = false;
+    }
+    // Only while started (tests tick by hand after stop).
+    if (this.again.size > 0 && this.timer && !this.soon) {
+      this.soon = setTimeout(() => {
+        this.soon = null;
+        void this.tick();
+      }, AGAIN_DELAY_MS);
+      this.soon.unref();
     }
   }
 

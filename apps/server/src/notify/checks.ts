@@ -92,10 +92,12 @@ export interface TunnelSweep {
 }
 
 /**
- * Tunnels the pending-tunnel duty judges per run: a tunnel's facts cost about 60 µs on PGlite, whose one connection
- * every request waits for while the duty holds it (all 20,000 tunnels of a 10,000-device fleet at once: 1.4–2.4 s).
+ * Tunnels the pending-tunnel duty judges per run: a tunnel's facts cost 60–200 µs on PGlite, whose one connection
+ * every request waits for while the duty holds it (all 20,000 tunnels of a 10,000-device fleet at once: 1.4–2.4 s;
+ * 1,000 a run: 160–220 ms, the p99 of an approval meanwhile). The runs come AGAIN_DELAY_MS apart
+ * (gateway/duties.ts): a 20,000-tunnel sweep takes about 25 s, inside the duty's 30 s period.
  */
-export const PENDING_TUNNELS_PER_RUN = 1000;
+export const PENDING_TUNNELS_PER_RUN = 100;
 
 /**
  * One slice of the pending-tunnel sweep: at most `limit` tunnels from `from` on (default: all of them, from the

@@ -187,7 +187,8 @@ export class NotificationEngine {
         name: "pending-tunnel-alerts",
         intervalMs: checkMs,
         run: async (trx, afterCommit) => {
-          await resolveOrphans(trx);
+          // Alerts of deleted tunnels and groups: once a sweep, at its start (it reads every open alert).
+          if (!this.pendingSweep) await resolveOrphans(trx);
           // A slice per run, the next at this instance's next tick, so PGlite's one connection is never held long.
           const { announcements, next } = await checkPendingTunnels(
             trx,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "../../src/db/database.ts";
-import { DutyRunner } from "../../src/gateway/duties.ts";
+import { AGAIN_DELAY_MS, DutyRunner } from "../../src/gateway/duties.ts";
 import { parseInbound } from "../../src/gateway/inbound.ts";
 import { TokenBucket } from "../../src/gateway/token-bucket.ts";
 import { createServerMetrics } from "../../src/metrics/server-metrics.ts";
@@ -130,5 +130,31 @@ describe("DutyRunner", () => {
     // Two runs that left work, one that finished it, then nothing before the 60 s interval is over.
     expect(runner.ran.get(duty.name)).toBe(3);
     expect(left).toBe(0);
+  });
+
+  it("a started runner runs a duty that left work again soon, not at its next regular tick", async () => {
+    const at: number[] = [];
+    const duty = {
+      name: `test-${randomUUID()}`,
+      async run(): Promise<"again" | undefined> {
+        at.push(performance.now());
+        return at.length < 4 ? "again" : undefined;
+      },
+    };
+    // A 60 s interval: the regular tick is every 1,000 ms, so four runs on it alone span at least 3 s.
+    const runner = new DutyRunner(database.db, randomUUID(), [duty], 60_000, createServerMetrics(), pino({ level: "silent" }));
+    await runner.start();
+    try {
+      const deadline = Date.now() + 10_000;
+      while (at.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(at).toHaveLength(4);
+      // Three runs AGAIN_DELAY_MS (100 ms) after the one before, plus their transactions.
+      expect(at[3]! - at[0]!).toBeLessThan(2000);
+      // Done: nothing more before the interval is over.
+      await new Promise((r) => setTimeout(r, 3 * AGAIN_DELAY_MS));
+      expect(at).toHaveLength(4);
+    } finally {
+      await runner.stop();
+    }
   });
 });
