@@ -189,7 +189,7 @@ export class NotificationEngine {
         run: async (trx, afterCommit) => {
           // Alerts of deleted tunnels and groups: once a sweep, at its start (it reads every open alert).
           if (!this.pendingSweep) await resolveOrphans(trx);
-          // A slice per run, the next at this instance's next tick, so PGlite's one connection is never held long.
+          // A slice per run, the next AGAIN_DELAY_MS later on this instance (gateway/duties.ts), so PGlite's one connection is never held long.
           const { announcements, next } = await checkPendingTunnels(
             trx,
             this.notifier,

@@ -9,6 +9,7 @@ import { AGAIN_DELAY_MS, DutyRunner } from "../../src/gateway/duties.ts";
 import { parseInbound } from "../../src/gateway/inbound.ts";
 import { TokenBucket } from "../../src/gateway/token-bucket.ts";
 import { createServerMetrics } from "../../src/metrics/server-metrics.ts";
+import { waitUntil } from "../support/gateway.ts";
 import { openTestDatabase } from "../support/test-database.ts";
 
 const FIXTURES = join(import.meta.dirname, "../../../../packages/protocol/fixtures/v1/DeviceMessage");
@@ -145,8 +146,12 @@ describe("DutyRunner", () => {
     const runner = new DutyRunner(database.db, randomUUID(), [duty], 60_000, createServerMetrics(), pino({ level: "silent" }));
     await runner.start();
     try {
-      const deadline = Date.now() + 10_000;
-      while (at.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await waitUntil(
+        () => at.length,
+        (n) => n >= 4,
+        10_000,
+        "four runs",
+      );
       expect(at).toHaveLength(4);
       // Three runs AGAIN_DELAY_MS (100 ms) after the one before, plus their transactions.
       expect(at[3]! - at[0]!).toBeLessThan(2000);
