@@ -3,7 +3,9 @@
  * Summarises a V8 CPU profile (from `npm run bench -- --profile DIR`, which
  * starts Tern's server with --cpu-prof): self time per function and per
  * file, and inclusive time of the functions whose name or file matches
- * `--filter`. Enough to find the biggest cost without other tools.
+ * `--filter`. `--last S` counts only the profile's last S seconds (a case's
+ * final phase, such as server-fanout's fan-out, without the onboarding
+ * before it). Enough to find the biggest cost without other tools.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -39,13 +41,17 @@ function shortUrl(url: string): string {
   return k >= 0 ? url.slice(k + 1) : url.replace(/^file:\/\//, "") || "(native)";
 }
 
-export function summarizeProfile(p: Profile, filter?: string) {
+export function summarizeProfile(p: Profile, filter?: string, lastSeconds?: number) {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<number, number>();
+  // Sample i was taken timeDeltas[0..i] after startTime (µs); with lastSeconds only those near endTime count.
+  const from = lastSeconds === undefined ? Number.NEGATIVE_INFINITY : p.endTime - lastSeconds * 1e6;
+  let at = p.startTime;
   p.samples.forEach((id, i) => {
-    self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
+    at += p.timeDeltas[i] ?? 0;
+    if (at >= from) self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const fn = new Map<string, number>();
@@ -86,11 +92,12 @@ function print(title: string, rows: Row[], top: number): void {
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { top: { type: "string", default: "30" }, filter: { type: "string" } },
+    options: { top: { type: "string", default: "30" }, filter: { type: "string" }, last: { type: "string" } },
   });
   const top = Number(values.top);
   for (const f of positionals) {
-    const s = summarizeProfile(JSON.parse(readFileSync(f, "utf8")) as Profile, values.filter);
+    const last = values.last === undefined ? undefined : Number(values.last);
+    const s = summarizeProfile(JSON.parse(readFileSync(f, "utf8")) as Profile, values.filter, last);
     console.log(`${f}: ${s.totalMs.toFixed(0)} ms sampled`);
     print("self time by function", s.functions, top);
     print("self time by file", s.files, top);

@@ -40,6 +40,24 @@ export function summarize(values: ArrayLike<number>): Summary {
   };
 }
 
+/**
+ * How many of `times` (ms) fall in each second after `start`: index i counts
+ * [start + i s, start + i + 1 s). A phase's progress over time, where a stall
+ * shows as a run of small counts. Times before `start` count in the first
+ * second; NaN (never happened) is left out.
+ */
+export function perSecond(times: ArrayLike<number>, start: number): number[] {
+  const counts: number[] = [];
+  for (let i = 0; i < times.length; i++) {
+    const t = times[i]!;
+    if (Number.isNaN(t)) continue;
+    const s = Math.max(0, Math.floor((t - start) / 1000));
+    while (counts.length <= s) counts.push(0);
+    counts[s]!++;
+  }
+  return counts;
+}
+
 /** Collects samples into a growing Float64Array (no per-sample object). */
 export class Samples {
   private data = new Float64Array(1024);

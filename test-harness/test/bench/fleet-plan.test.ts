@@ -68,4 +68,18 @@ describe("CPU profile summary", () => {
     // handler's own 1 ms plus the 5 ms of parse below it.
     expect(s.inclusive).toEqual([{ name: "handler apps/server/src/a.ts:10", ms: 6, share: 0.6 }]);
   });
+
+  it("counts only the profile's last seconds when asked", () => {
+    const frame = (id: number, functionName: string) => ({ id, callFrame: { functionName, url: "", lineNumber: 0 } });
+    // Samples at 1, 3, 6 and 10 s after the start: the last 5 s hold the two at 6 and 10 s.
+    const profile = {
+      nodes: [frame(1, "early"), frame(2, "late")],
+      samples: [1, 1, 2, 2],
+      timeDeltas: [1e6, 2e6, 3e6, 4e6],
+      startTime: 0,
+      endTime: 10e6,
+    };
+    expect(summarizeProfile(profile, undefined, 5).functions.map((f) => [f.name, f.ms])).toEqual([["late (native):1", 7000]]);
+    expect(summarizeProfile(profile).totalMs).toBe(10_000);
+  });
 });

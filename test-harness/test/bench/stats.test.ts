@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { percentile, Samples, summarize } from "../../src/bench/stats.ts";
+import { percentile, perSecond, Samples, summarize } from "../../src/bench/stats.ts";
 
 describe("percentile (nearest rank)", () => {
   const hundred = Float64Array.from({ length: 100 }, (_, i) => i + 1);
@@ -39,5 +39,13 @@ describe("summarize and Samples", () => {
 
   it("summarises nothing as NaN figures with count 0", () => {
     expect(new Samples().summary()).toMatchObject({ count: 0, p50: Number.NaN });
+  });
+});
+
+describe("perSecond", () => {
+  it("counts each second after the start, empty seconds as 0, NaN left out", () => {
+    expect(perSecond([1000, 1500, 3999, 4000, Number.NaN, 999], 1000)).toEqual([3, 0, 1, 1]);
+    expect(perSecond([500], 1000)).toEqual([1]);
+    expect(perSecond([], 0)).toEqual([]);
   });
 });

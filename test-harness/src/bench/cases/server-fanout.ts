@@ -10,7 +10,7 @@
 import { readProcUsage } from "../proc-usage.ts";
 import { fleetSizes, probeCount, rampFleet, startLoadWorkers, waitFor } from "../server/connect.ts";
 import { api, login, scratchDatabase, seedScratch, startTern, type TernServer } from "../server/tern.ts";
-import { summarize } from "../stats.ts";
+import { perSecond, summarize } from "../stats.ts";
 import type { BenchCase, Params } from "../types.ts";
 import { bodyBucket } from "./http-static.ts";
 import { sleep, stopAll } from "./util.ts";
@@ -94,11 +94,20 @@ export const serverFanout: BenchCase<ServerFanoutParams> = {
       // CPU seconds move less with the machine's load than wall time.
       const cpu1 = readProcUsage(tern.pid);
       const cpuMsPerJob = ((cpu1.cpuSeconds - cpu0.cpuSeconds) * 1000) / Math.max(1, jobs);
-      const times = await tern.worker.call<{ created: number[]; finished: number[] }>("jobTimes", { type: "mlpolicy" });
+      const times = await tern.worker.call<{ created: number[]; started: number[]; finished: number[] }>("jobTimes", {
+        type: "mlpolicy",
+      });
       const acks = await sim.call<{ times: number[] }>("applyResults", { times: true });
       const perJob = summarize(times.finished.map((f) => f - sentAt));
       const perAck = summarize(acks.times.map((t) => t - sentAt));
       ctx.log(`  every device answered after ${ackMs.toFixed(0)} ms, every job complete after ${doneMs.toFixed(0)} ms`);
+      // Progress second by second from the request: a stall shows as a run of small counts.
+      const timeline = {
+        sent: perSecond(times.started, sentAt),
+        answered: perSecond(acks.times, sentAt),
+        complete: perSecond(times.finished, sentAt),
+      };
+      for (const [what, counts] of Object.entries(timeline)) ctx.log(`  ${what} per second: ${counts.join(" ")}`);
       // ws-broadcast is measured by the runner after this case (its size is the apply's, known only now).
       const ref = (key: string) => ({ case: "ws-broadcast", params: broadcast, key });
       const notes: string[] = [];
@@ -162,7 +171,7 @@ export const serverFanout: BenchCase<ServerFanoutParams> = {
           },
         ],
         notes,
-        details: { ramp, applyBytes, jobs, perJob, perAck, seed: fleet.seed, serverCpu: [cpu0, cpu1] },
+        details: { ramp, applyBytes, jobs, perJob, perAck, timeline, seed: fleet.seed, serverCpu: [cpu0, cpu1] },
       };
     } finally {
       await workers?.sim.call("stop", {}, 60_000).catch(() => undefined);

@@ -92,12 +92,13 @@ serve(
     jobTimes: async (args) => {
       const rows = await need()
         .deps.db.selectFrom("jobs")
-        .select(["created_at", "finished_at"])
+        .select(["created_at", "started_at", "finished_at"])
         .where("type", "=", args.type as never)
         .where("state", "=", "complete")
         .execute();
       return {
         created: rows.map((r) => r.created_at.getTime()),
+        started: rows.map((r) => r.started_at?.getTime() ?? Number.NaN),
         finished: rows.map((r) => r.finished_at?.getTime() ?? Number.NaN),
       };
     },
