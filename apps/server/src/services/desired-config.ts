@@ -52,6 +52,8 @@ const DEVICE_COLUMNS = [
   "mlpolicy_id",
 ] as const;
 type DeviceConfigRow = Pick<DeviceRow, (typeof DEVICE_COLUMNS)[number]>;
+/** The columns of a device row queueConfigJobs reads under its lock (`QueueJobsInput.locked` carries them). */
+export const LOCKED_CONFIG_COLUMNS = [...DEVICE_COLUMNS, "desired_hash", "desired_stale"] as const;
 /** A device row as queueConfigJobs reads it under its lock. */
 export type LockedConfigRow = DeviceConfigRow & Pick<DeviceRow, "desired_hash" | "desired_stale">;
 
@@ -427,7 +429,7 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
     given && given.length === ids.length && given.every((d) => wanted.has(d.id))
       ? given
       : await lockDevices(ctx.db, ids)
-          .select([...DEVICE_COLUMNS, "desired_hash", "desired_stale"])
+          .select(LOCKED_CONFIG_COLUMNS)
           .where("organization_id", "=", ctx.org.id)
           .execute();
   const current = new Map(locked.map((d) => [d.id, d.desired_hash]));

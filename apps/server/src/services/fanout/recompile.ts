@@ -19,7 +19,7 @@ import { sql } from "kysely";
 import { SYSTEM_ACTOR } from "../../auth/access.ts";
 import type { AppDeps } from "../../deps.ts";
 import { systemCtx } from "../context.ts";
-import { queueConfigJobs } from "../desired-config.ts";
+import { LOCKED_CONFIG_COLUMNS, type LockedConfigRow, queueConfigJobs } from "../desired-config.ts";
 
 /** Devices compiled per transaction: small enough that the event loop and other writers get turns between batches. */
 export const RECOMPILE_BATCH = 500;
@@ -39,7 +39,10 @@ export async function recompileStale(deps: Deps, maxBatches = Number.POSITIVE_IN
       const rows = await trx
         .selectFrom("devices")
         .innerJoin("organizations as o", "o.id", "devices.organization_id")
-        .select(["devices.id", "devices.organization_id", "o.account_id", "o.name"])
+        // What the compile reads of the devices, with the lock: queueConfigJobs takes them as `locked` instead of
+        // locking and reading the same rows again (one statement of a batch fewer, on the fan-out's critical path).
+        .select(LOCKED_CONFIG_COLUMNS.map((c) => `devices.${c}` as const))
+        .select(["devices.organization_id", "o.account_id", "o.name as org_name"])
         // A literal: the partial index devices_desired_stale_idx serves a generic plan (db/prepared-client.ts)
         // only when the predicate is in the statement's text.
         .where("devices.desired_stale", "=", sql.lit(true))
@@ -48,19 +51,19 @@ export async function recompileStale(deps: Deps, maxBatches = Number.POSITIVE_IN
         .forNoKeyUpdate("devices")
         .skipLocked()
         .execute();
-      const byOrg = new Map<string, { org: { id: string; accountId: string; name: string }; ids: string[] }>();
-      for (const r of rows) {
-        const entry = byOrg.get(r.organization_id) ?? {
-          org: { id: r.organization_id, accountId: r.account_id, name: r.name },
-          ids: [],
+      const byOrg = new Map<string, { org: { id: string; accountId: string; name: string }; locked: LockedConfigRow[] }>();
+      for (const { organization_id, account_id, org_name, ...device } of rows) {
+        const entry = byOrg.get(organization_id) ?? {
+          org: { id: organization_id, accountId: account_id, name: org_name },
+          locked: [],
         };
-        entry.ids.push(r.id);
-        byOrg.set(r.organization_id, entry);
+        entry.locked.push(device);
+        byOrg.set(organization_id, entry);
       }
-      for (const { org, ids } of byOrg.values())
+      for (const { org, locked } of byOrg.values())
         await queueConfigJobs(
           { ...systemCtx(deps as AppDeps, org, SYSTEM_ACTOR), db: trx },
-          { deviceIds: ids, type: "sync", tasks: [], queue: false },
+          { deviceIds: locked.map((d) => d.id), type: "sync", tasks: [], queue: false, locked },
         );
       return rows.length;
     });
