@@ -39,14 +39,15 @@ describe("healing link in memory", () => {
             });
           }
           const a = stepLinkHealth(full, s, at);
-          const b = stepLinkHealth(link.health(), s, at);
-          expect(b.event).toEqual(a.event);
+          expect(link.step(s, at)).toEqual(a.event);
           full = a.health;
-          link.learn(b.health);
           const stored = link.stored("wan:wan0");
           expect(stored.baseline.rtt.all).toEqual(full.baseline.rtt.all);
           expect(stored.baseline.jitter.hours).toEqual({ [String(hour)]: full.baseline.jitter.hours[String(hour)] });
+          expect(stored.baseline.loss.all).toEqual(full.baseline.loss.all);
+          expect(stored.baseline.rtt.hours).toEqual({ [String(hour)]: full.baseline.rtt.hours[String(hour)] });
           expect([stored.anomalous, stored.normal, stored.degraded]).toEqual([full.anomalous, full.normal, full.degraded]);
+          expect(stored.degradedWith).toEqual(full.degradedWith);
         }
       }),
       { numRuns: 60 },
@@ -55,10 +56,10 @@ describe("healing link in memory", () => {
 
   it("does not store an hour whose stored statistics were not read yet", () => {
     const link = new HealingLink(10);
-    link.learn(stepLinkHealth(link.health(), { rtt: 20, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 10))).health);
+    link.step({ rtt: 20, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 10)));
     expect(Object.keys(link.stored("tunnel:t-1").baseline.rtt.hours)).toEqual(["10"]);
     link.turnTo(11);
-    link.learn(stepLinkHealth(link.health(), { rtt: 30, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 11))).health);
+    link.step({ rtt: 30, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 11)));
     expect(link.stored("tunnel:t-1").baseline.rtt.hours).toEqual({});
     expect(link.stored("tunnel:t-1").baseline.rtt.all.n).toBe(2);
     // The stored hour replaces the sample learnt meanwhile; a malformed one is ignored.
@@ -66,5 +67,28 @@ describe("healing link in memory", () => {
     expect(link.stored("tunnel:t-1").baseline.rtt.hours).toEqual({ "11": { n: 300, mean: 25, variance: 4 } });
     expect(link.stored("tunnel:t-1").baseline.loss.hours).toEqual({ "11": { n: 1, mean: 0, variance: 0 } });
     expect(link.stored("tunnel:t-1").tunnelId).toBe("t-1");
+  });
+
+  it("becomes degraded after 3 anomalous samples and recovers after 6 normal ones, as the stored shape does", () => {
+    let full: LinkHealth = newLinkHealth();
+    const link = new HealingLink(10);
+    const events: string[] = [];
+    const rtts = [...Array.from({ length: 40 }, (_, i) => 20 + (i % 3)), 200, 210, 220, ...Array(6).fill(21)];
+    for (const [i, rtt] of rtts.entries()) {
+      const at = new Date(Date.UTC(2026, 11, 1, 10, 0, i));
+      const a = stepLinkHealth(full, { rtt, loss: 0, jitter: 1 }, at);
+      const event = link.step({ rtt, loss: 0, jitter: 1 }, at);
+      expect(event).toEqual(a.event);
+      if (event) events.push(`${i}:${event.kind}`);
+      full = a.health;
+      expect(link.stored("tunnel:t-1").degradedWith).toEqual(full.degradedWith);
+    }
+    expect(events).toEqual(["42:degraded", "48:recovered"]);
+  });
+
+  it("refuses a sample of another hour than the link's", () => {
+    const link = new HealingLink(10);
+    expect(() => link.step({ rtt: 20, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 11)))).toThrow(/hour 11/);
+    expect(link.stored("wan:wan0").baseline.rtt.all.n).toBe(0);
   });
 });

@@ -11,16 +11,34 @@
  * once every hour had samples (measured over 20,000 links): about 250 MB
  * more after a day at 10,000 devices with four links each. Here a link is
  * one object of fixed size, 0.43 KB.
- * The pure functions (`stepLinkHealth`, `observe`) still judge and learn on
- * the stored shape: `health()` builds it for one step and `learn()` takes the
- * result back.
+ * `step()` judges and learns one sample on these fields, with the pure
+ * functions' arithmetic (`judge`, `updateStatInto`, `hysteresis`) and without
+ * building the stored shape: stepping through `health()` and `learn()` made
+ * about 50 objects a link and sample, 300 for a status of four tunnels and
+ * two WAN links. `stepLinkHealth` on the stored shape is its reference
+ * (healing-link.test.ts checks that both agree).
  */
 import { sql } from "kysely";
-import type { Baseline, Metric, Stat } from "../../services/healing/baseline.ts";
-import { type LinkHealth, parseLinkHealth } from "../../services/healing/link-health.ts";
+import {
+  type Baseline,
+  type BaselineOptions,
+  DEFAULT_BASELINE_OPTIONS,
+  type Figures,
+  judge,
+  METRICS,
+  type Metric,
+  type MetricJudgement,
+  type Stat,
+  updateStatInto,
+} from "../../services/healing/baseline.ts";
+import { hysteresis, type LinkEvent, type LinkHealth, linkEvent, parseLinkHealth } from "../../services/healing/link-health.ts";
 
 /** The tunnel a link key names (`tunnel:<id>`), null for a WAN link (`wan:<name>`). */
 export const tunnelIdOf = (key: string): string | null => (key.startsWith("tunnel:") ? key.slice(7) : null);
+
+/** Scratch statistics `step()` reads a field triple into and writes it back from (one link steps at a time). */
+const overall: Stat = { n: 0, mean: 0.5, variance: 0.5 };
+const ofHour: Stat = { n: 0, mean: 0.5, variance: 0.5 };
 
 /** The stored state of a link (`healing_baselines.state`). */
 export type StoredLinkState = LinkHealth & { openActionId: string | null; tunnelId: string | null };
@@ -101,13 +119,82 @@ export class HealingLink {
     };
   }
 
-  /** Takes back what one step of `stepLinkHealth` (on `health()` at this hour) made of the state. */
-  learn(next: LinkHealth): void {
+  /**
+   * One sample of the link while it is up, taken at `at` (in this link's hour: turn it first), judged against
+   * its baseline and learnt: what `stepLinkHealth(health(), figures, at)` computes, kept in the fields
+   * without the objects. Returns the event when the link became degraded or recovered.
+   */
+  step(figures: Figures, at: Date, o: BaselineOptions = DEFAULT_BASELINE_OPTIONS): LinkEvent | null {
+    if (at.getUTCHours() !== this.hour) throw new Error(`sample of hour ${at.getUTCHours()} stepped at hour ${this.hour}`);
+    const judgements: MetricJudgement[] = [];
+    let anomalous = false;
+    for (const m of METRICS) {
+      this.read(m, overall, ofHour);
+      // The hour's own statistics once it has enough samples (`referenceStat`).
+      const j = judge(m, figures[m], ofHour.n >= o.minHourSamples ? ofHour : overall, o);
+      anomalous ||= j.anomalous;
+      judgements.push(j);
+    }
+    const weight = anomalous ? o.anomalyWeight : 1;
+    for (const m of METRICS) {
+      this.read(m, overall, ofHour);
+      updateStatInto(overall, overall, figures[m], o.alpha, weight);
+      updateStatInto(ofHour, ofHour, figures[m], o.alpha, weight);
+      this.write(m, overall, ofHour);
+    }
+    const next = hysteresis(this, anomalous);
+    const event = linkEvent(this, next.change, judgements);
     this.anomalous = next.anomalous;
     this.normal = next.normal;
-    this.degraded = next.degraded;
-    this.degradedWith = next.degradedWith;
-    this.setBaseline(next.baseline, this.hour);
+    if (event) {
+      this.degraded = event.kind === "degraded";
+      this.degradedWith = event.kind === "degraded" ? event.evidence : null;
+    }
+    return event;
+  }
+
+  /** The overall and the hour's statistics of `m` into the two scratch stats. */
+  private read(m: Metric, all: Stat, hour: Stat): void {
+    if (m === "rtt") {
+      all.n = this.rttN;
+      all.mean = this.rttMean;
+      all.variance = this.rttVar;
+      hour.n = this.rttHourN;
+      hour.mean = this.rttHourMean;
+      hour.variance = this.rttHourVar;
+    } else if (m === "loss") {
+      all.n = this.lossN;
+      all.mean = this.lossMean;
+      all.variance = this.lossVar;
+      hour.n = this.lossHourN;
+      hour.mean = this.lossHourMean;
+      hour.variance = this.lossHourVar;
+    } else {
+      all.n = this.jitterN;
+      all.mean = this.jitterMean;
+      all.variance = this.jitterVar;
+      hour.n = this.jitterHourN;
+      hour.mean = this.jitterHourMean;
+      hour.variance = this.jitterHourVar;
+    }
+  }
+
+  /** The overall statistics of `m` and (none: empty) those of the link's hour. */
+  private write(m: Metric, all: Stat, hour: Stat | undefined): void {
+    if (m === "rtt") {
+      this.rttN = all.n;
+      this.rttMean = all.mean;
+      this.rttVar = all.variance;
+    } else if (m === "loss") {
+      this.lossN = all.n;
+      this.lossMean = all.mean;
+      this.lossVar = all.variance;
+    } else {
+      this.jitterN = all.n;
+      this.jitterMean = all.mean;
+      this.jitterVar = all.variance;
+    }
+    this.setHourStat(m, hour);
   }
 
   /** A new hour: its statistics start empty until the stored ones are read (`setHour`). */
@@ -139,19 +226,8 @@ export class HealingLink {
   }
 
   private setBaseline(b: Baseline, hour: number): void {
-    this.rttN = b.rtt.all.n;
-    this.rttMean = b.rtt.all.mean;
-    this.rttVar = b.rtt.all.variance;
-    this.lossN = b.loss.all.n;
-    this.lossMean = b.loss.all.mean;
-    this.lossVar = b.loss.all.variance;
-    this.jitterN = b.jitter.all.n;
-    this.jitterMean = b.jitter.all.mean;
-    this.jitterVar = b.jitter.all.variance;
     const h = String(hour);
-    this.setHourStat("rtt", b.rtt.hours[h]);
-    this.setHourStat("loss", b.loss.hours[h]);
-    this.setHourStat("jitter", b.jitter.hours[h]);
+    for (const m of METRICS) this.write(m, b[m].all, b[m].hours[h]);
   }
 
   private setHourStat(m: Metric, s: Stat | undefined): void {

@@ -28,8 +28,7 @@ import { sharedString } from "../../memory/shared-string.ts";
 import { systemCtx } from "../../services/context.ts";
 import { anyUuid, queueConfigJobs } from "../../services/desired-config.ts";
 import { completeHealingAction, recordHealingAction } from "../../services/healing/actions.ts";
-import type { Metric, Stat } from "../../services/healing/baseline.ts";
-import { stepLinkHealth } from "../../services/healing/link-health.ts";
+import type { Figures, Metric, Stat } from "../../services/healing/baseline.ts";
 import { healingModeOf } from "../../services/healing/settings.ts";
 import type { DeviceConnection } from "../connection.ts";
 import { HealingLink, mergeStoredState, tunnelIdOf } from "./healing-link.ts";
@@ -175,36 +174,28 @@ export class HealingMonitor {
     if (!s.loaded) return;
     const hour = receivedAt.getUTCHours();
     let turned = false;
-    const figures: {
-      key: string;
-      up: boolean;
-      samples: number;
-      f: { rtt: number; loss: number; jitter: number };
-    }[] = [
-      ...tunnels.map((t) => ({ key: `tunnel:${t.id}`, up: t.up, samples: t.samples, f: t })),
-      ...(status.links ?? []).map((l) => ({ key: `wan:${l.name}`, up: l.up, samples: l.samples, f: l })),
-    ];
-    for (const x of figures) {
+    // Tunnels and WAN links stepped in place (HealingLink.step): a status makes no objects here unless an event does.
+    const step = (key: string, up: boolean, samples: number, figures: Figures) => {
       // A link that is down is the probes' and the policy's business; a baseline learns quality only.
-      if (!x.up || x.samples === 0) continue;
-      let link = s.links.get(x.key);
+      if (!up || samples === 0) return;
+      let link = s.links.get(key);
       if (!link) {
         link = new HealingLink(hour);
-        s.links.set(sharedString(x.key), link);
+        s.links.set(sharedString(key), link);
       } else if (link.hour !== hour) {
         link.turnTo(hour);
         turned = true;
       }
-      const { health, event } = stepLinkHealth(link.health(), { rtt: x.f.rtt, loss: x.f.loss, jitter: x.f.jitter }, receivedAt);
-      link.learn(health);
+      const event = link.step(figures, receivedAt);
       link.dirty = true;
       s.dirty = true;
       if (event) {
-        const key = x.key;
         const l = link;
         void conn.serial("healing decision", () => this.decide(conn, s, key, l, event.kind, event.evidence));
       }
-    }
+    };
+    for (const t of tunnels) step(`tunnel:${t.id}`, t.up, t.samples, t);
+    for (const l of status.links ?? []) step(`wan:${l.name}`, l.up, l.samples, l);
     if (turned) void conn.serial("healing hour", () => this.loadHour(conn, s, hour));
     if (Date.now() - s.persistedAt > PERSIST_MS && s.dirty) {
       s.persistedAt = Date.now();

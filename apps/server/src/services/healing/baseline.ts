@@ -67,10 +67,20 @@ export const emptyBaseline = (): Baseline => ({
  * the zero start; `weight` scales alpha (anomalous samples learn slowly).
  */
 export function updateStat(s: Stat, x: number, alpha: number, weight = 1): Stat {
+  const out = emptyStat();
+  updateStatInto(out, s, x, alpha, weight);
+  return out;
+}
+
+/** `updateStat` written into `out`, which may be `s` itself: the in-memory link learns without allocating. */
+export function updateStatInto(out: Stat, s: Stat, x: number, alpha: number, weight = 1): void {
   const a = Math.max(alpha, 1 / (s.n + 1)) * (s.n === 0 ? 1 : weight);
   const diff = x - s.mean;
   const incr = a * diff;
-  return { n: Math.min(s.n + 1, SATURATE), mean: s.mean + incr, variance: (1 - a) * (s.variance + diff * incr) };
+  const variance = (1 - a) * (s.variance + diff * incr);
+  out.n = Math.min(s.n + 1, SATURATE);
+  out.mean = s.mean + incr;
+  out.variance = variance;
 }
 
 /** The stat that judges a sample at `hour`: the hour's own once it has enough samples, else the overall one. */

@@ -59,20 +59,43 @@ export function stepLinkHealth(
   o: BaselineOptions = DEFAULT_BASELINE_OPTIONS,
 ): { health: LinkHealth; event: LinkEvent | null } {
   const obs = observe(h.baseline, figures, at, o);
-  const anomalous = obs.anomalous ? h.anomalous + 1 : 0;
-  const normal = obs.anomalous ? 0 : h.normal + 1;
-  const evidence = evidenceOf(obs.judgements);
-  if (!h.degraded && anomalous >= RAISE_AFTER)
-    return {
-      health: { baseline: obs.baseline, anomalous, normal, degraded: true, degradedWith: evidence },
-      event: { kind: "degraded", judgements: obs.judgements, evidence },
-    };
-  if (h.degraded && normal >= CLEAR_AFTER)
-    return {
-      health: { baseline: obs.baseline, anomalous, normal, degraded: false, degradedWith: null },
-      event: { kind: "recovered", before: h.degradedWith ?? {}, evidence },
-    };
-  return { health: { ...h, baseline: obs.baseline, anomalous, normal }, event: null };
+  const { anomalous, normal, change } = hysteresis(h, obs.anomalous);
+  const event = linkEvent(h, change, obs.judgements);
+  return {
+    health: {
+      baseline: obs.baseline,
+      anomalous,
+      normal,
+      degraded: change === null ? h.degraded : change === "degraded",
+      degradedWith: change === null ? h.degradedWith : event?.kind === "degraded" ? event.evidence : null,
+    },
+    event,
+  };
+}
+
+/**
+ * The counters after one sample judged anomalous or not, and whether the link thereby became degraded or
+ * recovered (the hysteresis in time): shared by `stepLinkHealth` and the in-memory link (HealingLink.step).
+ */
+export function hysteresis(
+  h: Pick<LinkHealth, "anomalous" | "normal" | "degraded">,
+  anomalousSample: boolean,
+): { anomalous: number; normal: number; change: LinkEvent["kind"] | null } {
+  const anomalous = anomalousSample ? h.anomalous + 1 : 0;
+  const normal = anomalousSample ? 0 : h.normal + 1;
+  const change = !h.degraded && anomalous >= RAISE_AFTER ? "degraded" : h.degraded && normal >= CLEAR_AFTER ? "recovered" : null;
+  return { anomalous, normal, change };
+}
+
+/** The event of a `change` (null: none), with the evidence of the sample's judgements. */
+export function linkEvent(
+  h: Pick<LinkHealth, "degradedWith">,
+  change: LinkEvent["kind"] | null,
+  judgements: MetricJudgement[],
+): LinkEvent | null {
+  if (change === "degraded") return { kind: "degraded", judgements, evidence: evidenceOf(judgements) };
+  if (change === "recovered") return { kind: "recovered", before: h.degradedWith ?? {}, evidence: evidenceOf(judgements) };
+  return null;
 }
 
 /** A stored state (`healing_baselines.state`), tolerant of missing or older shapes. */
