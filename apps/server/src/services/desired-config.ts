@@ -428,10 +428,7 @@ export async function queueConfigJobs(ctx: ServiceCtx, input: QueueJobsInput): P
   const locked: readonly LockedConfigRow[] =
     given && given.length === ids.length && given.every((d) => wanted.has(d.id))
       ? given
-      : await lockDevices(ctx.db, ids)
-          .select(LOCKED_CONFIG_COLUMNS)
-          .where("organization_id", "=", ctx.org.id)
-          .execute();
+      : await lockDevices(ctx.db, ids).select(LOCKED_CONFIG_COLUMNS).where("organization_id", "=", ctx.org.id).execute();
   const current = new Map(locked.map((d) => [d.id, d.desired_hash]));
   // Devices a fan-out marked stale (services/fanout): stored again even when the hash is the same, so the mark clears
   // and their target-less jobs get this hash.
