@@ -28,6 +28,7 @@ import {
   METRICS,
   type Metric,
   type MetricJudgement,
+  referenceOf,
   type Stat,
   updateStatInto,
 } from "../../services/healing/baseline.ts";
@@ -37,8 +38,8 @@ import { hysteresis, type LinkEvent, type LinkHealth, linkEvent, parseLinkHealth
 export const tunnelIdOf = (key: string): string | null => (key.startsWith("tunnel:") ? key.slice(7) : null);
 
 /** Scratch statistics `step()` reads a field triple into and writes it back from (one link steps at a time). */
-const overall: Stat = { n: 0, mean: 0.5, variance: 0.5 };
-const ofHour: Stat = { n: 0, mean: 0.5, variance: 0.5 };
+const overall: Stat = { n: 0, mean: 0, variance: 0 };
+const ofHour: Stat = { n: 0, mean: 0, variance: 0 };
 
 /** The stored state of a link (`healing_baselines.state`). */
 export type StoredLinkState = LinkHealth & { openActionId: string | null; tunnelId: string | null };
@@ -130,8 +131,7 @@ export class HealingLink {
     let anomalous = false;
     for (const m of METRICS) {
       this.read(m, overall, ofHour);
-      // The hour's own statistics once it has enough samples (`referenceStat`).
-      const j = judge(m, figures[m], ofHour.n >= o.minHourSamples ? ofHour : overall, o);
+      const j = judge(m, figures[m], referenceOf(overall, ofHour, o), o);
       anomalous ||= j.anomalous;
       judgements.push(j);
     }

@@ -85,8 +85,12 @@ export function updateStatInto(out: Stat, s: Stat, x: number, alpha: number, wei
 
 /** The stat that judges a sample at `hour`: the hour's own once it has enough samples, else the overall one. */
 export function referenceStat(m: MetricBaseline, hour: number, o: BaselineOptions): Stat {
-  const h = m.hours[String(hour)];
-  return h && h.n >= o.minHourSamples ? h : m.all;
+  return referenceOf(m.all, m.hours[String(hour)], o);
+}
+
+/** `referenceStat` from the overall stat and the hour's (none: no samples yet). */
+export function referenceOf(all: Stat, hour: Stat | undefined, o: BaselineOptions): Stat {
+  return hour && hour.n >= o.minHourSamples ? hour : all;
 }
 
 export interface MetricJudgement {

@@ -66,8 +66,8 @@ export function stepLinkHealth(
       baseline: obs.baseline,
       anomalous,
       normal,
-      degraded: change === null ? h.degraded : change === "degraded",
-      degradedWith: change === null ? h.degradedWith : event?.kind === "degraded" ? event.evidence : null,
+      degraded: event ? event.kind === "degraded" : h.degraded,
+      degradedWith: event ? (event.kind === "degraded" ? event.evidence : null) : h.degradedWith,
     },
     event,
   };
