@@ -10,7 +10,10 @@
  * during such a backlog the latest values and device states (replaced in
  * memory by every newer report) are written once per `flushMs`, not with every
  * pass, so the passes are samples. On PostgreSQL the samples go in with COPY
- * (sample-copy.ts). A failed write keeps its rows for the next flush.
+ * (sample-copy.ts). The JSON and COPY text is built a slice of rows at a time
+ * with a turn of the event loop between slices (in-slices.ts), so a flush
+ * never holds the device sockets for long. A failed write keeps its rows for
+ * the next flush.
  *
  * Back-pressure instead of drops: at `pauseAt` samples waiting the buffer says
  * it is `pressing`, and the gateway stops reading the sockets of the links
@@ -28,6 +31,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { Db, DeviceVrrpState } from "../../db/schema.ts";
 import type { ServerMetrics } from "../../metrics/server-metrics.ts";
+import { jsonArrayInSlices } from "./in-slices.ts";
 import { copySamples } from "./sample-copy.ts";
 
 export interface SampleRow {
@@ -198,11 +202,15 @@ export class IngestBuffer {
     const started = performance.now();
     try {
       if (this.copyPool) await this.writeCopy(this.copyPool, samples, latest, states);
-      else
+      else {
+        // The rows' JSON is built in slices before the transaction (in-slices.ts), so it does not hold the connection.
+        const samplesJson = samples.length ? await jsonArrayInSlices(samples) : null;
+        const live = latest.length || states.length ? await liveStateJson(latest, states) : null;
         await this.db.transaction().execute(async (trx) => {
-          if (samples.length) await insertSamples(trx, samples);
-          if (latest.length || states.length) await liveStateUpsert(latest, states).execute(trx);
+          if (samplesJson) await insertSamples(trx, samplesJson);
+          if (live) await liveStateUpsert(live).execute(trx);
         });
+      }
       if (withStates) this.lastStatesAt = performance.now();
       const ms = performance.now() - started;
       this.metrics.ingestBatchSeconds.observe(ms / 1000);
@@ -257,7 +265,8 @@ export class IngestBuffer {
    * which thousands of busy device sockets make long; two instead of six (begin, three statements, commit).
    */
   private async writeCopy(pool: pg.Pool, samples: SampleRow[], latest: SampleRow[], states: StateRow[]): Promise<void> {
-    const live: CompiledQuery | null = latest.length || states.length ? liveStateUpsert(latest, states).compile(this.db) : null;
+    const live: CompiledQuery | null =
+      latest.length || states.length ? liveStateUpsert(await liveStateJson(latest, states)).compile(this.db) : null;
     const client = await pool.connect();
     const [copied, updated] = await Promise.allSettled([
       samples.length ? copySamples(client, samples) : Promise.resolve(),
@@ -319,22 +328,33 @@ export function isTransient(err: unknown): boolean {
  * instead of a dozen array parameters that the pg client quotes element by element in JavaScript (the JSON
  * of a device's interfaces was stringified and then quoted again). One parameter, one plan, any row count.
  */
-const SAMPLE_RECORDS = (rows: readonly SampleRow[]) => sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as u(
+const SAMPLE_RECORDS = (json: string) => sql`jsonb_to_recordset(${json}::jsonb) as u(
   "tunnelId" uuid, "deviceId" uuid, side text, at timestamptz, up boolean, loss real, rtt real, jitter real,
   samples integer, "windowMs" integer, sent bigint, received bigint)`;
 const SAMPLE_COLUMNS = sql`"tunnelId", "deviceId", side, at, up, loss, rtt, jitter, samples, "windowMs", sent, received`;
 
-async function insertSamples(db: Db, rows: SampleRow[]): Promise<void> {
+/** Samples as `jsonArrayInSlices` wrote them. */
+async function insertSamples(db: Db, json: string): Promise<void> {
   await sql`insert into tunnel_samples (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
-    select ${SAMPLE_COLUMNS} from ${SAMPLE_RECORDS(rows)}`.execute(db);
+    select ${SAMPLE_COLUMNS} from ${SAMPLE_RECORDS(json)}`.execute(db);
+}
+
+/** The parameters of `liveStateUpsert`: the rows' JSON text (built in slices) and the devices' ids. */
+export interface LiveStateJson {
+  latest: string;
+  states: string;
+  ids: string[];
+}
+
+export async function liveStateJson(latest: readonly SampleRow[], states: readonly StateRow[]): Promise<LiveStateJson> {
+  return { latest: await jsonArrayInSlices(latest), states: await jsonArrayInSlices(states), ids: states.map((r) => r.deviceId) };
 }
 
 /**
  * The latest values per tunnel end, the device states and the devices' last-seen times in one statement
  * (data-modifying CTEs: one round trip, one transaction).
  */
-export function liveStateUpsert(latest: SampleRow[], states: StateRow[]) {
-  const ids = states.map((r) => r.deviceId);
+export function liveStateUpsert({ latest, states, ids }: LiveStateJson) {
   return sql`with latest as (
     insert into tunnel_latest (tunnel_id, device_id, side, at, up, loss, rtt, jitter, samples, window_ms, sent, received)
     select ${SAMPLE_COLUMNS} from ${SAMPLE_RECORDS(latest)}
@@ -348,7 +368,7 @@ export function liveStateUpsert(latest: SampleRow[], states: StateRow[]) {
       interfaces, bgp, vrrp, health)
     select u."deviceId", u."orgId", u."reportedAt", now(), u."appliedHash", u.applying,
       coalesce(u.interfaces, '[]'), u.bgp, coalesce(u.vrrp, '[]'), u.health
-    from jsonb_to_recordset(${JSON.stringify(states)}::jsonb) as u("deviceId" uuid, "orgId" uuid,
+    from jsonb_to_recordset(${states}::jsonb) as u("deviceId" uuid, "orgId" uuid,
       "reportedAt" timestamptz, "appliedHash" text, applying boolean, interfaces jsonb, bgp jsonb, vrrp jsonb, health jsonb)
     where exists (select 1 from devices where devices.id = u."deviceId")
     on conflict (device_id) do update set reported_at = excluded.reported_at, received_at = excluded.received_at,

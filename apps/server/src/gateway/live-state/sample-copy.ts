@@ -12,6 +12,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import copyStreams from "pg-copy-streams";
+import { textInSlices } from "./in-slices.ts";
 import type { SampleRow } from "./ingest-buffer.ts";
 
 export const SAMPLE_COLUMNS = [
@@ -48,10 +49,10 @@ export function copyLines(rows: readonly SampleRow[]): string {
   return out;
 }
 
-/** The samples in one `COPY … FROM STDIN` on `client` (its own transaction). */
+/** The samples in one `COPY … FROM STDIN` on `client` (its own transaction), their lines rendered in slices. */
 export async function copySamples(client: pg.PoolClient, samples: readonly SampleRow[]): Promise<void> {
   const stream = client.query(copyStreams.from(COPY_SAMPLES));
-  await pipeline(Readable.from([copyLines(samples)]), stream);
+  await pipeline(Readable.from(textInSlices(samples, copyLines)), stream);
 }
 
 /** The writer's own connection (one), so it never queues behind per-device work in the shared pool. */
