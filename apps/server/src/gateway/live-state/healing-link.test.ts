@@ -3,10 +3,12 @@
  * statistics as stepping the stored shape (every hour of the day in one
  * object), when each turn of the hour reads that hour's stored statistics.
  */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type LinkHealth, newLinkHealth, stepLinkHealth } from "../../services/healing/link-health.ts";
-import { HealingLink } from "./healing-link.ts";
+import { HealingLink, StatSlots } from "./healing-link.ts";
 
 const sample = fc.record({
   /** Hours after the start (0 to 2 days), so that hours turn and come back. */
@@ -90,5 +92,51 @@ describe("healing link in memory", () => {
     const link = new HealingLink(10);
     expect(() => link.step({ rtt: 20, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 11)))).toThrow(/hour 11/);
     expect(link.stored("wan:wan0").baseline.rtt.all.n).toBe(0);
+  });
+
+  it("keeps links that share a chunk of statistics apart, each stepping as its own stored shape", () => {
+    // Two slots a chunk: five links span three chunks.
+    const slots = new StatSlots(2);
+    const links = Array.from({ length: 5 }, () => new HealingLink(10, undefined, null, slots));
+    const full: LinkHealth[] = links.map(() => newLinkHealth());
+    for (let i = 0; i < 30; i++)
+      for (const [k, link] of links.entries()) {
+        const at = new Date(Date.UTC(2026, 11, 1, 10, 0, i));
+        const figures = { rtt: 10 * (k + 1) + (i % 4), loss: k, jitter: 0.5 * k };
+        const a = stepLinkHealth(full[k]!, figures, at);
+        expect(link.step(figures, at)).toEqual(a.event);
+        full[k] = a.health;
+      }
+    for (const [k, link] of links.entries()) {
+      const stored = link.stored("wan:wan0");
+      expect(stored.baseline.rtt).toEqual(full[k]!.baseline.rtt);
+      expect(stored.baseline.loss).toEqual(full[k]!.baseline.loss);
+      expect(stored.baseline.jitter).toEqual(full[k]!.baseline.jitter);
+    }
+    expect(slots.counts).toEqual({ made: 5, free: 0 });
+  });
+
+  it("gives a collected link's slot, zeroed, to the next link", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const slots = new StatSlots(4);
+    const kept = new HealingLink(10, undefined, null, slots);
+    kept.step({ rtt: 20, loss: 0, jitter: 1 }, new Date(Date.UTC(2026, 11, 1, 10)));
+    ((): void => {
+      const dropped = new HealingLink(10, undefined, null, slots);
+      dropped.step({ rtt: 40, loss: 2, jitter: 3 }, new Date(Date.UTC(2026, 11, 1, 10)));
+    })();
+    // The registry's callback runs in a task after the collection.
+    for (let i = 0; i < 50 && slots.counts.free === 0; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(slots.counts).toEqual({ made: 2, free: 1 });
+    const next = new HealingLink(10, undefined, null, slots);
+    expect(slots.counts).toEqual({ made: 2, free: 0 });
+    expect(next.stored("wan:wan0").baseline.rtt.all).toEqual({ n: 0, mean: 0, variance: 0 });
+    expect(next.stored("wan:wan0").baseline.loss.hours).toEqual({});
+    // The link that stayed kept its own numbers.
+    expect(kept.stored("wan:wan0").baseline.rtt.all).toEqual({ n: 1, mean: 20, variance: 0 });
   });
 });

@@ -10,7 +10,9 @@
  * to 24 hours), a link took 1.4 KB of heap an hour into the day and 7.5 KB
  * once every hour had samples (measured over 20,000 links): about 250 MB
  * more after a day at 10,000 devices with four links each. Here a link is
- * one object of fixed size, 0.43 KB.
+ * one small object of fixed size, and its 18 statistics numbers are a slot of
+ * a shared Float64Array (`StatSlots`): as fields of their own each was a boxed
+ * heap number, 24 bytes with its field instead of 8.
  * `step()` judges and learns one sample on these fields, with the pure
  * functions' arithmetic (`judge`, `updateStatInto`, `hysteresis`) and without
  * building the stored shape: stepping through `health()` and `learn()` made
@@ -41,6 +43,47 @@ export const tunnelIdOf = (key: string): string | null => (key.startsWith("tunne
 const overall: Stat = { n: 0, mean: 0, variance: 0 };
 const ofHour: Stat = { n: 0, mean: 0, variance: 0 };
 
+/** Where a metric's numbers start in a link's slot: its overall n, mean, variance, then its hour's. */
+const METRIC_AT: Record<Metric, number> = { rtt: 0, loss: 6, jitter: 12 };
+/** Numbers in a link's slot. */
+const SLOT_SIZE = 18;
+
+/**
+ * The links' statistics, SLOT_SIZE numbers a link, in Float64Array chunks shared by every link. A link's slot is
+ * given back when the link is collected (FinalizationRegistry: nothing else holds a link once its device's link
+ * state is gone) and handed, zeroed, to a later link. Chunks are kept once made: the most links held at once.
+ */
+export class StatSlots {
+  private readonly chunks: Float64Array[] = [];
+  private readonly free: number[] = [];
+  private made = 0;
+  private readonly registry = new FinalizationRegistry<number>((slot) => this.free.push(slot));
+
+  constructor(private readonly perChunk = 1024) {}
+
+  /** A zeroed slot for `owner`, given back when `owner` is collected: its chunk and where it starts. */
+  take(owner: object): { chunk: Float64Array; at: number } {
+    let slot = this.free.pop();
+    if (slot === undefined) {
+      slot = this.made++;
+      if (slot % this.perChunk === 0) this.chunks.push(new Float64Array(this.perChunk * SLOT_SIZE));
+    }
+    const chunk = this.chunks[Math.floor(slot / this.perChunk)]!;
+    const at = (slot % this.perChunk) * SLOT_SIZE;
+    chunk.fill(0, at, at + SLOT_SIZE);
+    this.registry.register(owner, slot);
+    return { chunk, at };
+  }
+
+  /** Slots in use or waiting to be reused, and slots free (for tests and figures). */
+  get counts(): { made: number; free: number } {
+    return { made: this.made, free: this.free.length };
+  }
+}
+
+/** The slots of every link of this process. */
+export const linkStatSlots = new StatSlots();
+
 /** The stored state of a link (`healing_baselines.state`). */
 export type StoredLinkState = LinkHealth & { openActionId: string | null; tunnelId: string | null };
 
@@ -60,26 +103,14 @@ export class HealingLink {
   hourKnown: boolean;
   /** Learnt anything since it was last written. */
   dirty = false;
-  rttN = 0;
-  rttMean = 0;
-  rttVar = 0;
-  rttHourN = 0;
-  rttHourMean = 0;
-  rttHourVar = 0;
-  lossN = 0;
-  lossMean = 0;
-  lossVar = 0;
-  lossHourN = 0;
-  lossHourMean = 0;
-  lossHourVar = 0;
-  jitterN = 0;
-  jitterMean = 0;
-  jitterVar = 0;
-  jitterHourN = 0;
-  jitterHourMean = 0;
-  jitterHourVar = 0;
+  /** The chunk holding this link's statistics, and where they start in it (METRIC_AT). */
+  private readonly v: Float64Array;
+  private readonly at: number;
 
-  constructor(hour: number, health?: LinkHealth, openActionId: string | null = null) {
+  constructor(hour: number, health?: LinkHealth, openActionId: string | null = null, slots: StatSlots = linkStatSlots) {
+    const { chunk, at } = slots.take(this);
+    this.v = chunk;
+    this.at = at;
     this.openActionId = openActionId;
     this.anomalous = health?.anomalous ?? 0;
     this.normal = health?.normal ?? 0;
@@ -103,16 +134,16 @@ export class HealingLink {
   /** The state in the shape the pure functions judge and learn on (overall and the current hour). */
   health(): LinkHealth {
     const h = String(this.hour);
-    const metric = (n: number, mean: number, variance: number, hn: number, hm: number, hv: number) => ({
-      all: { n, mean, variance },
-      hours: hn > 0 ? { [h]: { n: hn, mean: hm, variance: hv } } : {},
-    });
+    const { v } = this;
+    const metric = (m: Metric) => {
+      const b = this.at + METRIC_AT[m];
+      return {
+        all: { n: v[b]!, mean: v[b + 1]!, variance: v[b + 2]! },
+        hours: v[b + 3]! > 0 ? { [h]: { n: v[b + 3]!, mean: v[b + 4]!, variance: v[b + 5]! } } : {},
+      };
+    };
     return {
-      baseline: {
-        rtt: metric(this.rttN, this.rttMean, this.rttVar, this.rttHourN, this.rttHourMean, this.rttHourVar),
-        loss: metric(this.lossN, this.lossMean, this.lossVar, this.lossHourN, this.lossHourMean, this.lossHourVar),
-        jitter: metric(this.jitterN, this.jitterMean, this.jitterVar, this.jitterHourN, this.jitterHourMean, this.jitterHourVar),
-      },
+      baseline: { rtt: metric("rtt"), loss: metric("loss"), jitter: metric("jitter") },
       anomalous: this.anomalous,
       normal: this.normal,
       degraded: this.degraded,
@@ -155,45 +186,23 @@ export class HealingLink {
 
   /** The overall and the hour's statistics of `m` into the two scratch stats. */
   private read(m: Metric, all: Stat, hour: Stat): void {
-    if (m === "rtt") {
-      all.n = this.rttN;
-      all.mean = this.rttMean;
-      all.variance = this.rttVar;
-      hour.n = this.rttHourN;
-      hour.mean = this.rttHourMean;
-      hour.variance = this.rttHourVar;
-    } else if (m === "loss") {
-      all.n = this.lossN;
-      all.mean = this.lossMean;
-      all.variance = this.lossVar;
-      hour.n = this.lossHourN;
-      hour.mean = this.lossHourMean;
-      hour.variance = this.lossHourVar;
-    } else {
-      all.n = this.jitterN;
-      all.mean = this.jitterMean;
-      all.variance = this.jitterVar;
-      hour.n = this.jitterHourN;
-      hour.mean = this.jitterHourMean;
-      hour.variance = this.jitterHourVar;
-    }
+    const { v } = this;
+    const b = this.at + METRIC_AT[m];
+    all.n = v[b]!;
+    all.mean = v[b + 1]!;
+    all.variance = v[b + 2]!;
+    hour.n = v[b + 3]!;
+    hour.mean = v[b + 4]!;
+    hour.variance = v[b + 5]!;
   }
 
   /** The overall statistics of `m` and (none: empty) those of the link's hour. */
   private write(m: Metric, all: Stat, hour: Stat | undefined): void {
-    if (m === "rtt") {
-      this.rttN = all.n;
-      this.rttMean = all.mean;
-      this.rttVar = all.variance;
-    } else if (m === "loss") {
-      this.lossN = all.n;
-      this.lossMean = all.mean;
-      this.lossVar = all.variance;
-    } else {
-      this.jitterN = all.n;
-      this.jitterMean = all.mean;
-      this.jitterVar = all.variance;
-    }
+    const { v } = this;
+    const b = this.at + METRIC_AT[m];
+    v[b] = all.n;
+    v[b + 1] = all.mean;
+    v[b + 2] = all.variance;
     this.setHourStat(m, hour);
   }
 
@@ -231,22 +240,11 @@ export class HealingLink {
   }
 
   private setHourStat(m: Metric, s: Stat | undefined): void {
-    const n = s?.n ?? 0;
-    const mean = s?.mean ?? 0;
-    const variance = s?.variance ?? 0;
-    if (m === "rtt") {
-      this.rttHourN = n;
-      this.rttHourMean = mean;
-      this.rttHourVar = variance;
-    } else if (m === "loss") {
-      this.lossHourN = n;
-      this.lossHourMean = mean;
-      this.lossHourVar = variance;
-    } else {
-      this.jitterHourN = n;
-      this.jitterHourMean = mean;
-      this.jitterHourVar = variance;
-    }
+    const { v } = this;
+    const b = this.at + METRIC_AT[m] + 3;
+    v[b] = s?.n ?? 0;
+    v[b + 1] = s?.mean ?? 0;
+    v[b + 2] = s?.variance ?? 0;
   }
 }
 
