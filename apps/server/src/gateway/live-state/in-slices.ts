@@ -15,13 +15,9 @@ export const SLICE_ROWS = 200;
 
 /** `JSON.stringify(rows)`, the same text, stringified `perSlice` rows at a time with a turn of the loop between. */
 export async function jsonArrayInSlices(rows: readonly unknown[], perSlice = SLICE_ROWS): Promise<string> {
-  if (rows.length <= perSlice) return JSON.stringify(rows);
   const parts: string[] = [];
-  for (let i = 0; i < rows.length; i += perSlice) {
-    if (i > 0) await nextTurn();
-    // Each slice's array without its brackets: joined with commas they are the whole array's elements.
-    parts.push(JSON.stringify(rows.slice(i, i + perSlice)).slice(1, -1));
-  }
+  // Each slice's array without its brackets: joined with commas they are the whole array's elements.
+  for await (const part of textInSlices(rows, (slice) => JSON.stringify(slice).slice(1, -1), perSlice)) parts.push(part);
   return `[${parts.join(",")}]`;
 }
 

@@ -205,7 +205,7 @@ export class IngestBuffer {
       else {
         // The rows' JSON is built in slices before the transaction (in-slices.ts), so it does not hold the connection.
         const samplesJson = samples.length ? await jsonArrayInSlices(samples) : null;
-        const live = latest.length || states.length ? await liveStateJson(latest, states) : null;
+        const live = await liveStateJson(latest, states);
         await this.db.transaction().execute(async (trx) => {
           if (samplesJson) await insertSamples(trx, samplesJson);
           if (live) await liveStateUpsert(live).execute(trx);
@@ -265,8 +265,8 @@ export class IngestBuffer {
    * which thousands of busy device sockets make long; two instead of six (begin, three statements, commit).
    */
   private async writeCopy(pool: pg.Pool, samples: SampleRow[], latest: SampleRow[], states: StateRow[]): Promise<void> {
-    const live: CompiledQuery | null =
-      latest.length || states.length ? liveStateUpsert(await liveStateJson(latest, states)).compile(this.db) : null;
+    const json = await liveStateJson(latest, states);
+    const live: CompiledQuery | null = json ? liveStateUpsert(json).compile(this.db) : null;
     const client = await pool.connect();
     const [copied, updated] = await Promise.allSettled([
       samples.length ? copySamples(client, samples) : Promise.resolve(),
@@ -346,7 +346,9 @@ export interface LiveStateJson {
   ids: string[];
 }
 
-export async function liveStateJson(latest: readonly SampleRow[], states: readonly StateRow[]): Promise<LiveStateJson> {
+/** Null when there is nothing to write. */
+export async function liveStateJson(latest: readonly SampleRow[], states: readonly StateRow[]): Promise<LiveStateJson | null> {
+  if (latest.length === 0 && states.length === 0) return null;
   return { latest: await jsonArrayInSlices(latest), states: await jsonArrayInSlices(states), ids: states.map((r) => r.deviceId) };
 }
 
