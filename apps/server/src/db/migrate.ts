@@ -39,6 +39,7 @@ import * as jobsGroupColumn from "./migrations/20261202-101-jobs-group-column.ts
 import * as authNotifyTxid from "./migrations/20261202-201-auth-notify-txid.ts";
 import * as notifyContext from "./migrations/20261202-301-notify-context.ts";
 import * as liveEventsPerStatement from "./migrations/20261205-101-live-events-per-statement.ts";
+import * as deviceInterfaceSummary from "./migrations/20261205-201-device-interface-summary.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -65,6 +66,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261202-201-auth-notify-txid": authNotifyTxid,
   "20261202-301-notify-context": notifyContext,
   "20261205-101-live-events-per-statement": liveEventsPerStatement,
+  "20261205-201-device-interface-summary": deviceInterfaceSummary,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,

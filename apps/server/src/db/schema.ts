@@ -289,6 +289,8 @@ export interface DevicesTable {
   agent_version: Generated<string>;
   protocol_version: Generated<number>;
   interfaces: Json<DeviceInterface[]>;
+  /** `interfaces` as the devices summary page shows them (JSON text), kept by a trigger (migration 20261205-201): never written. */
+  interfaces_summary: ColumnType<unknown, never, never>;
   static_routes: Json<StaticRoute[]>;
   dhcp: Json<DhcpServer[]>;
   bgp: Json<Bgp>;

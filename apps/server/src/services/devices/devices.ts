@@ -56,6 +56,7 @@ export type DeviceReadRow = Omit<
   | "last_seen_at"
   | "sync_attempts"
   | "auto_sync_paused"
+  | "interfaces_summary"
 > & { pending_notifications: number };
 
 /** A stored interface with the read-only fields an older row may lack filled in. */

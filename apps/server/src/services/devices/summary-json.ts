@@ -10,7 +10,10 @@
  * The JSON differs from JSON.stringify's only in white space (PostgreSQL
  * writes `"key" : value`); values are the same: booleans, the count as a
  * number, interface fields copied from the stored jsonb (an interface
- * without `isPublicAddressRateLimited`, or with a null, shows false).
+ * without `isPublicAddressRateLimited`, or with a null, shows false). The
+ * interfaces' part is `interfaces_summary`, which a trigger writes with the
+ * row's interfaces (migration 20261205-201): mapping them here was most of
+ * what a page cost the database.
  */
 import { sql } from "kysely";
 import type { ServerListQuery } from "../../http/list-query.ts";
@@ -23,12 +26,7 @@ const summaryJson = sql<string>`json_build_object(
     'id', d.id, 'name', d.name, 'hostname', d.hostname, 'isApproved', d.is_approved,
     'isConnected', d.connection = 'connected', 'pendingNotifications', ${pendingNotificationsSql},
     'tags', to_json(d.tags),
-    'interfaces', (select coalesce(json_agg(json_build_object(
-        'id', e->'id', 'name', e->'name', 'type', e->'type', 'IPv4', e->'IPv4', 'IPv4Mask', e->'IPv4Mask',
-        'isPublicAddressRateLimited',
-          case when jsonb_typeof(e->'isPublicAddressRateLimited') = 'boolean' then e->'isPublicAddressRateLimited'
-          else 'false'::jsonb end) order by n), '[]'::json)
-      from jsonb_array_elements(d.interfaces) with ordinality as x(e, n))
+    'interfaces', d.interfaces_summary
   )::text`;
 
 /** A page of device summaries as the JSON text of the answer's array, with the total and the next cursor. */
