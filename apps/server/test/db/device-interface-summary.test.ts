@@ -56,13 +56,21 @@ describe("migration 20261205-201: devices.interfaces_summary", () => {
     ];
     for (const [k, variant] of variants.entries()) {
       const interfaces = (row.interfaces as DeviceInterface[]).map(variant);
-      await db.updateTable("devices").set({ interfaces: toJson(interfaces) }).where("id", "=", ids[k]!).execute();
+      await db
+        .updateTable("devices")
+        .set({ interfaces: toJson(interfaces) })
+        .where("id", "=", ids[k]!)
+        .execute();
     }
     await db.updateTable("devices").set({ hostname: "renamed", connection: "connected" }).where("id", "=", ids[3]!).execute();
     const after = await both(ids);
     for (const r of after) expect(r.stored).toBe(r.inline);
     expect(JSON.parse(after.find((r) => r.id === ids[0])!.stored)[0].isPublicAddressRateLimited).toBe(true);
-    expect(after.map((r) => r.stored)).toContain(after.find((r) => r.id === ids[2])!.inline);
+    // Unset and null both show false; the renamed interface shows its new name.
+    expect(JSON.parse(after.find((r) => r.id === ids[1])!.stored)[0].isPublicAddressRateLimited).toBe(false);
+    const third = JSON.parse(after.find((r) => r.id === ids[2])!.stored);
+    expect(third.map((i: { name: string }) => i.name)).toEqual(Array(third.length).fill('lan "q" ✓'));
+    expect(third[0].isPublicAddressRateLimited).toBe(false);
 
     // Through the API: a LAN address changed by PUT shows in the summary page.
     const lan = (row.interfaces as DeviceInterface[]).find((i) => i.type === "LAN")!;
@@ -81,7 +89,11 @@ describe("migration 20261205-201: devices.interfaces_summary", () => {
 
     // Rows written while the column did not exist get theirs from the migration.
     await migration.down(db as never);
-    await db.updateTable("devices").set({ interfaces: toJson([]) }).where("id", "=", ids[3]!).execute();
+    await db
+      .updateTable("devices")
+      .set({ interfaces: toJson([]) })
+      .where("id", "=", ids[3]!)
+      .execute();
     await migration.up(db as never);
     const migrated = await both(ids);
     for (const r of migrated) expect(r.stored).toBe(r.inline);
