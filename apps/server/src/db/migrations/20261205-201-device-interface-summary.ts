@@ -8,8 +8,9 @@
  * read far more often than a device's interfaces change, so the mapping now
  * runs when they are written: a row trigger on insert and on every UPDATE
  * that sets `interfaces` (whichever path writes them: the API, registration,
- * a restore) fills `interfaces_summary`, a `json` column, whose text the page
- * embeds as is. Same text as the query made before: the same expression, in
+ * the address trackers) fills `interfaces_summary`, a `json` column, whose
+ * text the page embeds as is. A backup carries the column with its rows (a
+ * backup older than this migration gets it filled when the migration runs). Same text as the query made before: the same expression, in
  * `tern_interfaces_summary`.
  * Frozen once landed: change the schema with a new migration.
  */
