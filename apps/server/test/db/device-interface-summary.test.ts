@@ -72,11 +72,13 @@ describe("migration 20261205-201: devices.interfaces_summary", () => {
     expect(third.map((i: { name: string }) => i.name)).toEqual(Array(third.length).fill('lan "q" ✓'));
     expect(third[0].isPublicAddressRateLimited).toBe(false);
 
-    // Through the API: a LAN address changed by PUT shows in the summary page.
-    const lan = (row.interfaces as DeviceInterface[]).find((i) => i.type === "LAN")!;
+    // Through the API: a LAN address changed by PUT shows in the summary page (the device's own interfaces).
+    const own = await db.selectFrom("devices").select("interfaces").where("id", "=", ids[1]!).executeTakeFirstOrThrow();
+    const stored = own.interfaces as DeviceInterface[];
+    const lan = stored.find((i) => i.type === "LAN")!;
     const put = await t.api("PUT", `/api/devices/${ids[1]}`, {
       token: t.admin.token,
-      body: { interfaces: (row.interfaces as DeviceInterface[]).map((i) => (i.id === lan.id ? { ...i, IPv4: "10.99.0.1" } : i)) },
+      body: { interfaces: stored.map((i) => (i.id === lan.id ? { ...i, IPv4: "10.99.0.1" } : i)) },
     });
     expect(put.status, put.text).toBe(200);
     const page = await t.api<{ id: string; interfaces: { id: string; IPv4: string }[] }[]>("GET", "/api/devices", {

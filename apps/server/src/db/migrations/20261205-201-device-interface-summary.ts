@@ -10,7 +10,8 @@
  * that sets `interfaces` (whichever path writes them: the API, registration,
  * the address trackers) fills `interfaces_summary`, a `json` column, whose
  * text the page embeds as is. A backup carries the column with its rows (a
- * backup older than this migration gets it filled when the migration runs). Same text as the query made before: the same expression, in
+ * backup older than this migration gets it filled when the migration runs).
+ * Same text as the query made before: the same expression, in
  * `tern_interfaces_summary`.
  * Frozen once landed: change the schema with a new migration.
  */
