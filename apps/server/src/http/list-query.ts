@@ -230,18 +230,30 @@ export function filterCondition(filter: Filter, spec: ListSpec, index: number): 
 
 /**
  * Applies filters, sort and paging to `query` and counts the filtered rows.
- * `query` must already be scoped to the organization.
+ * `query` must already be scoped to the organization. `countFrom`, when given, is the same rows without the
+ * joins that only add columns (same aliases, same scope): the total is counted there, with the same filters.
+ * PostgreSQL drops such a left join from the count by itself, but still takes the join's column as needed,
+ * which rules out an index-only scan (the jobs' count read every job row: 2.1 ms against 1.3 ms at 20,000).
  */
-export async function runList<DB, TB extends keyof DB, O>(
+export async function runList<DB, TB extends keyof DB, O, CDB = DB, CTB extends keyof CDB = keyof CDB, CO = unknown>(
   db: Kysely<Database>,
   query: SelectQueryBuilder<DB, TB, O>,
   list: ServerListQuery,
   spec: ListSpec,
+  countFrom?: SelectQueryBuilder<CDB, CTB, CO>,
 ): Promise<{ rows: O[]; total: number; next: string | null }> {
   let filtered = query;
   list.filter.forEach((f, i) => {
     filtered = filtered.where(filterCondition(f, spec, i));
   });
+  let countedRows = countable(filtered);
+  if (countFrom) {
+    let c = countFrom;
+    list.filter.forEach((f, i) => {
+      c = c.where(filterCondition(f, spec, i));
+    });
+    countedRows = countable(c) as unknown as typeof countedRows;
+  }
 
   const sortKey = list.sort ?? spec.defaultSort.key;
   const sortField = fieldOf(spec, sortKey);
@@ -274,7 +286,7 @@ export async function runList<DB, TB extends keyof DB, O>(
   // index order where an index serves the sort, computing their select list (correlated sub-queries, jsonb)
   // for them alone. One statement per list, as before; `count(*) over ()` instead made PostgreSQL compute
   // every filtered row's select list before LIMIT (most of a list request's time at 10,000 rows).
-  const counted = sql<number>`(select count(*)::int from (${countable(filtered)}) as filtered)`;
+  const counted = sql<number>`(select count(*)::int from (${countedRows}) as filtered)`;
   const rows = (await page
     .select([counted.as(TOTAL_COLUMN), sql`${sortRef}`.as(SORT_VALUE_COLUMN), sql`${tiebreaker}`.as(SORT_ID_COLUMN)])
     .execute()) as (O & Record<string, unknown>)[];

@@ -117,6 +117,31 @@ describe("GET /api/jobs", () => {
     expect(page.headers.get("records-total")).toBe("4");
   });
 
+  it("totals: counted from the jobs alone unless a filter names the device, the same either way", async () => {
+    // Each total against the rows themselves: ids alone, ids with a device filter (counted with the join), a
+    // page past the end (counted on its own), and another organization's jobs left out of both counts.
+    const other = await t.createTenant("Jobs elsewhere");
+    const away = await insertValidDevice(t, { name: "edge-1", orgId: other.orgId });
+    await insertTestJob(t, away.id, { orgId: other.orgId, state: "queued", type: "modify" });
+    const cases: [Record<string, string | number>, string[], string][] = [
+      [{ ids: `${ids.q1},${ids.c1}` }, [ids.c1!, ids.q1!], "2"],
+      [{ ids: `${ids.q1},${ids.c1}`, filter: filter(["device.name", "==", "edge-1"]) }, [ids.q1!], "1"],
+      [{ filter: filter(["device.name", "==", "edge-1"]) }, [ids.r1!, ids.q1!], "2"],
+      [{ filter: filter(["state", "!=", "failed"], ["device.hostname", "contains", "core"]) }, [ids.c1!], "1"],
+      [{ offset: 10 }, [], "4"],
+      [{ limit: 0 }, [], "4"],
+      [{ offset: 10, filter: filter(["device.name", "==", "core-1"]) }, [], "2"],
+    ];
+    for (const [query, expected, total] of cases) {
+      const res = await list(query);
+      expect(res.status, JSON.stringify(query)).toBe(200);
+      expect(idsOf(res), JSON.stringify(query)).toEqual(expected);
+      expect(res.headers.get("records-total"), JSON.stringify(query)).toBe(total);
+    }
+    const theirs = await t.api<Job[]>("GET", "/api/jobs", { token: other.token });
+    expect(theirs.headers.get("records-total")).toBe("1");
+  });
+
   it("bad queries are 400 naming the parameter; other organizations' jobs are invisible", async () => {
     for (const [query, path] of [
       [{ filter: filter(["device.secret", "==", 1]) }, "filter.0.key"],
