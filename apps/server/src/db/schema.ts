@@ -681,6 +681,7 @@ export interface Database {
   sso_providers: SsoProvidersTable;
   sso_logins: SsoLoginsTable;
   live_events: LiveEventsTable;
+  row_counts: RowCountsTable;
   branding: BrandingTable;
   healing_actions: HealingActionsTable;
   healing_baselines: HealingBaselinesTable;
@@ -819,6 +820,15 @@ export interface HealingBaselinesTable {
 }
 
 /** Recent live events (GET /api/events replay); written by triggers, pruned after minutes. */
+/** Per organization and counted table, deltas whose sum is its number of rows (migration 20261205-301, db/row-counts.ts). */
+export interface RowCountsTable {
+  organization_id: string;
+  /** The counted table's name. */
+  resource: string;
+  /** bigint: pg gives it as text. */
+  delta: ColumnType<string, number | bigint, never>;
+}
+
 export interface LiveEventsTable {
   id: ColumnType<string, never, never>;
   organization_id: string;

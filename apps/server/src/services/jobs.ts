@@ -13,6 +13,7 @@
  * agent is installing, and only its rollout can stop what comes next (pause or cancel it). A finished one can.
  */
 import type { Filter, Job } from "@tern/protocol";
+import { rowCount } from "../db/row-counts.ts";
 import { ApiError, invalidField, notFound } from "../http/errors.ts";
 import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../http/list-query.ts";
 import { recordAudit } from "./audit.ts";
@@ -127,9 +128,12 @@ export async function listJobs(ctx: ServiceCtx, input: { query: ServerListQuery;
     base = base.where("j.group_id", "=", input.group);
     jobsAlone = jobsAlone.where("j.group_id", "=", input.group);
   }
-  // Counted from the jobs alone unless a filter names the device: an index-only scan of the organization's jobs.
-  const countFrom = input.query.filter.some((f) => DEVICE_KEYS.has(f.key)) ? undefined : jobsAlone;
-  const { rows, total, next } = await runList(ctx.db, base, input.query, JOB_LIST, countFrom);
+  // All of the organization's jobs: their number is kept (db/row-counts.ts). Else counted from the jobs alone
+  // unless a filter names the device: an index-only scan of the organization's jobs.
+  const { rows, total, next } = await runList(ctx.db, base, input.query, JOB_LIST, {
+    total: input.ids || input.group ? undefined : rowCount(ctx.org.id, "jobs"),
+    from: input.query.filter.some((f) => DEVICE_KEYS.has(f.key)) ? undefined : jobsAlone,
+  });
   return { items: rows.map(toJob), total, next };
 }
 

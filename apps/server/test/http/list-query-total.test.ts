@@ -11,6 +11,7 @@ import type { Filter } from "@tern/protocol";
 import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toJson } from "../../src/db/json.ts";
+import { rowCount } from "../../src/db/row-counts.ts";
 import type { Database } from "../../src/db/schema.ts";
 import { filterCondition, type ListQuery, type ListSpec, runList } from "../../src/http/list-query.ts";
 import { DEVICE_LIST, pendingNotificationsSql } from "../../src/services/devices/devices.ts";
@@ -121,9 +122,14 @@ function queries(sorts: (string | undefined)[], filters: Filter[][]): ListQuery[
   return out;
 }
 
-async function expectSame<O>(build: () => SelectQueryBuilder<Database, never, O>, spec: ListSpec, list: ListQuery) {
+async function expectSame<O>(
+  build: () => SelectQueryBuilder<Database, never, O>,
+  spec: ListSpec,
+  list: ListQuery,
+  count?: Parameters<typeof runList>[4],
+) {
   const db = t.database.db;
-  const { rows, total } = await runList(db, build(), list, spec);
+  const { rows, total } = await runList(db, build(), list, spec, count);
   const after = { rows, total };
   if (list.limit === 0) {
     // The one deliberate change: `limit=0` had no row to carry the window's total and answered 0; now the count.
@@ -153,6 +159,8 @@ describe("runList: same rows, order and totals as the window-count version", () 
     );
     expect(list.length).toBeGreaterThan(200);
     for (const q of list) await expectSame(build as never, DEVICE_LIST, q);
+    // The kept number of devices (db/row-counts.ts) as the total of the unfiltered queries: the same totals.
+    for (const q of list) await expectSame(build as never, DEVICE_LIST, q, { total: rowCount(t.admin.orgId, "devices") });
   });
 
   it("jobs (joined device columns, equal creation times)", async () => {
@@ -162,15 +170,21 @@ describe("runList: same rows, order and totals as the window-count version", () 
         .innerJoin("devices as d", "d.id", "j.device_id")
         .select(["j.id", "j.state", "j.created_at", "d.name as device_name"])
         .where("j.organization_id", "=", t.admin.orgId);
-    for (const q of queries([undefined, "createdAt", "device.name", "state"], [[], [f("state", "==", "queued")]]))
+    for (const q of queries([undefined, "createdAt", "device.name", "state"], [[], [f("state", "==", "queued")]])) {
       await expectSame(build as never, JOB_LIST, q);
+      // As listJobs counts: the kept number without filters, else the jobs alone (no join) with the filters.
+      const jobsAlone = t.database.db.selectFrom("jobs as j").where("j.organization_id", "=", t.admin.orgId);
+      await expectSame(build as never, JOB_LIST, q, { total: rowCount(t.admin.orgId, "jobs"), from: jobsAlone as never });
+    }
   });
 
   it("notifications (computed sort keys)", async () => {
     const build = () =>
       t.database.db.selectFrom("notifications as n").selectAll("n").where("n.organization_id", "=", t.admin.orgId);
-    for (const q of queries([undefined, "lastSeenAt", "severity", "title"], [[], [f("resolved", "==", false)]]))
+    for (const q of queries([undefined, "lastSeenAt", "severity", "title"], [[], [f("resolved", "==", false)]])) {
       await expectSame(build as never, NOTIFICATION_LIST, q);
+      await expectSame(build as never, NOTIFICATION_LIST, q, { total: rowCount(t.admin.orgId, "notifications") });
+    }
   });
 
   it("tunnels (the page of ids on the tunnels table)", async () => {
@@ -178,8 +192,10 @@ describe("runList: same rows, order and totals as the window-count version", () 
       t.database.db
         .selectFrom(sql`(select * from tunnels t where t.organization_id = ${t.admin.orgId}::uuid)`.as("f"))
         .select(sql<string>`f.id`.as("id"));
-    for (const q of queries([undefined, "num", "createdAt"], [[], [f("device.id", "==", devices[3]!.id)]]))
+    for (const q of queries([undefined, "num", "createdAt"], [[], [f("device.id", "==", devices[3]!.id)]])) {
       await expectSame(build as never, TUNNEL_LIST, q);
+      await expectSame(build as never, TUNNEL_LIST, q, { total: rowCount(t.admin.orgId, "tunnels") });
+    }
   });
 
   it("keyset paging (after=cursor) walks the same rows in the same order as offset, with the same totals", async () => {

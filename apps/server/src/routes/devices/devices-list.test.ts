@@ -16,13 +16,18 @@ const sample = JSON.parse(
   readFileSync(join(import.meta.dirname, "../../../../../packages/protocol/fixtures/v1/Device/valid-full.json"), "utf8"),
 ) as Device;
 
-async function insertNotification(t: TestServer, deviceId: string, state: { read?: boolean; resolved?: boolean }) {
+async function insertNotification(
+  t: TestServer,
+  orgId: string,
+  deviceId: string,
+  state: { read?: boolean; resolved?: boolean },
+) {
   const id = randomUUID();
   await t.database.db
     .insertInto("notifications")
     .values({
       id,
-      organization_id: t.admin.orgId,
+      organization_id: orgId,
       device_id: deviceId,
       event_type: "device-connection",
       title: "Device disconnected",
@@ -137,13 +142,12 @@ describe("GET /api/devices", () => {
 
   it("pendingNotifications counts the device's unread, unresolved notifications", async () => {
     const [alpha, bravo] = devices;
-    await insertNotification(t, alpha!.id, {});
-    await insertNotification(t, alpha!.id, {});
-    await insertNotification(t, alpha!.id, { read: true });
-    await insertNotification(t, alpha!.id, { resolved: true });
-    await insertNotification(t, bravo!.id, {});
-    // Notifications live in the tenant's org: fix the org of the rows inserted with the admin's default.
-    await t.database.db.updateTable("notifications").set({ organization_id: tenant.orgId }).execute();
+    // In the devices' organization (the tenant's): a row never moves to another one afterwards.
+    await insertNotification(t, tenant.orgId, alpha!.id, {});
+    await insertNotification(t, tenant.orgId, alpha!.id, {});
+    await insertNotification(t, tenant.orgId, alpha!.id, { read: true });
+    await insertNotification(t, tenant.orgId, alpha!.id, { resolved: true });
+    await insertNotification(t, tenant.orgId, bravo!.id, {});
     const res = await list({ sort: "name" });
     expect(res.body.map((d) => d.pendingNotifications)).toEqual([2, 1, 0, 0]);
     const summary = await list<DeviceSummary[]>({ response: "summary" });

@@ -5,6 +5,7 @@
  */
 import type { Device, DeviceInterface, DeviceSummary } from "@tern/protocol";
 import { type RawBuilder, sql } from "kysely";
+import { rowCount } from "../../db/row-counts.ts";
 import type { Db, DeviceRow } from "../../db/schema.ts";
 import { notFound } from "../../http/errors.ts";
 import { type ListSpec, runList, type ServerListQuery } from "../../http/list-query.ts";
@@ -188,8 +189,10 @@ function scoped(ctx: ServiceCtx, ids?: readonly string[]) {
 /** The organization's devices, in the requested size. */
 export async function listDevices(ctx: ServiceCtx, input: DeviceListInput): Promise<DeviceListResult> {
   const base = scoped(ctx, input.ids);
+  // All of the organization's devices: their number is kept (db/row-counts.ts).
+  const count = { total: input.ids ? undefined : rowCount(ctx.org.id, "devices") };
   if (input.response === "ids") {
-    const { rows, total, next } = await runList(ctx.db, base.select("d.id"), input.query, DEVICE_LIST);
+    const { rows, total, next } = await runList(ctx.db, base.select("d.id"), input.query, DEVICE_LIST, count);
     return { response: "ids", items: rows.map((r) => r.id), total, next };
   }
   const pending = pendingNotificationsSql.as("pending_notifications");
@@ -204,10 +207,10 @@ export async function listDevices(ctx: ServiceCtx, input: DeviceListInput): Prom
       "d.tags",
       pending,
     ]);
-    const { rows, total, next } = await runList(ctx.db, query, input.query, DEVICE_LIST);
+    const { rows, total, next } = await runList(ctx.db, query, input.query, DEVICE_LIST, count);
     return { response: "summary", items: rows.map(toDeviceSummary), total, next };
   }
-  const { rows, total, next } = await runList(ctx.db, base.select([...DEVICE_COLUMNS, pending]), input.query, DEVICE_LIST);
+  const { rows, total, next } = await runList(ctx.db, base.select([...DEVICE_COLUMNS, pending]), input.query, DEVICE_LIST, count);
   return { response: "detailed", items: rows.map(toDevice), total, next };
 }
 

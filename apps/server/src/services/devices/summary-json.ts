@@ -16,6 +16,7 @@
  * what a page cost the database.
  */
 import { sql } from "kysely";
+import { rowCount } from "../../db/row-counts.ts";
 import type { ServerListQuery } from "../../http/list-query.ts";
 import { runList } from "../../http/list-query.ts";
 import type { ServiceCtx } from "../context.ts";
@@ -36,6 +37,8 @@ export async function listDeviceSummariesJson(
 ): Promise<{ json: string; total: number; next: string | null }> {
   let base = ctx.db.selectFrom("devices as d").where("d.organization_id", "=", ctx.org.id);
   if (input.ids) base = base.where("d.id", "=", anyUuid(input.ids));
-  const { rows, total, next } = await runList(ctx.db, base.select(summaryJson.as("j")), input.query, DEVICE_LIST);
+  const { rows, total, next } = await runList(ctx.db, base.select(summaryJson.as("j")), input.query, DEVICE_LIST, {
+    total: input.ids ? undefined : rowCount(ctx.org.id, "devices"),
+  });
   return { json: `[${rows.map((r) => r.j).join(",")}]`, total, next };
 }

@@ -5,6 +5,7 @@
  */
 import type { Filter, Notification, NotificationEvent } from "@tern/protocol";
 import { type Expression, type SqlBool, sql } from "kysely";
+import { rowCount } from "../../db/row-counts.ts";
 import type { NotificationRow } from "../../db/schema.ts";
 import { invalidField } from "../../http/errors.ts";
 import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../../http/list-query.ts";
@@ -79,7 +80,10 @@ function notificationFilters(filters: readonly Filter[]): Expression<SqlBool>[] 
 export async function listNotifications(ctx: ServiceCtx, query: ServerListQuery) {
   const base = ctx.db.selectFrom("notifications as n").selectAll("n").where("n.organization_id", "=", ctx.org.id);
   const withFilters = notificationFilters(query.filter).reduce((q, c) => q.where(c), base);
-  const { rows, total, next } = await runList(ctx.db, withFilters, { ...query, filter: [] }, NOTIFICATION_LIST);
+  // The filters are applied above: the kept number (db/row-counts.ts) is the total only without them.
+  const { rows, total, next } = await runList(ctx.db, withFilters, { ...query, filter: [] }, NOTIFICATION_LIST, {
+    total: query.filter.length === 0 ? rowCount(ctx.org.id, "notifications") : undefined,
+  });
   return { items: rows.map(toNotification), total, next };
 }
 

@@ -13,6 +13,7 @@ import {
   tunnelLoopbacks,
 } from "@tern/protocol";
 import { type RawBuilder, sql } from "kysely";
+import { rowCount } from "../../db/row-counts.ts";
 import type { Db } from "../../db/schema.ts";
 import { notFound } from "../../http/errors.ts";
 import { type ListSpec, runList, type ServerListQuery } from "../../http/list-query.ts";
@@ -283,10 +284,12 @@ export async function listTunnels(
   scope: TunnelScope = {},
 ): Promise<{ items: Tunnel[]; total: number; next: string | null }> {
   const keys = [...query.filter.map((f) => f.key), query.sort ?? TUNNEL_LIST.defaultSort.key];
+  // All of the organization's tunnels: their number is kept (db/row-counts.ts).
+  const count = { total: scope.ids || scope.deviceId ? undefined : rowCount(ctx.org.id, "tunnels") };
   if (!keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
     // Filtered or sorted on what is derived (status, names, reports): the facts of every tunnel in scope.
     const base = ctx.db.selectFrom(tunnelFacts(ctx.org.id, scope)).selectAll().select(tunnelRangeColumn(ctx.org.id));
-    const { rows, total, next } = await runList(ctx.db, base, query, TUNNEL_LIST);
+    const { rows, total, next } = await runList(ctx.db, base, query, TUNNEL_LIST, count);
     const items = (rows as FactsWithRange[]).map((r) => toTunnel(r, ctx.org.id, r.__tunnel_range));
     return { items, total, next };
   }
@@ -297,7 +300,7 @@ export async function listTunnels(
     rows: page,
     total,
     next,
-  } = await runList(ctx.db, ctx.db.selectFrom(scoped).select(sql<string>`f.id`.as("id")), query, TUNNEL_LIST);
+  } = await runList(ctx.db, ctx.db.selectFrom(scoped).select(sql<string>`f.id`.as("id")), query, TUNNEL_LIST, count);
   if (page.length === 0) return { items: [], total, next };
   const facts = new Map(
     (
