@@ -16,12 +16,7 @@ const sample = JSON.parse(
   readFileSync(join(import.meta.dirname, "../../../../../packages/protocol/fixtures/v1/Device/valid-full.json"), "utf8"),
 ) as Device;
 
-async function insertNotification(
-  t: TestServer,
-  orgId: string,
-  deviceId: string,
-  state: { read?: boolean; resolved?: boolean },
-) {
+async function insertNotification(t: TestServer, orgId: string, deviceId: string, state: { read?: boolean; resolved?: boolean }) {
   const id = randomUUID();
   await t.database.db
     .insertInto("notifications")
