@@ -245,18 +245,8 @@ export async function runList<DB, TB extends keyof DB, O, CDB = DB, CTB extends 
   spec: ListSpec,
   count: { total?: RawBuilder<number>; from?: SelectQueryBuilder<CDB, CTB, CO> } = {},
 ): Promise<{ rows: O[]; total: number; next: string | null }> {
-  let filtered = query;
-  list.filter.forEach((f, i) => {
-    filtered = filtered.where(filterCondition(f, spec, i));
-  });
-  let countedRows = countable(filtered);
-  if (count.from) {
-    let c = count.from;
-    list.filter.forEach((f, i) => {
-      c = c.where(filterCondition(f, spec, i));
-    });
-    countedRows = countable(c) as unknown as typeof countedRows;
-  }
+  const filtered = withFilters(query, list, spec);
+  const countedRows = count.from ? countable(withFilters(count.from, list, spec)) : countable(filtered);
 
   const sortKey = list.sort ?? spec.defaultSort.key;
   const sortField = fieldOf(spec, sortKey);
@@ -377,6 +367,11 @@ function afterCondition(
 }
 
 /** The filtered query selecting a constant: what counting needs and nothing more. */
+/** `query` with each of the list's filters as a condition. */
+function withFilters<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, list: ServerListQuery, spec: ListSpec) {
+  return list.filter.reduce((q, f, i) => q.where(filterCondition(f, spec, i)), query);
+}
+
 function countable<DB, TB extends keyof DB, O>(filtered: SelectQueryBuilder<DB, TB, O>) {
   return filtered.clearSelect().select(sql`1`.as("one"));
 }

@@ -100,39 +100,37 @@ export function toJob(row: {
   };
 }
 
+/** The organization's jobs (alias `j`), without their device. */
+function orgJobs(ctx: ServiceCtx) {
+  return ctx.db.selectFrom("jobs as j").where("j.organization_id", "=", ctx.org.id);
+}
+
 /**
  * Jobs with their device's name and hostname. A left join on the device's primary key, though every job
  * has its device (not null, foreign key).
  */
-function jobsOf(ctx: ServiceCtx) {
-  return ctx.db
-    .selectFrom("jobs as j")
+function withDevice(jobs: ReturnType<typeof orgJobs>) {
+  return jobs
     .leftJoin("devices as d", "d.id", "j.device_id")
     .select(JOB_COLUMNS)
-    .where("j.organization_id", "=", ctx.org.id)
     .$narrowType<{ device_name: string; device_hostname: string }>();
 }
+
+const jobsOf = (ctx: ServiceCtx) => withDevice(orgJobs(ctx));
 
 /** JOB_LIST keys read from the device (`d`): a filter on one of them is counted with the join. */
 const DEVICE_KEYS = new Set(["device.name", "device.hostname"]);
 
 /** The organization's jobs, newest first by default; `ids` narrows to those jobs (the 202 Location). */
 export async function listJobs(ctx: ServiceCtx, input: { query: ServerListQuery; ids?: readonly string[]; group?: string }) {
-  let base = jobsOf(ctx);
-  let jobsAlone = ctx.db.selectFrom("jobs as j").where("j.organization_id", "=", ctx.org.id);
-  if (input.ids) {
-    base = base.where("j.id", "=", anyUuid(input.ids));
-    jobsAlone = jobsAlone.where("j.id", "=", anyUuid(input.ids));
-  }
-  if (input.group) {
-    base = base.where("j.group_id", "=", input.group);
-    jobsAlone = jobsAlone.where("j.group_id", "=", input.group);
-  }
+  let jobs = orgJobs(ctx);
+  if (input.ids) jobs = jobs.where("j.id", "=", anyUuid(input.ids));
+  if (input.group) jobs = jobs.where("j.group_id", "=", input.group);
   // All of the organization's jobs: their number is kept (db/row-counts.ts). Else counted from the jobs alone
   // unless a filter names the device: an index-only scan of the organization's jobs.
-  const { rows, total, next } = await runList(ctx.db, base, input.query, JOB_LIST, {
+  const { rows, total, next } = await runList(ctx.db, withDevice(jobs), input.query, JOB_LIST, {
     total: input.ids || input.group ? undefined : rowCount(ctx.org.id, "jobs"),
-    from: input.query.filter.some((f) => DEVICE_KEYS.has(f.key)) ? undefined : jobsAlone,
+    from: input.query.filter.some((f) => DEVICE_KEYS.has(f.key)) ? undefined : jobs,
   });
   return { items: rows.map(toJob), total, next };
 }
