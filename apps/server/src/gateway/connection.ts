@@ -67,8 +67,8 @@ export class DeviceConnection {
   state: "hello" | "welcoming" | "ready" | "closed" = "hello";
   /** True once welcomed (also after close): the link counted as connected. */
   welcomed = false;
-  /** Messages that arrived while welcoming, handled once ready. */
-  readonly early: DeviceMessage[] = [];
+  /** Messages that arrived while welcoming, handled once ready (made at the first). */
+  early: DeviceMessage[] | null = null;
   /** A dispatch for this device waits in the chain already (wake-ups coalesce). */
   wakePending = false;
   /** A wake-up (jobs queued, sweep) came since the last apply was sent: its result must dispatch again. */
@@ -83,8 +83,11 @@ export class DeviceConnection {
   /** The device's own `applying` flag from its last status. */
   deviceApplying = false;
   inFlight: InFlightApply | null = null;
-  /** Apply ids sent on this link → their hash, newest last. */
-  readonly recentApplies = new Map<string, string>();
+  /**
+   * Apply ids sent on this link and their hashes, in pairs, newest last (at most RECENT_APPLIES). An array of a
+   * few strings: a Map took about 180 bytes more a device.
+   */
+  private recentApplies: string[] = [];
   /** The device's tunnels and which end it is: reports of other tunnels are ignored. */
   tunnelSides = new Map<string, "a" | "b">();
   tunnelSidesLoadedAt = 0;
@@ -233,8 +236,18 @@ export class DeviceConnection {
   }
 
   rememberApply(applyId: string, hash: string): void {
-    this.recentApplies.set(applyId, hash);
-    while (this.recentApplies.size > RECENT_APPLIES) this.recentApplies.delete(this.recentApplies.keys().next().value!);
+    let recent = this.recentApplies;
+    const known = recent.indexOf(applyId);
+    if (known >= 0 && known % 2 === 0) recent = recent.filter((_, i) => i !== known && i !== known + 1);
+    // A new array of the exact size each time (push would reserve room for 17).
+    this.recentApplies = recent.slice(Math.max(0, recent.length + 2 - 2 * RECENT_APPLIES)).concat(applyId, hash);
+  }
+
+  /** The hash an apply of this id sent on this link carried (one of the last RECENT_APPLIES), else undefined. */
+  sentHashOf(applyId: string): string | undefined {
+    const recent = this.recentApplies;
+    for (let i = recent.length - 2; i >= 0; i -= 2) if (recent[i] === applyId) return recent[i + 1];
+    return undefined;
   }
 
   /**

@@ -428,7 +428,10 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
             logger,
           );
           sockets.add(conn);
-          // Admitted once its hello is recorded (or the link ends first).
+          // Admitted once its hello is recorded (or the link ends first). The link's end is the connection's to
+          // report from here: the socket keeps no listener of its own for the link's whole life (about 230 bytes
+          // of heap a device).
+          socket.removeListener("close", done);
           void conn.welcomedOrClosed().then(done);
           // Every link starts with a fresh challenge that only the device key can answer (in its hello).
           conn.challenge = { nonce: randomBytes(32).toString("base64url"), host: requestHost(req, options.trustProxy) };

@@ -68,6 +68,7 @@ export class LinkHandler implements ConnectionHooks {
       return;
     }
     if (conn.state === "welcoming") {
+      conn.early ??= [];
       conn.early.push(msg);
       return;
     }
@@ -200,7 +201,9 @@ export class LinkHandler implements ConnectionHooks {
     engine.report(conn, found.settled);
     // The first apply went out of the hello's transaction: sent before any early message is handled.
     if (found.apply) await engine.send(conn, { kind: "send", ...found.apply, settled: found.settled });
-    for (const msg of conn.early.splice(0)) this.handle(conn, msg);
+    const early = conn.early ?? [];
+    conn.early = null;
+    for (const msg of early) this.handle(conn, msg);
     // Nothing started and nothing to look at (it runs its desired config, nothing queued meanwhile): no
     // dispatch transaction. Otherwise the dispatcher decides (drift, no config, a job queued since).
     const converged = found.desiredSealed !== null && conn.appliedHash === found.desiredHash;

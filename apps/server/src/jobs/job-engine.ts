@@ -317,7 +317,7 @@ export class JobEngine {
 
   /** `apply-result` from the device. */
   async onApplyResult(conn: DeviceConnection, msg: ApplyResult): Promise<void> {
-    const sentHash = conn.recentApplies.get(msg.id);
+    const sentHash = conn.sentHashOf(msg.id);
     if (sentHash === undefined) {
       conn.reject("unknown-id", "UNKNOWN_ID", `apply-result ${msg.id.slice(0, 80)}: no apply of that id was sent on this link`);
       return;
@@ -331,7 +331,8 @@ export class JobEngine {
       );
       conn.inFlight = null;
     }
-    conn.appliedHash = msg.appliedHash;
+    // The instance the link already holds (the apply's) rather than the message's copy of the same text.
+    conn.appliedHash = msg.appliedHash === sentHash ? sentHash : msg.appliedHash;
     const { settled, converged } = await this.results.submit({ conn, msg, sentHash });
     if (!msg.ok) conn.logger.warn({ error: msg.error, rolledBack: msg.rolledBack }, "apply failed on the device");
     this.report(conn, settled);

@@ -98,6 +98,67 @@ describe("statistics storage", () => {
     expect(rows.map((r) => r.at.getTime())).toEqual([at(10).getTime(), at(20).getTime()]);
   });
 
+  it("interfaces and counters that appear later, a long gap and the health means come out as rows", async () => {
+    const org = t.admin.orgId;
+    const deviceId = randomUUID();
+    const w = new StatisticsWriter(t.database.db, TEST_STATISTICS_SETTINGS, logger);
+    const t0 = Date.now() - 600_000;
+    const at = (s: number) => new Date(t0 + s * 1000);
+    const health = (cpu: number, memory: number, uptime: number, temp: number | null) =>
+      ({
+        cpuPercent: cpu,
+        memoryPercent: memory,
+        diskPercent: 30,
+        uptimeSeconds: uptime,
+        temperatureC: temp,
+      }) as Status["health"];
+    const ref = { deviceId, orgId: org };
+    w.record(ref, status([iface("wan", 100, 10)], { health: health(10, 20, 100, null) }), at(0));
+    // rx packets appear at 4 s: they count from their second report; lte appears at 4 s.
+    w.record(
+      ref,
+      status([iface("wan", 300, 30, { rxPackets: 7 }), iface("lte", 5000, 500)], { health: health(30, 40, 104, 50) }),
+      at(4),
+    );
+    w.record(
+      ref,
+      status([iface("wan", 600, 60, { rxPackets: 10 }), iface("lte", 5600, 700, { rxErrors: 3 })], {
+        health: health(50, 60, 110, 70),
+      }),
+      at(10),
+    );
+    // Back after more than 5 minutes: that gap is no rate; the next 10 s are.
+    w.record(ref, status([iface("wan", 10_000, 1000)]), at(410));
+    w.record(ref, status([iface("wan", 10_100, 1020)]), at(420));
+    await w.flush();
+    const rows = await t.database.db
+      .selectFrom("stat_if_raw")
+      .selectAll()
+      .where("device_id", "=", deviceId)
+      .orderBy("at")
+      .orderBy("interface")
+      .execute();
+    expect(
+      rows.map((r) => [
+        r.at.getTime(),
+        r.interface,
+        r.seconds,
+        Number(r.rx_bytes),
+        Number(r.tx_bytes),
+        r.rx_packets === null ? null : Number(r.rx_packets),
+        r.rx_errors,
+      ]),
+    ).toEqual([
+      [at(10).getTime(), "lte", 6, 600, 200, null, null],
+      [at(10).getTime(), "wan", 10, 500, 50, 3, null],
+      [at(420).getTime(), "wan", 10, 100, 20, null, null],
+    ]);
+    const health1 = await t.database.db.selectFrom("stat_health_raw").selectAll().where("device_id", "=", deviceId).execute();
+    expect(
+      health1.map((r) => [r.at.getTime(), r.samples, r.cpu, r.cpu_max, r.memory, r.disk, Number(r.uptime), r.temperature]),
+    ).toEqual([[at(10).getTime(), 3, 30, 50, 40, 30, 110, 60]]);
+  });
+
   it("BGP and VRRP states are kept as changes: once per change, with the state before", async () => {
     const org = t.admin.orgId;
     const deviceId = randomUUID();

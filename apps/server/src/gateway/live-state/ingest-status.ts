@@ -45,6 +45,12 @@ const TUNNEL_RELOAD_MS = 10_000;
 
 export function ingestStatus(conn: DeviceConnection, status: Status, deps: StatusIngestDeps): void {
   const receivedAt = new Date();
+  // The hash nearly every status repeats: what keeps it (the link, the rule engine, the healing) keeps the link's
+  // one instance, not each its own copy from a different status (80 bytes each).
+  if (status.appliedHash !== null) {
+    if (status.appliedHash === conn.appliedHash) status.appliedHash = conn.appliedHash;
+    else if (status.appliedHash === conn.lastStatusHash) status.appliedHash = conn.lastStatusHash;
+  }
   const tunnels: (TunnelReport & { side: "a" | "b" })[] = [];
   let foreign = 0;
   for (const t of status.tunnels) {

@@ -5,7 +5,6 @@
  * router rebooted: the count since the reset is the delta, as Prometheus'
  * rate() takes it). The first report of an interface has no delta.
  */
-import type { InterfaceState } from "@tern/protocol";
 
 export const COUNTER_FIELDS = [
   "rxBytes",
@@ -30,46 +29,3 @@ export function counterDelta(prev: number, cur: number): number {
   if (prev < WRAP_32 && prev >= WRAP_32 * 0.75 && cur < WRAP_32 * 0.25) return cur + WRAP_32 - prev;
   return cur;
 }
-
-export function countersOf(i: InterfaceState): CounterValues {
-  return {
-    rxBytes: i.rxBytes,
-    txBytes: i.txBytes,
-    rxPackets: i.rxPackets ?? null,
-    txPackets: i.txPackets ?? null,
-    rxErrors: i.rxErrors ?? null,
-    txErrors: i.txErrors ?? null,
-    rxDrops: i.rxDrops ?? null,
-    txDrops: i.txDrops ?? null,
-  };
-}
-
-/** Field by field deltas; a counter missing from either report has none (null). */
-export function counterDeltas(prev: CounterValues, cur: CounterValues): CounterValues {
-  const out = {} as CounterValues;
-  for (const f of COUNTER_FIELDS) {
-    const a = prev[f];
-    const b = cur[f];
-    out[f] = a === null || b === null ? null : counterDelta(a, b);
-  }
-  return out;
-}
-
-/** Adds deltas into an accumulator (null + n = n: a counter that appears mid-interval counts from there). */
-export function addDeltas(acc: CounterValues, d: CounterValues): void {
-  for (const f of COUNTER_FIELDS) {
-    const v = d[f];
-    if (v !== null) acc[f] = (acc[f] ?? 0) + v;
-  }
-}
-
-export const zeroCounters = (): CounterValues => ({
-  rxBytes: 0,
-  txBytes: 0,
-  rxPackets: null,
-  txPackets: null,
-  rxErrors: null,
-  txErrors: null,
-  rxDrops: null,
-  txDrops: null,
-});
