@@ -380,7 +380,8 @@ export class JobEngine {
       const outcomes = new Map<ResultInput, ResultOutcome>();
       for (const r of present) {
         const { conn, msg } = r;
-        conn.settledHash = msg.appliedHash;
+        // The link's instance of the same text (see onApplyResult), not the message's copy.
+        conn.settledHash = msg.appliedHash === conn.appliedHash ? conn.appliedHash : msg.appliedHash;
         const settled: Settled = { ...emptySettled(), ...byDevice.get(conn.deviceId) };
         // Whatever of this apply is still running did not get applied: a failed result, or success with
         // another hash. (Success with the apply's own hash completed all of its jobs just above.)

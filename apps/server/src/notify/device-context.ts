@@ -37,10 +37,13 @@ export interface DeviceContext {
   orgId: string;
   name: string;
   interfaces: ContextInterface[];
-  bgpNeighbors: { ip: string; remoteASN: number }[];
+  bgpNeighbors: readonly { ip: string; remoteASN: number }[];
   tunnels: Map<string, ContextTunnel>;
   loadedAt: number;
 }
+
+/** Most devices run no BGP: their contexts share this empty list. */
+const NO_NEIGHBORS: readonly { ip: string; remoteASN: number }[] = Object.freeze([]);
 
 /** Most tunnels set no thresholds of their own: their contexts share this one. */
 const NO_THRESHOLDS: TunnelThresholds = Object.freeze({ rtt: null, dropRate: null });
@@ -120,7 +123,7 @@ export async function loadDeviceContexts(db: Db, refs: readonly DeviceRef[]): Pr
       interfaces: device.interfaces
         .filter((i) => i.isAssigned && (i.type === "WAN" || i.type === "LAN"))
         .map((i) => ({ id: sharedString(i.id), devId: sharedString(i.devId), name: sharedString(i.name), type: i.type })),
-      bgpNeighbors: device.bgp.enable ? device.bgp.neighbors.map((n) => ({ ip: n.ip, remoteASN: n.remoteASN })) : [],
+      bgpNeighbors: device.bgp.enable ? device.bgp.neighbors.map((n) => ({ ip: n.ip, remoteASN: n.remoteASN })) : NO_NEIGHBORS,
       tunnels: map,
       loadedAt,
     };
