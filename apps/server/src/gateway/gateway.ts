@@ -23,7 +23,7 @@ import { statisticsSettings } from "../services/statistics/settings.ts";
 import { StatisticsWriter } from "../services/statistics/writer.ts";
 import { AdmissionPacer } from "./admission.ts";
 import { type Bus, type BusTarget, createBus } from "./bus.ts";
-import { DeviceConnection } from "./connection.ts";
+import { DeviceConnection, LinkSocket } from "./connection.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type DeviceLink, type LinkRequestStream, type RequestParams } from "./device-link.ts";
 import { type Duty, DutyRunner } from "./duties.ts";
 import type { GatewayEvents } from "./events.ts";
@@ -132,8 +132,9 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
   // A change not yet written when the gateway stops is seen again at the device's next link (stored vs reported).
   const wanAddresses = new WanAddressTracker(deps, options.wanAddressDebounceMs, (work) => track(work));
   const router = new RequestRouter(instanceId, db, bus, (id) => links.get(id), staleMs, deps.metrics, logger);
-  const wss = new WebSocketServer({
+  const wss = new WebSocketServer<typeof LinkSocket>({
     noServer: true,
+    WebSocket: LinkSocket,
     maxPayload: MAX_MESSAGE_BYTES,
     perMessageDeflate: false,
     clientTracking: false,
