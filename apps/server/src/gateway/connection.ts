@@ -148,29 +148,10 @@ export class DeviceConnection {
       this.close(4400, "hello expected");
     }, helloTimeoutMs);
     ws.link = this;
-    ws.on("message", DeviceConnection.onMessage);
-    ws.on("pong", DeviceConnection.onPong);
-    ws.on("error", DeviceConnection.onError);
-    ws.on("close", DeviceConnection.onClose);
-  }
-
-  // ws calls a listener with the socket as `this` (typed as the base class).
-  private static onMessage(this: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
-    (this as LinkSocket).link?.onFrame(data, isBinary);
-  }
-
-  private static onPong(this: WebSocket): void {
-    const link = (this as LinkSocket).link;
-    if (link) link.missedPongs = 0;
-  }
-
-  private static onError(this: WebSocket, err: Error & { code?: string }): void {
-    const oversized = err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
-    (this as LinkSocket).link?.fault(oversized ? "oversized" : "socket", err.message);
-  }
-
-  private static onClose(this: WebSocket, code: number, reason: Buffer): void {
-    (this as LinkSocket).link?.onClosed(code, reason.toString());
+    ws.on("message", onSocketMessage);
+    ws.on("pong", onSocketPong);
+    ws.on("error", onSocketError);
+    ws.on("close", onSocketClose);
   }
 
   /**
@@ -330,7 +311,8 @@ export class DeviceConnection {
     return { method: pending.method };
   }
 
-  private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
+  /** A frame from the device (the socket's listener below). */
+  onFrame(data: WebSocket.RawData, isBinary: boolean): void {
     if (this.state === "closed") return;
     this.missedPongs = 0;
     if (!this.bucket.take()) {
@@ -356,7 +338,8 @@ export class DeviceConnection {
     this.hooks.onMessage(this, inbound.message);
   }
 
-  private onClosed(code: number, reason: string): void {
+  /** The socket closed (its listener below). */
+  onClosed(code: number, reason: string): void {
     if (this.state === "closed") return;
     this.state = "closed";
     this.admittedNow();
@@ -369,4 +352,23 @@ export class DeviceConnection {
     }
     this.hooks.onClose(this, code, reason);
   }
+}
+
+// The link's listeners, shared by every link: ws calls them with the socket as `this` (typed as the base class).
+function onSocketMessage(this: WebSocket, data: WebSocket.RawData, isBinary: boolean): void {
+  (this as LinkSocket).link?.onFrame(data, isBinary);
+}
+
+function onSocketPong(this: WebSocket): void {
+  const link = (this as LinkSocket).link;
+  if (link) link.missedPongs = 0;
+}
+
+function onSocketError(this: WebSocket, err: Error & { code?: string }): void {
+  const oversized = err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
+  (this as LinkSocket).link?.fault(oversized ? "oversized" : "socket", err.message);
+}
+
+function onSocketClose(this: WebSocket, code: number, reason: Buffer): void {
+  (this as LinkSocket).link?.onClosed(code, reason.toString());
 }
