@@ -12,7 +12,7 @@
  * A server restart loses at most the pending second and each interface's
  * first delta (the first report has no rate).
  */
-import type { Status } from "@tern/protocol";
+import type { InterfaceState, Status } from "@tern/protocol";
 import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Db } from "../../db/schema.ts";
@@ -64,10 +64,16 @@ const LAST = 2;
 const ACC = LAST + COUNTER_FIELDS.length;
 const IF_SIZE = ACC + COUNTER_FIELDS.length;
 
+/** An interface's report as its last one (a counter it did not send as NaN), from `base` in `v`. */
+function keepLast(v: number[], base: number, report: InterfaceState, now: number): void {
+  for (let f = 0; f < COUNTER_FIELDS.length; f++) v[base + LAST + f] = report[COUNTER_FIELDS[f]!] ?? Number.NaN;
+  v[base + LAST_AT] = now;
+}
+
 /** Sums of a new interval: bytes start at 0, the other counters are absent (NaN) until a delta comes. */
-function resetSums(v: number[], at: number): void {
-  v[at + SECONDS] = 0;
-  for (let f = 0; f < COUNTER_FIELDS.length; f++) v[at + ACC + f] = f < 2 ? 0 : Number.NaN;
+function resetSums(v: number[], base: number): void {
+  v[base + SECONDS] = 0;
+  for (let f = 0; f < COUNTER_FIELDS.length; f++) v[base + ACC + f] = f < 2 ? 0 : Number.NaN;
 }
 
 function resetHealth(v: number[]): void {
@@ -149,31 +155,27 @@ export class StatisticsWriter {
       const k = d.names.indexOf(i.devId);
       if (k < 0) {
         // The first report of an interface has no delta: its counters are kept as the last ones.
-        const at = v.length;
+        const base = v.length;
         // New arrays of the exact size (push would reserve room unused).
         v = d.v = v.concat(new Array<number>(IF_SIZE).fill(Number.NaN));
         d.names = d.names.concat(sharedString(i.devId));
-        v[at + LAST_AT] = now;
-        for (let f = 0; f < COUNTER_FIELDS.length; f++) v[at + LAST + f] = i[COUNTER_FIELDS[f]!] ?? Number.NaN;
-        resetSums(v, at);
+        keepLast(v, base, i, now);
+        resetSums(v, base);
         continue;
       }
-      const at = HEAD + k * IF_SIZE;
-      const gap = now - v[at + LAST_AT]!;
+      const base = HEAD + k * IF_SIZE;
+      const gap = now - v[base + LAST_AT]!;
       if (gap > 0 && gap <= MAX_GAP_MS) {
         for (let f = 0; f < COUNTER_FIELDS.length; f++) {
-          const prev = v[at + LAST + f]!;
+          const prev = v[base + LAST + f]!;
           const cur = i[COUNTER_FIELDS[f]!];
           if (Number.isNaN(prev) || cur === undefined || cur === null) continue;
-          const sum = v[at + ACC + f]!;
-          v[at + ACC + f] = (Number.isNaN(sum) ? 0 : sum) + counterDelta(prev, cur);
+          const sum = v[base + ACC + f]!;
+          v[base + ACC + f] = (Number.isNaN(sum) ? 0 : sum) + counterDelta(prev, cur);
         }
-        v[at + SECONDS] = v[at + SECONDS]! + gap / 1000;
+        v[base + SECONDS] = v[base + SECONDS]! + gap / 1000;
       }
-      if (gap > 0) {
-        for (let f = 0; f < COUNTER_FIELDS.length; f++) v[at + LAST + f] = i[COUNTER_FIELDS[f]!] ?? Number.NaN;
-        v[at + LAST_AT] = now;
-      }
+      if (gap > 0) keepLast(v, base, i, now);
     }
     const h = status.health;
     if (h) {
@@ -189,7 +191,7 @@ export class StatisticsWriter {
       }
     }
     this.observeStates(ref, d, status, at);
-    if (now - d.v[INTERVAL_START]! >= this.settings.rawIntervalMs) this.emit(ref, d, at);
+    if (now - v[INTERVAL_START]! >= this.settings.rawIntervalMs) this.emit(ref, d, at);
     if (this.pending() >= FLUSH_ROWS) void this.flush();
   }
 
