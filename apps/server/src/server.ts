@@ -16,6 +16,7 @@ import type { ServerConfig } from "./config.ts";
 import { assertPrivateDataDir, restrictUmask } from "./data-dir/permissions.ts";
 import { type DataDirLock, lockDataDir } from "./db/data-dir-lock.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
+import { EmbeddedVacuum } from "./db/embedded-vacuum.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import type { AppDeps } from "./deps.ts";
 import { offlineDeviceLink } from "./gateway/device-link.ts";
@@ -138,11 +139,17 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
   let gateway: Gateway | null = null;
   let notifications: NotificationEngine | null = null;
   let authCacheRef: AuthCache | null = null;
+  let vacuum: EmbeddedVacuum | null = null;
   try {
     // The check above saw nothing loose; openDatabase tightens what PGlite unpacks into a new database.
     database = options.database ?? (await openConfiguredDatabase(config));
     const applied = await migrateToLatest(database.db as never);
     for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, "migration");
+    // PGlite has no autovacuum of its own (db/embedded-vacuum.ts); PostgreSQL's runs in the database server.
+    if (database.kind === "pglite") {
+      vacuum = new EmbeddedVacuum(database.db, logger);
+      vacuum.start();
+    }
     const bootstrap = await bootstrapFirstAdmin(database.db, {
       email: config.TERN_ADMIN_EMAIL,
       password: config.TERN_ADMIN_PASSWORD,
@@ -222,6 +229,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
             recompiler.close(),
           ]);
           await authCache.close();
+          await vacuum?.close();
           if (ownsDatabase) await db.close();
           await lock?.release();
         })();
@@ -232,6 +240,7 @@ export async function startServer(config: ServerConfig, logger: Logger, options:
     await gateway?.close().catch(() => {});
     await notifications?.close(0).catch(() => {});
     await authCacheRef?.close().catch(() => {});
+    await vacuum?.close();
     if (ownsDatabase) await database?.close().catch(() => {});
     await lock?.release();
     throw err;

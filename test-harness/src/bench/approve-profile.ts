@@ -8,6 +8,9 @@
  *   npx tsx test-harness/src/bench/approve-profile.ts 2000
  *   PG_URL=postgres://postgres@127.0.0.1:55432/scratch npx tsx test-harness/src/bench/approve-profile.ts 10000
  *   node --cpu-prof --import tsx test-harness/src/bench/approve-profile.ts 2000
+ *
+ * PGLITE_DIR names an empty directory for a PGlite on files, as the server's embedded default keeps it
+ * (in memory otherwise); PGLITE_SETTINGS adds `-c` settings to it, comma-separated (`full_page_writes=off`).
  */
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
@@ -24,7 +27,13 @@ import { seedFleet } from "./server/seed.ts";
 
 const n = Number(process.argv[2] ?? 10000);
 const url = process.env.PG_URL;
-const pglite = url ? undefined : await PGlite.create();
+const settings = (process.env.PGLITE_SETTINGS ?? "").split(",").filter(Boolean);
+const pglite = url
+  ? undefined
+  : await PGlite.create({
+      dataDir: process.env.PGLITE_DIR,
+      startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ["-c", s])],
+    });
 const times = new Map<string, { n: number; ms: number }>();
 let logging = false;
 const db = new Kysely<Database>({
