@@ -112,8 +112,16 @@ export async function checkPendingTunnels(
 ): Promise<{ announcements: Announcement[]; next: TunnelSweep | null }> {
   const out: Announcement[] = [];
   let budget = limit;
-  let orgsQuery = trx.selectFrom("tunnels").select("organization_id").distinct().orderBy("organization_id");
-  if (from) orgsQuery = orgsQuery.where("organization_id", ">=", from.orgId);
+  // The organizations that have tunnels, each found by one probe of the tunnels' (organization, num) index: a
+  // DISTINCT over the tunnels read all of them at every slice (7 ms of a 35 ms slice at 20,000 tunnels on PGlite).
+  let orgsQuery = trx
+    .selectFrom("organizations as o")
+    .select("o.id as organization_id")
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom("tunnels as t").select(sql.lit(1).as("one")).whereRef("t.organization_id", "=", "o.id")),
+    )
+    .orderBy("o.id");
+  if (from) orgsQuery = orgsQuery.where("o.id", ">=", from.orgId);
   for (const { organization_id: orgId } of await orgsQuery.execute()) {
     let slice = trx
       .selectFrom("tunnels")

@@ -90,6 +90,12 @@ export interface TunnelScope {
  */
 export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
   const where = scopeWhere(orgId, scope);
+  // A scoped read (a page, a duty's slice, one device's tunnels) has a few devices: each asks the jobs' (device,
+  // state) index. Left to itself the planner hashed the organization's queued and running jobs instead, a scan
+  // of all of them at every page (7 ms of a 15 ms slice of 100 tunnels on PGlite with 10,000 jobs queued).
+  // OFFSET 0 keeps PostgreSQL from turning the EXISTS into that hashed subplan. Every tunnel of the
+  // organization is left to the hash, which is cheaper then.
+  const probe = scope.ids || scope.deviceId ? sql`offset 0` : sql``;
   return sql<TunnelFactsRow>`(
     with scoped as (select * from tunnels t where ${where}),
     dev as materialized (
@@ -97,7 +103,7 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
         d.desired_tunnel_ids as configured_ids,
         case
           when exists (select 1 from jobs j where j.device_id = d.id and j.state in ('queued', 'running')
-            and j.type <> all(${NOT_CONFIG_JOB_TYPES})) then 'in-flight'
+            and j.type <> all(${NOT_CONFIG_JOB_TYPES}) ${probe}) then 'in-flight'
           when exists (select 1 from jobs fj where fj.device_id = d.id and fj.state = 'failed'
             and fj.type <> all(${NOT_CONFIG_JOB_TYPES}) and not exists (
             select 1 from jobs c where c.device_id = d.id and c.state = 'complete' and c.created_at > fj.created_at)) then 'failed'
