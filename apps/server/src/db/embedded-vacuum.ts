@@ -124,24 +124,36 @@ export class EmbeddedVacuum {
 
   private async check(): Promise<VacuumRun[]> {
     const runs: VacuumRun[] = [];
+    let due: VacuumWork[];
     try {
-      const started = performance.now();
-      for (const work of await dueNow(this.db)) {
-        for (const command of ["vacuum", "analyze"] as const) {
-          if (!work[command]) continue;
-          // At least one statement a check, so a slow read of the counters cannot stop all progress.
-          const spent = performance.now() - started;
-          if (this.closed || (runs.length > 0 && spent > (this.options.budgetMs ?? CHECK_BUDGET_MS))) return runs;
-          const t0 = performance.now();
-          await sql`${sql.raw(command)} ${sql.raw(work.table)}`.execute(this.db);
-          const run = { table: work.table, command, reason: work.reason, ms: Math.round(performance.now() - t0) };
-          runs.push(run);
-          this.logger[run.ms >= SLOW_MS ? "info" : "debug"](run, "embedded database maintained");
-        }
-      }
+      due = await dueNow(this.db);
     } catch (err) {
-      // A table dropped meanwhile (a statistics partition) or the database closing: the next check reads again.
-      if (!this.closed) this.logger.warn({ err }, "embedded database maintenance failed; the next check tries again");
+      if (!this.closed) this.logger.warn({ err }, "embedded database maintenance: counters not read; the next check reads again");
+      return runs;
+    }
+    const started = performance.now();
+    let statements = 0;
+    for (const work of due) {
+      for (const command of ["vacuum", "analyze"] as const) {
+        if (!work[command]) continue;
+        // At least one statement a check, so a slow read of the counters cannot stop all progress.
+        const spent = performance.now() - started;
+        if (this.closed || (statements > 0 && spent > (this.options.budgetMs ?? CHECK_BUDGET_MS))) return runs;
+        statements += 1;
+        const t0 = performance.now();
+        try {
+          await sql`${sql.raw(command)} ${sql.raw(work.table)}`.execute(this.db);
+        } catch (err) {
+          // A table dropped since the counters were read (a statistics partition past its retention), or one that
+          // cannot be analyzed: the others still get their turn, and the next check tries it again.
+          if (this.closed) return runs;
+          this.logger.warn({ err, table: work.table, command }, "embedded database maintenance failed for a table");
+          continue;
+        }
+        const run = { table: work.table, command, reason: work.reason, ms: Math.round(performance.now() - t0) };
+        runs.push(run);
+        this.logger[run.ms >= SLOW_MS ? "info" : "debug"](run, "embedded database maintained");
+      }
     }
     return runs;
   }
