@@ -14,41 +14,25 @@
  */
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import pino from "pino";
 import { loadConfig } from "../../../apps/server/src/config.ts";
-import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
-import type { Database } from "../../../apps/server/src/db/schema.ts";
 import { createKeyring } from "../../../apps/server/src/secrets/keyring.ts";
 import { systemCtx } from "../../../apps/server/src/services/context.ts";
 import { approveDevices } from "../../../apps/server/src/services/devices/approval/approve-many.ts";
+import { profileDb } from "./profile-db.ts";
 import { seedFleet } from "./server/seed.ts";
 
 const n = Number(process.argv[2] ?? 10000);
-const url = process.env.PG_URL;
 const settings = (process.env.PGLITE_SETTINGS ?? "").split(",").filter(Boolean);
-const pglite = url
-  ? undefined
-  : await PGlite.create({
-      dataDir: process.env.PGLITE_DIR,
-      startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ["-c", s])],
-    });
-const times = new Map<string, { n: number; ms: number }>();
-let logging = false;
-const db = new Kysely<Database>({
-  dialect: new PostgresDialect({ pool: url ? new pg.Pool({ connectionString: url, max: 10 }) : createPGlitePool(pglite!) }),
-  log(e) {
-    if (!logging) return;
-    const key = e.query.sql.replace(/\s+/g, " ").slice(0, 110);
-    const t = times.get(key) ?? { n: 0, ms: 0 };
-    t.n++;
-    t.ms += e.queryDurationMillis;
-    times.set(key, t);
+const profile = await profileDb({
+  pglite: {
+    dataDir: process.env.PGLITE_DIR,
+    startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ["-c", s])],
   },
 });
+const { db } = profile;
 const secretKey = randomBytes(32).toString("base64");
-await seedFleet({ db, kind: url ? "postgres" : "pglite", pglite, close: async () => {} } as never, {
+await seedFleet(profile.handle, {
   devices: n,
   tokenSecret: "profile",
   secretKey,
@@ -64,10 +48,9 @@ const deps = {
   logger: pino({ level: "silent" }),
 };
 const ctx = systemCtx(deps as never, { id: org.id, accountId: org.account_id } as never);
-logging = true;
+profile.timing = true;
 const t0 = performance.now();
 const result = await approveDevices(ctx, { filter: [{ key: "isApproved", op: "==", val: false }] } as never);
 console.log(`approved ${result.approved} refused ${result.refused} in ${(performance.now() - t0).toFixed(0)} ms`);
-for (const [sql, t] of [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15))
-  console.log(t.ms.toFixed(0).padStart(7), String(t.n).padStart(5), sql);
+profile.printStatements();
 await db.destroy();

@@ -12,39 +12,21 @@
  * keep statements prepared with generic plans, as TERN_DB_PREPARED_STATEMENTS sets them up.
  */
 import { randomBytes } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect } from "kysely";
 import pino from "pino";
 import { loadConfig } from "../../../apps/server/src/config.ts";
 import { postgresPool } from "../../../apps/server/src/db/database.ts";
-import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
-import type { Database } from "../../../apps/server/src/db/schema.ts";
 import { createKeyring } from "../../../apps/server/src/secrets/keyring.ts";
 import { systemCtx } from "../../../apps/server/src/services/context.ts";
 import { updateDevice } from "../../../apps/server/src/services/devices/update.ts";
+import { profileDb } from "./profile-db.ts";
 import { seedFleet } from "./server/seed.ts";
 
 const n = Number(process.argv[2] ?? 10000);
 const singles = Number(process.argv[3] ?? 20);
-const url = process.env.PG_URL;
-const pglite = url ? undefined : await PGlite.create();
-const times = new Map<string, { n: number; ms: number }>();
-let logging = false;
-const db = new Kysely<Database>({
-  dialect: new PostgresDialect({
-    pool: url ? postgresPool(url, 10, process.env.PREPARED ? 100 : 0) : createPGlitePool(pglite!),
-  }),
-  log(e) {
-    if (!logging) return;
-    const key = e.query.sql.replace(/\s+/g, " ").slice(0, 140);
-    const t = times.get(key) ?? { n: 0, ms: 0 };
-    t.n++;
-    t.ms += e.queryDurationMillis;
-    times.set(key, t);
-  },
-});
+const profile = await profileDb({ pool: (url) => postgresPool(url, 10, process.env.PREPARED ? 100 : 0) });
+const { db } = profile;
 const secretKey = process.env.TERN_SECRET_KEY ?? randomBytes(32).toString("base64");
-await seedFleet({ db, kind: url ? "postgres" : "pglite", pglite, close: async () => {} } as never, {
+await seedFleet(profile.handle, {
   devices: n,
   tokenSecret: "profile",
   secretKey,
@@ -70,7 +52,7 @@ const deps = {
 const ctx = systemCtx(deps as never, { id: org.id, accountId: org.account_id, name: org.name } as never);
 // Warm-up (lazily compiled code, plans) on the first id.
 await updateDevice(ctx, { id: ids[0]!, body: { isApproved: true } as never });
-logging = true;
+profile.timing = true;
 const ms: number[] = [];
 for (const id of ids.slice(1)) {
   const t0 = performance.now();
@@ -78,10 +60,10 @@ for (const id of ids.slice(1)) {
   ms.push(performance.now() - t0);
 }
 ms.sort((a, b) => a - b);
-const total = [...times.values()].reduce((s, t) => s + t.n, 0);
+const statements = profile.statements();
+const total = statements.reduce((s, t) => s + t.n, 0);
 console.log(
   `${singles} approvals at ${n} devices: p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms, ${(total / singles).toFixed(1)} statements each`,
 );
-for (const [sql, t] of [...times].sort((a, b) => b[1].ms - a[1].ms))
-  console.log((t.ms / singles).toFixed(2).padStart(7), (t.n / singles).toFixed(1).padStart(5), sql);
+for (const t of statements) console.log((t.ms / singles).toFixed(2).padStart(7), (t.n / singles).toFixed(1).padStart(5), t.text);
 await db.destroy();

@@ -13,40 +13,23 @@
  *   node --cpu-prof --import tsx test-harness/src/bench/fanout-profile.ts 2000
  */
 import { randomBytes } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
 import { MlPolicyCreate, PathLabelCreate } from "@tern/protocol";
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import pino from "pino";
 import { loadConfig } from "../../../apps/server/src/config.ts";
-import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
-import type { Database } from "../../../apps/server/src/db/schema.ts";
 import { createKeyring } from "../../../apps/server/src/secrets/keyring.ts";
 import { systemCtx } from "../../../apps/server/src/services/context.ts";
 import { recompileStale } from "../../../apps/server/src/services/fanout/recompile.ts";
 import { createMlPolicy } from "../../../apps/server/src/services/mlpolicies.ts";
 import { installMlPolicy } from "../../../apps/server/src/services/mlpolicy-install.ts";
 import { createPathLabel } from "../../../apps/server/src/services/path-labels.ts";
+import { profileDb } from "./profile-db.ts";
 import { seedFleet } from "./server/seed.ts";
 
 const n = Number(process.argv[2] ?? 10000);
-const url = process.env.PG_URL;
-const pglite = url ? undefined : await PGlite.create();
-const times = new Map<string, { n: number; ms: number }>();
-let logging = false;
-const db = new Kysely<Database>({
-  dialect: new PostgresDialect({ pool: url ? new pg.Pool({ connectionString: url, max: 10 }) : createPGlitePool(pglite!) }),
-  log(e) {
-    if (!logging) return;
-    const key = e.query.sql.replace(/\s+/g, " ").slice(0, 110);
-    const t = times.get(key) ?? { n: 0, ms: 0 };
-    t.n++;
-    t.ms += e.queryDurationMillis;
-    times.set(key, t);
-  },
-});
+const profile = await profileDb();
+const { db } = profile;
 const secretKey = randomBytes(32).toString("base64");
-await seedFleet({ db, kind: url ? "postgres" : "pglite", pglite, close: async () => {} } as never, {
+await seedFleet(profile.handle, {
   devices: n,
   tokenSecret: "profile",
   secretKey,
@@ -77,7 +60,7 @@ const policy = await createMlPolicy(
     ],
   }),
 );
-logging = true;
+profile.timing = true;
 const t0 = performance.now();
 const result = await installMlPolicy(ctx, policy.id, { filter: [] } as never);
 console.log(`install: ${result.jobIds.length} jobs for ${result.changed} devices in ${(performance.now() - t0).toFixed(0)} ms`);
@@ -91,7 +74,6 @@ await db.destroy();
 
 /** The statements since the last call, longest first (summed by statement text). */
 function printStatements(): void {
-  for (const [text, t] of [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15))
-    console.log(t.ms.toFixed(0).padStart(7), String(t.n).padStart(5), text);
-  times.clear();
+  profile.printStatements();
+  profile.statements({ clear: true });
 }

@@ -7,31 +7,14 @@
  *   npx tsx test-harness/src/bench/sweep-profile.ts 10000
  */
 import { randomBytes } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
-import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
-import type { Database } from "../../../apps/server/src/db/schema.ts";
 import { checkPendingTunnels, PENDING_TUNNELS_PER_RUN, type TunnelSweep } from "../../../apps/server/src/notify/checks.ts";
+import { profileDb } from "./profile-db.ts";
 import { seedFleet } from "./server/seed.ts";
 
 const n = Number(process.argv[2] ?? 10000);
-const url = process.env.PG_URL;
-const pglite = url ? undefined : await PGlite.create();
-const times = new Map<string, { n: number; ms: number }>();
-let logging = false;
-const db = new Kysely<Database>({
-  dialect: new PostgresDialect({ pool: url ? new pg.Pool({ connectionString: url, max: 4 }) : createPGlitePool(pglite!) }),
-  log(e) {
-    if (!logging) return;
-    const key = e.query.sql.replace(/\s+/g, " ").slice(0, 100);
-    const t = times.get(key) ?? { n: 0, ms: 0 };
-    t.n++;
-    t.ms += e.queryDurationMillis;
-    times.set(key, t);
-  },
-});
-await seedFleet({ db, kind: url ? "postgres" : "pglite", pglite, close: async () => {} } as never, {
+const profile = await profileDb();
+const { db } = profile;
+await seedFleet(profile.handle, {
   devices: n,
   tokenSecret: "profile",
   secretKey: randomBytes(32).toString("base64"),
@@ -39,7 +22,7 @@ await seedFleet({ db, kind: url ? "postgres" : "pglite", pglite, close: async ()
   finishedJobs: true,
 });
 const notifier = { raise: async () => null, resolve: async () => null } as never;
-logging = true;
+profile.timing = true;
 for (let sweep = 1; sweep <= 2; sweep++) {
   const slices: number[] = [];
   let from: TunnelSweep | null = null;
@@ -58,6 +41,5 @@ for (let sweep = 1; sweep <= 2; sweep++) {
     `sweep ${sweep}: ${(performance.now() - t0).toFixed(0)} ms, ${slices.length} slices, p50 ${q(0.5)} p99 ${q(0.99)} max ${q(1)} ms`,
   );
 }
-for (const [text, t] of [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 8))
-  console.log(t.ms.toFixed(0).padStart(7), String(t.n).padStart(5), text);
+profile.printStatements(8);
 await db.destroy();
