@@ -204,7 +204,7 @@ export interface AuditLogTable {
   action: string;
   resource: string;
   resource_id: string | null;
-  /** jsonb, written as JSON text (db/json.ts). */
+  /** json (migration 20261206-101), written as JSON text (db/json.ts). */
   before: ColumnType<unknown, string | null, string | null>;
   after: ColumnType<unknown, string | null, string | null>;
   at: CreatedAt;

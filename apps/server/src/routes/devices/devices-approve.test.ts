@@ -1,6 +1,7 @@
 /** POST /api/devices/approve: bulk approval by ids or filter, per-device results, one job group. */
 import { randomUUID } from "node:crypto";
 import type { Job } from "@tern/protocol";
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { insertTestTunnel, insertValidDevice } from "../../../test/support/device-fixtures.ts";
 import { useTestServer } from "../../../test/support/test-server.ts";
@@ -100,6 +101,16 @@ describe("POST /api/devices/approve", () => {
     ];
     // Tunnels between pending devices are in the whole config each approval compiles.
     await insertTestTunnel(t, single[0]!, bulk[0]!);
+    // An approval changes no interface or firewall: the LAN index keeps the rows registration wrote, untouched
+    // (ctid: not deleted and written again), as for one PUT.
+    const lanRows = (ids: string[]) =>
+      sql<{ device_id: string; kind: string; subnet: string; ctid: string }>`
+        select device_id, kind, subnet::text, ctid::text from device_lan_subnets
+        where device_id = any(${`{${ids.join(",")}}`}::uuid[]) order by device_id, kind, subnet`
+        .execute(t.database.db)
+        .then((r) => r.rows);
+    const lanBefore = await lanRows([...single, ...bulk].map((d) => d.id));
+    expect(new Set(lanBefore.map((r) => r.device_id)).size).toBe(4);
     const put = [];
     for (const d of single)
       put.push(await t.api<ErrorBody>("PUT", `/api/devices/${d.id}`, { token: t.admin.token, body: { isApproved: true } }));
@@ -107,6 +118,7 @@ describe("POST /api/devices/approve", () => {
     expect(put[1]!.status).toBe(400);
     const res = await approve({ deviceIds: bulk.map((d) => d.id) });
     expect(res.status, res.text).toBe(202);
+    expect(await lanRows([...single, ...bulk].map((d) => d.id))).toEqual(lanBefore);
     expect(res.body.results.map((r) => r.id)).toEqual(bulk.map((d) => d.id));
     expect(res.body.results[0]).toEqual({ id: bulk[0]!.id, status: "approved", jobs: 1 });
     expect(res.body.results[1]).toMatchObject({ status: "refused", code: put[1]!.body.code });

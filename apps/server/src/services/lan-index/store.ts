@@ -50,20 +50,3 @@ export async function overlappingDeviceIds(
     order by s.device_id`.execute(db);
   return rows.rows.map((r) => r.device_id);
 }
-
-/** `syncLanIndex` for many devices at once: one delete and one insert per chunk. */
-export async function syncLanIndexMany(db: Db, devices: readonly LanIndexedDevice[]): Promise<void> {
-  if (devices.length === 0) return;
-  await db
-    .deleteFrom("device_lan_subnets")
-    .where("device_id", "=", sql<string>`any(${`{${devices.map((d) => d.id).join(",")}}`}::uuid[])`)
-    .execute();
-  const rows = devices.flatMap((d) =>
-    lanIndexRows(d).map((r) => ({ device_id: d.id, organization_id: d.organizationId, kind: r.kind, subnet: r.subnet })),
-  );
-  for (let i = 0; i < rows.length; i += 1000)
-    await db
-      .insertInto("device_lan_subnets")
-      .values(rows.slice(i, i + 1000))
-      .execute();
-}
