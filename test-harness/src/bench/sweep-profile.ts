@@ -12,7 +12,7 @@ import { profileDb } from "./profile-db.ts";
 import { seedFleet } from "./server/seed.ts";
 
 const n = Number(process.argv[2] ?? 10000);
-const profile = await profileDb();
+const profile = await profileDb({ pglite: { dataDir: process.env.PGLITE_DIR } });
 const { db } = profile;
 await seedFleet(profile.handle, {
   devices: n,
