@@ -5,6 +5,8 @@
  * and prints each sweep's time, the slowest slices and the statements that took longest.
  *
  *   npx tsx test-harness/src/bench/sweep-profile.ts 10000
+ *
+ * PGLITE_DIR names an empty directory for a PGlite on files, as the server's embedded default keeps it.
  */
 import { randomBytes } from "node:crypto";
 import { checkPendingTunnels, PENDING_TUNNELS_PER_RUN, type TunnelSweep } from "../../../apps/server/src/notify/checks.ts";
