@@ -26,8 +26,9 @@ export const ServerConfig = z.object({
   /** Connections of the pg pool per instance (PostgreSQL only). */
   TERN_DB_POOL_SIZE: PositiveInt.max(1000).default(10),
   /**
-   * Statements each PostgreSQL connection keeps prepared, with generic plans (db/prepared-client.ts); 0 = none:
-   * every statement parsed and planned at each execution (behind PgBouncer in transaction mode, docs/scale.md).
+   * Statements each PostgreSQL connection keeps prepared, with generic plans (db/prepared-client.ts), and the
+   * embedded database on its one connection (db/pglite-prepared.ts); 0 = none: every statement parsed and
+   * planned at each execution (behind PgBouncer in transaction mode, docs/scale.md).
    */
   TERN_DB_PREPARED_STATEMENTS: z.coerce.number({ message: "must be a whole number" }).int().min(0).max(10_000).default(100),
   TERN_DATA_DIR: z.string().min(1).default("./.tern-data"),

@@ -63,7 +63,11 @@ export async function openConfiguredDatabase(config: ServerConfig): Promise<Data
         poolSize: config.TERN_DB_POOL_SIZE,
         preparedStatements: config.TERN_DB_PREPARED_STATEMENTS,
       })
-    : openDatabase({ kind: "pglite", dataDir: path.resolve(config.TERN_DATA_DIR, "pgdata") });
+    : openDatabase({
+        kind: "pglite",
+        dataDir: path.resolve(config.TERN_DATA_DIR, "pgdata"),
+        preparedStatements: config.TERN_DB_PREPARED_STATEMENTS,
+      });
 }
 
 /**

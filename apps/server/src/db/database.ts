@@ -13,6 +13,7 @@ import pg from "pg";
 import { restrictUmask, tightenDataDir } from "../data-dir/permissions.ts";
 import { createDataDirInChild } from "./pglite-initdb.ts";
 import { createPGlitePool } from "./pglite-pool.ts";
+import { preparedQuery } from "./pglite-prepared.ts";
 import { PreparingClient, preparingClient } from "./prepared-client.ts";
 import type { Database } from "./schema.ts";
 
@@ -39,8 +40,11 @@ export interface DatabaseHandle {
 export type DatabaseTarget =
   /** preparedStatements: per connection (TERN_DB_PREPARED_STATEMENTS); unset = none, as plain pg. */
   | { kind: "postgres"; url: string; poolSize?: number; preparedStatements?: number }
-  /** dataDir undefined = in memory; loadDataDir = start from a dump (tests share a migrated template). */
-  | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob };
+  /**
+   * dataDir undefined = in memory; loadDataDir = start from a dump (tests share a migrated template);
+   * preparedStatements: kept prepared on its one connection (db/pglite-prepared.ts); unset = none.
+   */
+  | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob; preparedStatements?: number };
 
 // int8 (count(*), sums) as JS numbers like PGlite does; our counts stay far below 2^53.
 const pgTypes = {
@@ -136,7 +140,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     await mkdir(target.dataDir, { recursive: true, mode: 0o700 });
   }
   // Loaded only here: a server on PostgreSQL does not hold PGlite's JavaScript (about 1 MiB of heap).
-  const { PGlite } = await import("@electric-sql/pglite");
+  const { PGlite, parse, protocol } = await import("@electric-sql/pglite");
   const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ["-c", s])];
   // A new data directory is made by a child process, whose WebAssembly memory goes with it (pglite-initdb.ts).
   if (target.dataDir && !target.loadDataDir) await createDataDirInChild(target.dataDir, startParams);
@@ -150,6 +154,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   // heap may not collect for a long time. Collect it once, shortly after (right away it is still referenced).
   setTimeout(collectGarbageOnce, 1_000).unref();
   if (target.dataDir) await tightenDataDir(target.dataDir);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite) }) });
+  const run = preparedQuery(pglite, { parse, protocol }, target.preparedStatements ?? 0);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite, undefined, run) }) });
   return { db, kind: "pglite", pglite, close: () => db.destroy() };
 }

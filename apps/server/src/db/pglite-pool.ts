@@ -11,18 +11,27 @@
  */
 import type { PGlite } from "@electric-sql/pglite";
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from "kysely";
+import type { PGliteQuery } from "./pglite-prepared.ts";
 
 export interface PGlitePool extends PostgresPool {
   /** Callers waiting for the connection (for diagnostics and tests). */
   readonly waiting: number;
 }
 
-export function createPGlitePool(pglite: PGlite, onEnd: () => Promise<void> = () => pglite.close()): PGlitePool {
+/**
+ * `run` executes one statement: PGlite's own query, or one that keeps statements prepared
+ * (db/pglite-prepared.ts, as the server opens its database).
+ */
+export function createPGlitePool(
+  pglite: PGlite,
+  onEnd: () => Promise<void> = () => pglite.close(),
+  run: PGliteQuery = (sql, parameters) => pglite.query(sql, parameters as unknown[]),
+): PGlitePool {
   let tail: Promise<void> = Promise.resolve();
   let waiting = 0;
 
   async function query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>> {
-    const result = await pglite.query<R>(sql, parameters as unknown[]);
+    const result = await run<R>(sql, parameters);
     const command = (result.command?.toUpperCase() ?? "SELECT") as PostgresQueryResult<R>["command"];
     return { command, rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length, rows: result.rows };
   }

@@ -66,7 +66,9 @@ export async function createPostgresDatabase(
 export async function openTestDatabase(): Promise<DatabaseHandle> {
   if (testDatabaseKind() === "pglite") {
     const template = await readFile(inject("pgliteTemplate"));
-    const handle = await openDatabase({ kind: "pglite", loadDataDir: new Blob([template]) });
+    // Statements kept prepared as the server's default keeps them: every test on PGlite runs with them.
+    const preparedStatements = ServerConfig.shape.TERN_DB_PREPARED_STATEMENTS.parse(undefined);
+    const handle = await openDatabase({ kind: "pglite", loadDataDir: new Blob([template]), preparedStatements });
     await migrateToLatest(handle.db as never);
     return handle;
   }
