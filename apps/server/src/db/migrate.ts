@@ -42,6 +42,7 @@ import * as liveEventsPerStatement from "./migrations/20261205-101-live-events-p
 import * as deviceInterfaceSummary from "./migrations/20261205-201-device-interface-summary.ts";
 import * as rowCounts from "./migrations/20261205-301-row-counts.ts";
 import * as auditJson from "./migrations/20261206-101-audit-json.ts";
+import * as listVersions from "./migrations/20261206-201-list-versions.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -71,6 +72,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261205-201-device-interface-summary": deviceInterfaceSummary,
   "20261205-301-row-counts": rowCounts,
   "20261206-101-audit-json": auditJson,
+  "20261206-201-list-versions": listVersions,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,

@@ -682,6 +682,7 @@ export interface Database {
   sso_logins: SsoLoginsTable;
   live_events: LiveEventsTable;
   row_counts: RowCountsTable;
+  row_updates: RowUpdatesTable;
   branding: BrandingTable;
   healing_actions: HealingActionsTable;
   healing_baselines: HealingBaselinesTable;
@@ -827,6 +828,14 @@ export interface RowCountsTable {
   resource: string;
   /** bigint: pg gives it as text. */
   delta: ColumnType<string, number | bigint, never>;
+  /** Statements summed into this row: part of the organization's list version (migration 20261206-201). */
+  changes: ColumnType<string, number | bigint | undefined, never>;
+}
+
+/** Per table, the statements that updated columns its list filters on (migration 20261206-201, db/row-counts.ts). */
+export interface RowUpdatesTable {
+  resource: string;
+  changes: ColumnType<string, number | bigint | undefined, never>;
 }
 
 export interface LiveEventsTable {

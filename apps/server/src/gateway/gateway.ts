@@ -13,7 +13,7 @@ import { type JobError, MAX_MESSAGE_BYTES, type RequestMethod } from "@tern/prot
 import { sql } from "kysely";
 import { WebSocketServer } from "ws";
 import { postgresDb } from "../db/database.ts";
-import { FOLD_ORGS, foldRowCounts } from "../db/row-counts.ts";
+import { FOLD_ORGS, foldRowCounts, foldRowUpdates } from "../db/row-counts.ts";
 import type { AppDeps } from "../deps.ts";
 import { emptySettled, reportFinishedJobs } from "../jobs/finished-jobs.ts";
 import { JobEngine } from "../jobs/job-engine.ts";
@@ -254,9 +254,11 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
         },
       },
       {
-        // Unfiltered lists sum these deltas for their total: kept to about one row per organization and table.
+        // Unfiltered lists sum these deltas for their total, filtered device lists them and the updates for their
+        // version: kept to about one row per organization and table.
         name: "row-counts",
         async run(trx) {
+          await foldRowUpdates(trx);
           return (await foldRowCounts(trx)) >= FOLD_ORGS ? "again" : undefined;
         },
       },

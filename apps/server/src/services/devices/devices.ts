@@ -5,7 +5,7 @@
  */
 import type { Device, DeviceInterface, DeviceSummary } from "@tern/protocol";
 import { type RawBuilder, sql } from "kysely";
-import { rowCount } from "../../db/row-counts.ts";
+import { rowCount, rowVersion } from "../../db/row-counts.ts";
 import type { Db, DeviceRow } from "../../db/schema.ts";
 import { notFound } from "../../http/errors.ts";
 import { type ListSpec, runList, type ServerListQuery } from "../../http/list-query.ts";
@@ -141,7 +141,8 @@ export const DEVICE_LIST: ListSpec = {
     "policies.multilink": { column: "d.mlpolicy_id", type: "uuid" },
     tags: { column: "d.tags", type: "tags", sortable: false },
     dataPlane: { column: "d.data_plane", type: "text" },
-    pendingNotifications: { column: pendingNotificationsSql, type: "number" },
+    // Counted from the notifications: a filtered total on it is not kept (the devices' version does not follow it).
+    pendingNotifications: { column: pendingNotificationsSql, type: "number", keepsTotal: false },
     desiredHash: { column: "d.desired_hash", type: "text" },
     appliedHash: { column: "d.applied_hash", type: "text" },
     createdAt: { column: "d.created_at", type: "timestamp" },
@@ -189,8 +190,11 @@ function scoped(ctx: ServiceCtx, ids?: readonly string[]) {
 /** The organization's devices, in the requested size. */
 export async function listDevices(ctx: ServiceCtx, input: DeviceListInput): Promise<DeviceListResult> {
   const base = scoped(ctx, input.ids);
-  // All of the organization's devices: their number is kept (db/row-counts.ts).
-  const count = { total: input.ids ? undefined : rowCount(ctx.org.id, "devices") };
+  // All of the organization's devices: their number is kept (db/row-counts.ts), a filtered one while their version stays.
+  const count = {
+    total: input.ids ? undefined : rowCount(ctx.org.id, "devices"),
+    version: rowVersion(ctx.org.id, "devices"),
+  };
   if (input.response === "ids") {
     const { rows, total, next } = await runList(ctx.db, base.select("d.id"), input.query, DEVICE_LIST, count);
     return { response: "ids", items: rows.map((r) => r.id), total, next };

@@ -16,7 +16,7 @@
  * what a page cost the database.
  */
 import { sql } from "kysely";
-import { rowCount } from "../../db/row-counts.ts";
+import { rowCount, rowVersion } from "../../db/row-counts.ts";
 import type { ServerListQuery } from "../../http/list-query.ts";
 import { runList } from "../../http/list-query.ts";
 import type { ServiceCtx } from "../context.ts";
@@ -39,6 +39,7 @@ export async function listDeviceSummariesJson(
   if (input.ids) base = base.where("d.id", "=", anyUuid(input.ids));
   const { rows, total, next } = await runList(ctx.db, base.select(summaryJson.as("j")), input.query, DEVICE_LIST, {
     total: input.ids ? undefined : rowCount(ctx.org.id, "devices"),
+    version: rowVersion(ctx.org.id, "devices"),
   });
   return { json: `[${rows.map((r) => r.j).join(",")}]`, total, next };
 }
