@@ -22,20 +22,29 @@ export interface KeptTotal {
   total: number;
 }
 
-/** Totals kept per database handle: a count's key is a few hundred bytes, so about 1 MB at most. */
-export const KEPT_TOTALS = 2000;
+/**
+ * The characters of the keys kept per database handle, at most (about 2 MB): a count's key is its SQL and
+ * parameters, a few hundred characters for a filter; the least recently used go first.
+ */
+export const KEPT_TOTALS_CHARS = 1_000_000;
+/**
+ * A longer key is not kept: a count scoped by a long list of ids (`?ids=`) reads those rows by their index
+ * anyway, and its key would crowd out the filters'.
+ */
+export const KEPT_TOTAL_KEY_MAX = 4096;
 
 const byDatabase = new WeakMap<object, LRUCache<string, KeptTotal>>();
 
 /** The totals kept for `db`; none inside a transaction. */
 export function keptTotalsOf(
   db: { readonly isTransaction: boolean },
-  max = KEPT_TOTALS,
+  maxChars = KEPT_TOTALS_CHARS,
 ): LRUCache<string, KeptTotal> | undefined {
   if (db.isTransaction) return undefined;
   let totals = byDatabase.get(db);
   if (!totals) {
-    totals = new LRUCache<string, KeptTotal>({ max });
+    // The entry's own object and the map's slot count as 100 characters.
+    totals = new LRUCache<string, KeptTotal>({ maxSize: maxChars, sizeCalculation: (_value, key) => key.length + 100 });
     byDatabase.set(db, totals);
   }
   return totals;

@@ -19,7 +19,7 @@ import {
 import { z } from "zod";
 import type { Database } from "../db/schema.ts";
 import { invalidField } from "./errors.ts";
-import { keptTotalsOf } from "./kept-totals.ts";
+import { KEPT_TOTAL_KEY_MAX, keptTotalsOf } from "./kept-totals.ts";
 
 /** `tags`: a text[] column; `contains` = has the tag, `in` = has any of the tags (GIN-indexable `@>` / `&&`). */
 export type ListFieldType = "text" | "number" | "boolean" | "timestamp" | "uuid" | "tags";
@@ -348,6 +348,7 @@ function keptCount(
   if (!totals) return undefined;
   const compiled = countedRows.compile();
   const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+  if (key.length > KEPT_TOTAL_KEY_MAX) return undefined;
   const known = totals.get(key);
   return {
     version,
