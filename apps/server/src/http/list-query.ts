@@ -296,8 +296,9 @@ export async function runList<DB, TB extends keyof DB, O, CDB = DB, CTB extends 
   // for them alone. One statement per list, as before; `count(*) over ()` instead made PostgreSQL compute
   // every filtered row's select list before LIMIT (most of a list request's time at 10,000 rows).
   const counting = sql<number>`(select count(*)::int from (${countedRows}) as filtered)`;
-  const kept = count.total && list.filter.length === 0 ? undefined : keptCount(db, countedRows, list, spec, count.version);
-  const counted = count.total && list.filter.length === 0 ? count.total : (kept?.counted(counting) ?? counting);
+  const unfilteredTotal = list.filter.length === 0 ? count.total : undefined;
+  const kept = unfilteredTotal ? undefined : keptCount(db, countedRows, counting, list, spec, count.version);
+  const counted = unfilteredTotal ?? kept?.counted ?? counting;
   const rows = (await page
     .select([
       counted.as(TOTAL_COLUMN),
@@ -333,12 +334,13 @@ export async function runList<DB, TB extends keyof DB, O, CDB = DB, CTB extends 
 /**
  * A filtered total kept between requests (http/kept-totals.ts), when the list has a row version, every filter
  * key follows it, and the statement runs outside a transaction: `counted` answers the kept total while the
- * version is the one it was counted at (PostgreSQL runs the count's sub-query only when its value is needed)
- * and counts otherwise; `keep` stores what the statement found.
+ * version is the one it was counted at (PostgreSQL runs `counting` only when its value is needed) and counts
+ * otherwise; `keep` stores what the statement found.
  */
 function keptCount(
   db: Kysely<Database>,
   countedRows: Compilable,
+  counting: RawBuilder<number>,
   list: ServerListQuery,
   spec: ListSpec,
   version: RawBuilder<string> | undefined,
@@ -352,10 +354,9 @@ function keptCount(
   const known = totals.get(key);
   return {
     version,
-    counted: (counting: RawBuilder<number>) =>
-      known
-        ? sql<number>`(case when ${version} = ${known.version}::numeric then ${known.total}::int else ${counting} end)`
-        : counting,
+    counted: known
+      ? sql<number>`(case when ${version} = ${known.version}::numeric then ${known.total}::int else ${counting} end)`
+      : counting,
     keep(seen: string | null | undefined, total: number) {
       if (typeof seen === "string") totals.set(key, { version: seen, total });
     },
