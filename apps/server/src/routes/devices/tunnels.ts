@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/env.ts";
+import { jsonText } from "../../http/json-text.ts";
 import { foldListQuery, recordsTotalHeader, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
 import { listDeviceTunnels } from "../../services/devices/tunnels.ts";
-import { TUNNEL_LIST_KEYS, toTunnelSummary } from "../../services/tunnels/query.ts";
+import { TUNNEL_LIST_KEYS } from "../../services/tunnels/query.ts";
 import { TunnelListQuery, TunnelSchema, TunnelSummarySchema } from "../tunnels/schemas.ts";
 
 export const route = defineRoute({
@@ -28,8 +29,9 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { items, total } = await listDeviceTunnels(requestCtx(c), c.req.valid("param").id, foldListQuery(query));
+    const { id } = c.req.valid("param");
+    const { json, total } = await listDeviceTunnels(requestCtx(c), id, foldListQuery(query), query.response);
     withRecordsTotal(c, total);
-    return c.json(query.response === "summary" ? items.map(toTunnelSummary) : items, 200);
+    return jsonText(c, json);
   });
 }

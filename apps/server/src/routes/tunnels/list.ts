@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/env.ts";
+import { jsonText } from "../../http/json-text.ts";
 import { foldListQuery, recordsPageHeaders, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { listTunnels, TUNNEL_LIST_KEYS, toTunnelSummary } from "../../services/tunnels/query.ts";
+import { listTunnelsJson, TUNNEL_LIST_KEYS } from "../../services/tunnels/query.ts";
 import { TunnelListQuery, TunnelSchema, TunnelSummarySchema } from "./schemas.ts";
 
 export const route = defineRoute({
@@ -27,8 +28,9 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { items, total, next } = await listTunnels(requestCtx(c), foldListQuery(query));
+    // Built as JSON by the database (services/tunnels/list-json.ts).
+    const { json, total, next } = await listTunnelsJson(requestCtx(c), foldListQuery(query), query.response);
     withRecordsTotal(c, total, next);
-    return c.json(query.response === "summary" ? items.map(toTunnelSummary) : items, 200);
+    return jsonText(c, json);
   });
 }

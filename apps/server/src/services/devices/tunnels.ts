@@ -2,19 +2,20 @@
  * `GET /devices/{id}/tunnels`: the tunnels a device is an end of. The same
  * read as `GET /tunnels` (tunnel-query.ts: one facts query, status derived
  * from both ends' connection, config jobs and live reports, the same list
- * keys) scoped to the device, so the two answers never disagree.
+ * keys, the page built as JSON by the database) scoped to the device, so the
+ * two answers never disagree.
  */
-import type { Tunnel } from "@tern/protocol";
 import { notFound } from "../../http/errors.ts";
 import type { ListQuery } from "../../http/list-query.ts";
 import type { ServiceCtx } from "../context.ts";
-import { listTunnels } from "../tunnels/query.ts";
+import { listTunnelsJson } from "../tunnels/query.ts";
 
 export async function listDeviceTunnels(
   ctx: ServiceCtx,
   deviceId: string,
   query: ListQuery,
-): Promise<{ items: Tunnel[]; total: number }> {
+  response: "detailed" | "summary",
+): Promise<{ json: string; total: number }> {
   const device = await ctx.db
     .selectFrom("devices")
     .select("id")
@@ -22,5 +23,5 @@ export async function listDeviceTunnels(
     .where("id", "=", deviceId)
     .executeTakeFirst();
   if (!device) throw notFound("device");
-  return listTunnels(ctx, query, { deviceId });
+  return listTunnelsJson(ctx, query, response, { deviceId });
 }

@@ -12,7 +12,7 @@ import {
   type TunnelThresholds,
   tunnelLoopbacks,
 } from "@tern/protocol";
-import { type RawBuilder, sql } from "kysely";
+import { type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 import { rowCount } from "../../db/row-counts.ts";
 import type { Db } from "../../db/schema.ts";
 import { notFound } from "../../http/errors.ts";
@@ -20,6 +20,7 @@ import { type ListSpec, runList, type ServerListQuery } from "../../http/list-qu
 import { NOT_CONFIG_JOB_TYPES } from "../../jobs/job-store.ts";
 import type { ServiceCtx } from "../context.ts";
 import { anyUuid } from "../desired-config.ts";
+import { tunnelJson, tunnelRangeTable, tunnelSummaryJson } from "./list-json.ts";
 import { deriveTunnelStatus, type EndConfigState, type EndConnection, type EndReport } from "./status.ts";
 import { isPendingSql, overallStatusSql, tunnelStatusSql } from "./status-sql.ts";
 
@@ -275,52 +276,74 @@ export async function orgTunnelRange(db: Db, orgId: string): Promise<string> {
   return org.tunnel_range;
 }
 
-/**
- * The organization's tunnel range (for the loopbacks) as a column of a list's own statement: an InitPlan
- * read once, not a statement and round trip of its own per list request.
- */
-const tunnelRangeColumn = (orgId: string) =>
-  sql<string>`(select o.tunnel_range from organizations o where o.id = ${orgId}::uuid)`.as("__tunnel_range");
+/** How a list reads the tunnels of its page: `select` picks columns of the facts `f` (range table `r` beside them), `item` makes the answer's element. */
+interface TunnelRead<R, T> {
+  select: (from: TunnelFrom) => SelectQueryBuilder<FactsFrom, "f" | "r", R>;
+  item: (row: R) => T;
+}
+type FactsFrom = { f: TunnelFactsRow; r: { net: string } };
+type TunnelFrom = SelectQueryBuilder<FactsFrom, "f" | "r", object>;
 
-type FactsWithRange = TunnelFactsRow & { __tunnel_range: string };
+const asObjects = (orgId: string): TunnelRead<TunnelFactsRow & { __tunnel_range: string }, Tunnel> => ({
+  select: (from) => from.selectAll("f").select(sql<string>`r.net::text`.as("__tunnel_range")),
+  item: (row) => toTunnel(row, orgId, row.__tunnel_range),
+});
 
-export async function listTunnels(
+/** A page of tunnels as objects (`toTunnel`): the internal reads, and the tests' reference for the JSON. */
+export function listTunnels(
   ctx: ServiceCtx,
   query: ServerListQuery,
   scope: TunnelScope = {},
 ): Promise<{ items: Tunnel[]; total: number; next: string | null }> {
+  return listTunnelsAs(ctx, query, scope, asObjects(ctx.org.id));
+}
+
+/** A page of tunnels as the JSON text of the answer's array, built by the database (list-json.ts). */
+export async function listTunnelsJson(
+  ctx: ServiceCtx,
+  query: ServerListQuery,
+  response: "detailed" | "summary",
+  scope: TunnelScope = {},
+): Promise<{ json: string; total: number; next: string | null }> {
+  const json = response === "summary" ? tunnelSummaryJson : tunnelJson(ctx.org.id);
+  const { items, total, next } = await listTunnelsAs(ctx, query, scope, {
+    select: (from) => from.select([sql<string>`f.id`.as("id"), json.as("j")]),
+    item: (row) => row.j,
+  });
+  return { json: `[${items.join(",")}]`, total, next };
+}
+
+async function listTunnelsAs<R, T>(
+  ctx: ServiceCtx,
+  query: ServerListQuery,
+  scope: TunnelScope,
+  read: TunnelRead<R, T>,
+): Promise<{ items: T[]; total: number; next: string | null }> {
+  const orgId = ctx.org.id;
+  const from = (of: TunnelScope): TunnelFrom => ctx.db.selectFrom([tunnelFacts(orgId, of), tunnelRangeTable(orgId)]);
   const keys = [...query.filter.map((f) => f.key), query.sort ?? TUNNEL_LIST.defaultSort.key];
   // All of the organization's tunnels: their number is kept (db/row-counts.ts).
-  const count = { total: scope.ids || scope.deviceId ? undefined : rowCount(ctx.org.id, "tunnels") };
+  const count = { total: scope.ids || scope.deviceId ? undefined : rowCount(orgId, "tunnels") };
   if (!keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
     // Filtered or sorted on what is derived (status, names, reports): the facts of every tunnel in scope.
-    const base = ctx.db.selectFrom(tunnelFacts(ctx.org.id, scope)).selectAll().select(tunnelRangeColumn(ctx.org.id));
-    const { rows, total, next } = await runList(ctx.db, base, query, TUNNEL_LIST, count);
-    const items = (rows as FactsWithRange[]).map((r) => toTunnel(r, ctx.org.id, r.__tunnel_range));
-    return { items, total, next };
+    const { rows, total, next } = await runList(ctx.db, read.select(from(scope)), query, TUNNEL_LIST, count);
+    return { items: rows.map(read.item), total, next };
   }
   // Filters and sort on the tunnels table alone: page there first, then the facts of that page only
   // (at 20,000 tunnels, 100 tunnels' facts instead of all of them).
-  const scoped = sql`(select * from tunnels t where ${scopeWhere(ctx.org.id, scope)})`.as("f");
+  const scoped = sql`(select * from tunnels t where ${scopeWhere(orgId, scope)})`.as("f");
   const {
     rows: page,
     total,
     next,
   } = await runList(ctx.db, ctx.db.selectFrom(scoped).select(sql<string>`f.id`.as("id")), query, TUNNEL_LIST, count);
   if (page.length === 0) return { items: [], total, next };
-  const facts = new Map(
-    (
-      (await ctx.db
-        .selectFrom(tunnelFacts(ctx.org.id, { ids: page.map((r) => r.id) }))
-        .selectAll()
-        .select(tunnelRangeColumn(ctx.org.id))
-        .execute()) as FactsWithRange[]
-    ).map((r) => [r.id, r]),
-  );
+  const rows = (await read.select(from({ ids: page.map((r) => r.id) })).execute()) as (R & { id: string })[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
   // A tunnel deleted between the two reads is left out of the page.
   const items = page.flatMap((r) => {
-    const row = facts.get(r.id);
-    return row ? [toTunnel(row, ctx.org.id, row.__tunnel_range)] : [];
+    const row = byId.get(r.id);
+    return row ? [read.item(row)] : [];
   });
   return { items, total, next };
 }

@@ -1,0 +1,120 @@
+/**
+ * The tunnels list built as JSON by the database (issue 14), as the devices
+ * summary is (services/devices/summary-json.ts): each row of the facts query
+ * (`f`, query.ts) becomes its `Tunnel` or `TunnelSummary` object already, read
+ * as text and joined into the answer's array. A page of 100 tunnels cost the
+ * server about 4 ms of CPU as objects (parsing some 50 columns a row, dates,
+ * `toTunnel`, `JSON.stringify`, and the garbage of all that).
+ *
+ * Same values as `toTunnel` (query.ts), which the internal reads keep using;
+ * tunnels-list-json.test.ts compares the two over every status, pending
+ * reason, peer tunnels, removed interfaces and reported figures:
+ * - the status fields are status-sql.ts's mirrors of `deriveTunnelStatus`,
+ *   and `pendingReason` joins the ends' reasons with the texts of
+ *   `endPendingReason` itself (read from it, with a marker for the name);
+ * - the loopbacks follow `tunnelLoopbacks` on the organization's range;
+ * - figures are rounded to three decimals as `round` does, from the text of
+ *   the stored `real` (what the object path parses), half up;
+ * - timestamps are `toISOString`'s form, milliseconds truncated as a parsed
+ *   `Date` has them.
+ * The text differs from JSON.stringify's only in white space and in the key
+ * order of the thresholds' jsonb (which the object path has too).
+ */
+import type { RawBuilder } from "kysely";
+import { sql } from "kysely";
+import { type EndConfigState, type EndConnection, endPendingReason, type TunnelEndFacts } from "./status.ts";
+import { isPendingSql, overallStatusSql, tunnelStatusSql } from "./status-sql.ts";
+
+const f = (column: string) => sql.ref(`f.${column}`);
+
+/** A timestamptz as `Date.prototype.toISOString` writes it. */
+const isoSql = (column: RawBuilder<unknown>) =>
+  sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** `Math.round(n * 1000) / 1000` of the number the `real`'s text reads as. */
+const round3 = (column: RawBuilder<unknown>) => sql<number>`floor(${column}::text::float8 * 1000 + 0.5) / 1000`;
+
+/**
+ * The organization's tunnel range as a one-row table `r` (`net`), joined to the facts for the loopbacks:
+ * an InitPlan read once per statement.
+ */
+export const tunnelRangeTable = (orgId: string) =>
+  sql`(select network(o.tunnel_range::inet) as net from organizations o where o.id = ${orgId}::uuid)`.as("r");
+
+/** `tunnelLoopbacks(range, num)[end]`, '' when the number does not fit the range. */
+function loopbackSql(end: 0 | 1): RawBuilder<string> {
+  const capacity = sql`floor(2 ^ (32 - masklen(r.net)) / 256)::bigint * 127`;
+  return sql<string>`(case when f.num >= 0 and f.num < ${capacity}
+    then host(r.net + ((f.num / 127) * 256 + (f.num % 127 + 1) * 2 + ${end}))
+    else '' end)`;
+}
+
+const MARK = "\u0000";
+
+/** `endPendingReason` of one end as SQL: its texts, with the end's device name put in. */
+function endReasonSql(end: "a" | "b"): RawBuilder<string | null> {
+  const facts = (over: Partial<TunnelEndFacts>): TunnelEndFacts => ({
+    deviceName: MARK,
+    connection: "connected",
+    configured: true,
+    config: "applied",
+    reported: "unknown",
+    ...over,
+  });
+  const name = sql`coalesce(${f(`${end}_name`)}, '')`;
+  const text = (over: Partial<TunnelEndFacts>) => {
+    const [before, after] = (endPendingReason(facts(over)) ?? "").split(MARK) as [string, string];
+    return sql`${before}::text || ${name} || ${after}::text`;
+  };
+  const connection = sql`coalesce(${f(`${end}_connection`)}, ${"never" satisfies EndConnection})`;
+  const config = sql`coalesce(${f(`${end}_config`)}, ${"applied" satisfies EndConfigState})`;
+  return sql<string | null>`(case when not coalesce(${f(`${end}_configured`)}, false) then ${text({ configured: false })}
+    when ${connection} = 'never' then ${text({ connection: "never" })}
+    when ${config} = 'in-flight' then ${text({ config: "in-flight" })}
+    when ${config} = 'failed' then ${text({ config: "failed" })}
+    end)`;
+}
+
+const pendingReasonSql = sql<string>`concat_ws('; ', ${endReasonSql("a")},
+  case when f.device_b is not null then ${endReasonSql("b")} end)`;
+
+function qualitySql(end: "a" | "b"): RawBuilder<unknown> {
+  const c = (name: string) => f(`${end}_${name}`);
+  return sql`(case when ${c("at")} is null then null else json_build_object(
+    'loss', ${round3(sql`coalesce(${c("loss")}, 0)`)}, 'rtt', ${round3(sql`coalesce(${c("rtt")}, 0)`)},
+    'jitter', ${round3(sql`coalesce(${c("jitter")}, 0)`)}, 'up', coalesce(${c("up")}, false),
+    'at', ${isoSql(c("at"))}, 'samples', coalesce(${c("samples")}, 0), 'windowMs', ${c("window_ms")}) end)`;
+}
+
+const deviceA = sql`json_build_object('id', f.device_a, 'name', f.a_name, 'hostname', f.a_hostname)`;
+const deviceB = sql`(case when f.device_b is null then null
+  else json_build_object('id', f.device_b, 'name', coalesce(f.b_name, ''), 'hostname', coalesce(f.b_hostname, '')) end)`;
+const peer = sql`(case when f.peer_id is null then null
+  else json_build_object('id', f.peer_id, 'name', coalesce(f.peer_name, ''), 'remoteIP', coalesce(f.peer_remote_ip, '')) end)`;
+const interfaceRef = (end: "a" | "b") =>
+  sql`json_build_object('id', ${f(`interface_${end}`)}, 'name', coalesce(${f(`${end}_iface_name`)}, ''),
+    'IPv4', coalesce(${f(`${end}_iface_ipv4`)}, ''))`;
+
+/** A `Tunnel` of facts row `f` (range table `r` beside it) as JSON text, keys in `toTunnel`'s order. */
+export function tunnelJson(orgId: string): RawBuilder<string> {
+  return sql<string>`json_build_object(
+    'id', f.id, 'org', ${orgId}::text, 'num', f.num, 'description', f.description,
+    'deviceA', ${deviceA}, 'interfaceA', ${interfaceRef("a")},
+    'deviceB', ${deviceB}, 'interfaceB', (case when f.interface_b is null then null else ${interfaceRef("b")} end),
+    'peer', ${peer}, 'pathlabel', f.pathlabel_id,
+    'loopbackA', ${loopbackSql(0)}, 'loopbackB', ${loopbackSql(1)},
+    'tunnelStatus', ${tunnelStatusSql("f")}, 'status', ${overallStatusSql("f")},
+    'tunnelStatusA', f.a_reported, 'tunnelStatusB', coalesce(f.b_reported, 'unknown'),
+    'isPending', ${isPendingSql("f")}, 'pendingReason', ${pendingReasonSql},
+    'notifications', f.notifications,
+    'quality', json_build_object('a', ${qualitySql("a")}, 'b', ${qualitySql("b")}),
+    'createdAt', ${isoSql(f("created_at"))}
+  )::text`;
+}
+
+/** A `TunnelSummary` of facts row `f` as JSON text, keys in `toTunnelSummary`'s order. */
+export const tunnelSummaryJson = sql<string>`json_build_object(
+    'id', f.id, 'num', f.num, 'deviceA', ${deviceA}, 'deviceB', ${deviceB}, 'peer', ${peer},
+    'tunnelStatus', ${tunnelStatusSql("f")}, 'status', ${overallStatusSql("f")},
+    'isPending', ${isPendingSql("f")}, 'pendingReason', ${pendingReasonSql}
+  )::text`;
