@@ -15,7 +15,7 @@ import { rowCount } from "../../src/db/row-counts.ts";
 import type { Database } from "../../src/db/schema.ts";
 import { filterCondition, type ListQuery, type ListSpec, runList } from "../../src/http/list-query.ts";
 import { DEVICE_LIST, pendingNotificationsSql } from "../../src/services/devices/devices.ts";
-import { JOB_LIST } from "../../src/services/jobs.ts";
+import { JOB_LIST } from "../../src/services/jobs/jobs.ts";
 import { NOTIFICATION_LIST } from "../../src/services/notifications/notifications.ts";
 import { TUNNEL_LIST } from "../../src/services/tunnels/query.ts";
 import { insertTestJob, insertTestTunnel } from "../support/device-fixtures.ts";

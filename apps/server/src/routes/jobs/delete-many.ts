@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { deleteJobs } from "../../services/jobs.ts";
+import { deleteJobs } from "../../services/jobs/jobs.ts";
 import { DeleteJobsQuery, JobsDeletedSchema } from "./schemas.ts";
 
 export const route = defineRoute({

@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams } from "../../http/schemas.ts";
-import { deleteJob } from "../../services/jobs.ts";
+import { deleteJob } from "../../services/jobs/jobs.ts";
 
 export const route = defineRoute({
   method: "delete",

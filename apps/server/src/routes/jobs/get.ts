@@ -2,7 +2,7 @@ import type { ApiApp } from "../../http/env.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { IdParams, jsonResponse } from "../../http/schemas.ts";
-import { getJob } from "../../services/jobs.ts";
+import { getJob } from "../../services/jobs/jobs.ts";
 import { JobSchema } from "./schemas.ts";
 
 export const route = defineRoute({

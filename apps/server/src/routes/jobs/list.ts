@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/env.ts";
+import { jsonText } from "../../http/json-text.ts";
 import { foldListQuery, recordsPageHeaders, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { JOB_LIST, listJobs } from "../../services/jobs.ts";
+import { JOB_LIST, listJobsJson } from "../../services/jobs/jobs.ts";
 import { JobListQuery, JobSchema } from "./schemas.ts";
 
 export const route = defineRoute({
@@ -22,12 +23,13 @@ export const route = defineRoute({
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { items, total, next } = await listJobs(requestCtx(c), {
+    // Built as JSON by the database (services/jobs/list-json.ts).
+    const { json, total, next } = await listJobsJson(requestCtx(c), {
       query: foldListQuery(query),
       ids: query.ids,
       group: query.group,
     });
     withRecordsTotal(c, total, next);
-    return c.json(items, 200);
+    return jsonText(c, json);
   });
 }

@@ -15,21 +15,17 @@
  * - the loopbacks follow `tunnelLoopbacks` on the organization's range;
  * - figures are rounded to three decimals as `round` does, from the text of
  *   the stored `real` (what the object path parses), half up;
- * - timestamps are `toISOString`'s form, milliseconds truncated as a parsed
- *   `Date` has them.
+ * - timestamps are `toISOString`'s form.
  * The text differs from JSON.stringify's only in white space and in the key
  * order of the thresholds' jsonb (which the object path has too).
  */
 import type { RawBuilder } from "kysely";
 import { sql } from "kysely";
+import { isoTimestampSql } from "../../db/json.ts";
 import { type EndConfigState, type EndConnection, endPendingReason, type TunnelEndFacts } from "./status.ts";
 import { isPendingSql, overallStatusSql, tunnelStatusSql } from "./status-sql.ts";
 
 const f = (column: string) => sql.ref(`f.${column}`);
-
-/** A timestamptz as `Date.prototype.toISOString` writes it. */
-const isoSql = (column: RawBuilder<unknown>) =>
-  sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** `Math.round(n * 1000) / 1000` of the number the `real`'s text reads as. */
 const round3 = (column: RawBuilder<unknown>) => sql<number>`floor(${column}::text::float8 * 1000 + 0.5) / 1000`;
@@ -83,7 +79,7 @@ function qualitySql(end: "a" | "b"): RawBuilder<unknown> {
   return sql`(case when ${c("at")} is null then null else json_build_object(
     'loss', ${round3(sql`coalesce(${c("loss")}, 0)`)}, 'rtt', ${round3(sql`coalesce(${c("rtt")}, 0)`)},
     'jitter', ${round3(sql`coalesce(${c("jitter")}, 0)`)}, 'up', coalesce(${c("up")}, false),
-    'at', ${isoSql(c("at"))}, 'samples', coalesce(${c("samples")}, 0), 'windowMs', ${c("window_ms")}) end)`;
+    'at', ${isoTimestampSql(c("at"))}, 'samples', coalesce(${c("samples")}, 0), 'windowMs', ${c("window_ms")}) end)`;
 }
 
 const deviceA = sql`json_build_object('id', f.device_a, 'name', f.a_name, 'hostname', f.a_hostname)`;
@@ -108,7 +104,7 @@ export function tunnelJson(orgId: string): RawBuilder<string> {
     'isPending', ${isPendingSql("f")}, 'pendingReason', ${pendingReasonSql},
     'notifications', f.notifications,
     'quality', json_build_object('a', ${qualitySql("a")}, 'b', ${qualitySql("b")}),
-    'createdAt', ${isoSql(f("created_at"))}
+    'createdAt', ${isoTimestampSql(f("created_at"))}
   )::text`;
 }
 

@@ -13,12 +13,13 @@
  * agent is installing, and only its rollout can stop what comes next (pause or cancel it). A finished one can.
  */
 import type { Filter, Job } from "@tern/protocol";
-import { rowCount } from "../db/row-counts.ts";
-import { ApiError, invalidField, notFound } from "../http/errors.ts";
-import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../http/list-query.ts";
-import { recordAudit } from "./audit.ts";
-import { inTransaction, type ServiceCtx } from "./context.ts";
-import { anyUuid } from "./desired-config.ts";
+import { rowCount } from "../../db/row-counts.ts";
+import { ApiError, invalidField, notFound } from "../../http/errors.ts";
+import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../../http/list-query.ts";
+import { recordAudit } from "../audit.ts";
+import { inTransaction, type ServiceCtx } from "../context.ts";
+import { anyUuid } from "../desired-config.ts";
+import { jobJson } from "./list-json.ts";
 
 export const JOB_LIST: ListSpec = {
   fields: {
@@ -121,18 +122,42 @@ const jobsOf = (ctx: ServiceCtx) => withDevice(orgJobs(ctx));
 /** JOB_LIST keys read from the device (`d`): a filter on one of them is counted with the join. */
 const DEVICE_KEYS = new Set(["device.name", "device.hostname"]);
 
-/** The organization's jobs, newest first by default; `ids` narrows to those jobs (the 202 Location). */
-export async function listJobs(ctx: ServiceCtx, input: { query: ServerListQuery; ids?: readonly string[]; group?: string }) {
+/** The organization's jobs a list reads (`ids` and `group` narrow them), and how their total is had. */
+function listed(ctx: ServiceCtx, input: JobListInput) {
   let jobs = orgJobs(ctx);
   if (input.ids) jobs = jobs.where("j.id", "=", anyUuid(input.ids));
   if (input.group) jobs = jobs.where("j.group_id", "=", input.group);
   // All of the organization's jobs: their number is kept (db/row-counts.ts). Else counted from the jobs alone
   // unless a filter names the device: an index-only scan of the organization's jobs.
-  const { rows, total, next } = await runList(ctx.db, withDevice(jobs), input.query, JOB_LIST, {
+  const count = {
     total: input.ids || input.group ? undefined : rowCount(ctx.org.id, "jobs"),
     from: input.query.filter.some((f) => DEVICE_KEYS.has(f.key)) ? undefined : jobs,
-  });
+  };
+  return { jobs, count };
+}
+
+export interface JobListInput {
+  query: ServerListQuery;
+  ids?: readonly string[];
+  group?: string;
+}
+
+/** The organization's jobs, newest first by default; `ids` narrows to those jobs (the 202 Location). */
+export async function listJobs(ctx: ServiceCtx, input: JobListInput) {
+  const { jobs, count } = listed(ctx, input);
+  const { rows, total, next } = await runList(ctx.db, withDevice(jobs), input.query, JOB_LIST, count);
   return { items: rows.map(toJob), total, next };
+}
+
+/** The same page as the JSON text of the answer's array, built by the database (list-json.ts). */
+export async function listJobsJson(
+  ctx: ServiceCtx,
+  input: JobListInput,
+): Promise<{ json: string; total: number; next: string | null }> {
+  const { jobs, count } = listed(ctx, input);
+  const page = jobs.leftJoin("devices as d", "d.id", "j.device_id").select(jobJson.as("json"));
+  const { rows, total, next } = await runList(ctx.db, page, input.query, JOB_LIST, count);
+  return { json: `[${rows.map((r) => r.json).join(",")}]`, total, next };
 }
 
 export async function getJob(ctx: ServiceCtx, id: string): Promise<Job> {
