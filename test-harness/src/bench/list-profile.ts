@@ -39,9 +39,9 @@ const login = await server.app.fetch(
   }),
 );
 const { accessToken } = (await login.json()) as { accessToken: string };
-const paths = (
-  process.env.PATHS ? process.env.PATHS.split(" ") : [...API_ENDPOINTS.map((e) => e.path), "/api/notifications?limit=100"]
-).filter((p) => p.includes(process.env.ONLY ?? ""));
+const paths = (process.env.PATHS ? process.env.PATHS.split(" ") : API_ENDPOINTS.map((e) => e.path)).filter((p) =>
+  p.includes(process.env.ONLY ?? ""),
+);
 for (const path of paths) {
   const get = async () => {
     const res = await server.app.fetch(new Request(`http://x${path}`, { headers: { authorization: `Bearer ${accessToken}` } }));

@@ -129,6 +129,7 @@ describe.runIf(pgBlocker === null)("server case smoke runs", () => {
       ["devices-detailed", "1"],
       ["tunnels", "24"],
       ["jobs", "12"],
+      ["notifications", "12"],
     ]);
     for (const e of endpoints) expect(e.requests, e.key).toBeGreaterThan(0);
     expect(value(m, "devices-summary-p99")).toBeGreaterThan(0);

@@ -21,7 +21,7 @@ export interface ServerApiParams extends Params {
 
 const FILTER = encodeURIComponent(JSON.stringify([{ key: "name", op: "contains", val: "7" }]));
 
-/** The requests, each a page of 100: devices with a filter and a sort (two sizes), tunnels, jobs. */
+/** The requests, each a page of 100: devices with a filter and a sort (two sizes), tunnels, jobs, notifications. */
 export const API_ENDPOINTS = [
   {
     key: "devices-summary",
@@ -35,6 +35,7 @@ export const API_ENDPOINTS = [
   },
   { key: "tunnels", label: "GET /api/tunnels", path: "/api/tunnels?limit=100" },
   { key: "jobs", label: "GET /api/jobs", path: "/api/jobs?limit=100" },
+  { key: "notifications", label: "GET /api/notifications", path: "/api/notifications?limit=100" },
 ] as const;
 
 interface LoadResult {
@@ -55,11 +56,11 @@ export const serverApi: BenchCase<ServerApiParams> = {
   kind: "server",
   title: "Tern API latency under 50 concurrent clients",
   description:
-    "A scratch database (PostgreSQL, or PGlite: the server's embedded default) is seeded with N devices, 2N tunnels and N " +
-    "finished jobs through the server's tables; Tern's server runs in its own process, no devices connected. An HTTP load " +
+    "A scratch database (PostgreSQL, or PGlite: the server's embedded default) is seeded with N devices, 2N tunnels, N " +
+    "finished jobs and N notifications through the server's tables; Tern's server runs in its own process, no devices connected. An HTTP load " +
     "generator (own process) runs `concurrency` keep-alive clients, each sending the next request when the previous answer has " +
     "been read, against one endpoint at a time (0.5 s warm-up, then the window): `GET /api/devices` summary and detailed, a " +
-    'page of 100 with a filter (name contains "7") and a sort (hostname desc), `GET /api/tunnels` and `GET /api/jobs` (pages ' +
+    'page of 100 with a filter (name contains "7") and a sort (hostname desc), `GET /api/tunnels`, `GET /api/jobs` and `GET /api/notifications` (pages ' +
     "of 100). p50/p99 per request, send to last byte. Baseline: http-static with the same clients and a body of the same size " +
     "(rounded up to 8 KiB).",
   sizes: (mode) =>
@@ -73,7 +74,11 @@ export const serverApi: BenchCase<ServerApiParams> = {
     const results: Record<string, LoadResult> = {};
     const baselines: Record<string, HttpStaticParams> = {};
     try {
-      const fleet = await seedScratch(scratch, { devices: params.devices, configure: false, finishedJobs: true }, ctx);
+      const fleet = await seedScratch(
+        scratch,
+        { devices: params.devices, configure: false, finishedJobs: true, notifications: true },
+        ctx,
+      );
       tern = await startTern(fleet, ctx);
       const token = await login(tern.url);
       load = spawnWorker(workerPath("http-load"));

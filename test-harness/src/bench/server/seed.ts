@@ -46,6 +46,8 @@ export interface SeedOptions {
   configure: boolean;
   /** Insert one finished job per device (for the jobs list), when not configuring. */
   finishedJobs: boolean;
+  /** Insert one notification per device (for the notifications list). */
+  notifications?: boolean;
   /** The first `pending` devices are registered but not approved (for approval measurements). */
   pending?: number;
 }
@@ -185,6 +187,34 @@ export async function seedFleet(database: DatabaseHandle, options: SeedOptions):
       }));
       await db.insertInto("jobs").values(rows).execute();
       jobs += rows.length;
+    }
+  }
+  if (options.notifications) {
+    // A fleet's history: connection and tunnel events of every severity, two thirds read, a third resolved.
+    const severities = ["info", "warning", "critical"] as const;
+    for (let start = 0; start < n; start += CHUNK) {
+      const rows = ids.slice(start, start + CHUNK).map((id, k) => {
+        const i = start + k;
+        const seen = new Date(Date.now() - i * 1000);
+        return {
+          id: uuidFor("70c00000", i),
+          organization_id: org.id,
+          device_id: id,
+          event_type: i % 2 ? "tunnel-loss" : "device-connection",
+          title: i % 2 ? "Tunnel loss above threshold" : "Device disconnected",
+          details: `benchmark fleet: event ${i}`,
+          severity: severities[i % 3]!,
+          targets: toJson({ deviceId: id, tunnelId: null, interfaceId: null, vrrpGroupId: null }),
+          dedup_key: `bench:${i}`,
+          count: 1 + (i % 5),
+          is_read: i % 3 !== 0,
+          resolved: i % 3 === 1,
+          resolved_at: i % 3 === 1 ? seen : null,
+          created_at: seen,
+          last_seen_at: seen,
+        };
+      });
+      await db.insertInto("notifications").values(rows).execute();
     }
   }
   // Fresh statistics, as autovacuum would have them on a fleet that grew over time.

@@ -64,6 +64,8 @@ export interface SeedRequest {
   devices: number;
   configure: boolean;
   finishedJobs?: boolean;
+  /** One notification per device. */
+  notifications?: boolean;
   /** The first `pending` devices are not approved. */
   pending?: number;
 }
@@ -93,6 +95,7 @@ export async function seedScratch(scratch: Scratch, req: SeedRequest, ctx: Bench
           devices: req.devices,
           configure: req.configure,
           finishedJobs: req.finishedJobs ?? false,
+          notifications: req.notifications ?? false,
           pending: req.pending ?? 0,
           secretKey,
           tokenSecret,

@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import type { ApiApp } from "../../http/env.ts";
+import { jsonText } from "../../http/json-text.ts";
 import { AfterParam, foldListQuery, ListQuerySchema, recordsPageHeaders, withRecordsTotal } from "../../http/list-query.ts";
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
-import { listNotifications } from "../../services/notifications/notifications.ts";
+import { listNotificationsJson } from "../../services/notifications/notifications.ts";
 import { NOTIFICATION_KEYS, NotificationSchema } from "./schemas.ts";
 
 export const route = defineRoute({
@@ -21,8 +22,9 @@ export const route = defineRoute({
 
 export function register(app: ApiApp) {
   app.openapi(route, async (c) => {
-    const { items, total, next } = await listNotifications(requestCtx(c), foldListQuery(c.req.valid("query")));
+    // Built as JSON by the database (services/notifications/list-json.ts).
+    const { json, total, next } = await listNotificationsJson(requestCtx(c), foldListQuery(c.req.valid("query")));
     withRecordsTotal(c, total, next);
-    return c.json(items, 200);
+    return jsonText(c, json);
   });
 }

@@ -12,6 +12,7 @@ import { filterCondition, type ListSpec, runList, type ServerListQuery } from ".
 import { recordAudit } from "../audit.ts";
 import { inTransaction, type ServiceCtx } from "../context.ts";
 import { anyUuid } from "../desired-config.ts";
+import { notificationJson } from "./list-json.ts";
 
 export function toNotification(row: NotificationRow): Notification {
   return {
@@ -77,14 +78,30 @@ function notificationFilters(filters: readonly Filter[]): Expression<SqlBool>[] 
   });
 }
 
+/** The organization's notifications with the list's filters, and how their total is had. */
+function listed(ctx: ServiceCtx, query: ServerListQuery) {
+  const base = ctx.db.selectFrom("notifications as n").where("n.organization_id", "=", ctx.org.id);
+  const filtered = notificationFilters(query.filter).reduce((q, c) => q.where(c), base);
+  // The filters are applied here: the kept number (db/row-counts.ts) is the total only without them.
+  const count = { total: query.filter.length === 0 ? rowCount(ctx.org.id, "notifications") : undefined };
+  return { filtered, query: { ...query, filter: [] }, count };
+}
+
 export async function listNotifications(ctx: ServiceCtx, query: ServerListQuery) {
-  const base = ctx.db.selectFrom("notifications as n").selectAll("n").where("n.organization_id", "=", ctx.org.id);
-  const withFilters = notificationFilters(query.filter).reduce((q, c) => q.where(c), base);
-  // The filters are applied above: the kept number (db/row-counts.ts) is the total only without them.
-  const { rows, total, next } = await runList(ctx.db, withFilters, { ...query, filter: [] }, NOTIFICATION_LIST, {
-    total: query.filter.length === 0 ? rowCount(ctx.org.id, "notifications") : undefined,
-  });
+  const list = listed(ctx, query);
+  const { rows, total, next } = await runList(ctx.db, list.filtered.selectAll("n"), list.query, NOTIFICATION_LIST, list.count);
   return { items: rows.map(toNotification), total, next };
+}
+
+/** The same page as the JSON text of the answer's array, built by the database (list-json.ts). */
+export async function listNotificationsJson(
+  ctx: ServiceCtx,
+  query: ServerListQuery,
+): Promise<{ json: string; total: number; next: string | null }> {
+  const list = listed(ctx, query);
+  const page = list.filtered.select(notificationJson.as("json"));
+  const { rows, total, next } = await runList(ctx.db, page, list.query, NOTIFICATION_LIST, list.count);
+  return { json: `[${rows.map((r) => r.json).join(",")}]`, total, next };
 }
 
 /** Which notifications a bulk change touches: the given ids, or every one matching the filter (`[]` = all). */
