@@ -107,14 +107,14 @@ function orgJobs(ctx: ServiceCtx) {
 }
 
 /**
- * Jobs with their device's name and hostname. A left join on the device's primary key, though every job
- * has its device (not null, foreign key).
+ * Jobs beside their device (`d`, for its name and hostname). A left join on the device's primary key, though
+ * every job has its device (not null, foreign key).
  */
+const joinDevice = (jobs: ReturnType<typeof orgJobs>) => jobs.leftJoin("devices as d", "d.id", "j.device_id");
+
+/** Jobs with their device's name and hostname, as `toJob` reads them. */
 function withDevice(jobs: ReturnType<typeof orgJobs>) {
-  return jobs
-    .leftJoin("devices as d", "d.id", "j.device_id")
-    .select(JOB_COLUMNS)
-    .$narrowType<{ device_name: string; device_hostname: string }>();
+  return joinDevice(jobs).select(JOB_COLUMNS).$narrowType<{ device_name: string; device_hostname: string }>();
 }
 
 const jobsOf = (ctx: ServiceCtx) => withDevice(orgJobs(ctx));
@@ -155,7 +155,7 @@ export async function listJobsJson(
   input: JobListInput,
 ): Promise<{ json: string; total: number; next: string | null }> {
   const { jobs, count } = listed(ctx, input);
-  const page = jobs.leftJoin("devices as d", "d.id", "j.device_id").select(jobJson.as("json"));
+  const page = joinDevice(jobs).select(jobJson.as("json"));
   const { rows, total, next } = await runList(ctx.db, page, input.query, JOB_LIST, count);
   return { json: `[${rows.map((r) => r.json).join(",")}]`, total, next };
 }

@@ -31,11 +31,11 @@ const f = (column: string) => sql.ref(`f.${column}`);
 const round3 = (column: RawBuilder<unknown>) => sql<number>`floor(${column}::text::float8 * 1000 + 0.5) / 1000`;
 
 /**
- * The organization's tunnel range as a one-row table `r` (`net`), joined to the facts for the loopbacks:
- * an InitPlan read once per statement.
+ * The organization as a one-row table `r` joined to the facts: its id (`org`) and tunnel range (`net`, for
+ * the loopbacks), read once per statement rather than in a statement of their own.
  */
 export const tunnelRangeTable = (orgId: string) =>
-  sql`(select network(o.tunnel_range::inet) as net from organizations o where o.id = ${orgId}::uuid)`.as("r");
+  sql`(select o.id as org, network(o.tunnel_range::inet) as net from organizations o where o.id = ${orgId}::uuid)`.as("r");
 
 /** `tunnelLoopbacks(range, num)[end]`, '' when the number does not fit the range. */
 function loopbackSql(end: 0 | 1): RawBuilder<string> {
@@ -92,9 +92,8 @@ const interfaceRef = (end: "a" | "b") =>
     'IPv4', coalesce(${f(`${end}_iface_ipv4`)}, ''))`;
 
 /** A `Tunnel` of facts row `f` (range table `r` beside it) as JSON text, keys in `toTunnel`'s order. */
-export function tunnelJson(orgId: string): RawBuilder<string> {
-  return sql<string>`json_build_object(
-    'id', f.id, 'org', ${orgId}::text, 'num', f.num, 'description', f.description,
+export const tunnelJson = sql<string>`json_build_object(
+    'id', f.id, 'org', r.org, 'num', f.num, 'description', f.description,
     'deviceA', ${deviceA}, 'interfaceA', ${interfaceRef("a")},
     'deviceB', ${deviceB}, 'interfaceB', (case when f.interface_b is null then null else ${interfaceRef("b")} end),
     'peer', ${peer}, 'pathlabel', f.pathlabel_id,
@@ -106,7 +105,6 @@ export function tunnelJson(orgId: string): RawBuilder<string> {
     'quality', json_build_object('a', ${qualitySql("a")}, 'b', ${qualitySql("b")}),
     'createdAt', ${isoTimestampSql(f("created_at"))}
   )::text`;
-}
 
 /** A `TunnelSummary` of facts row `f` as JSON text, keys in `toTunnelSummary`'s order. */
 export const tunnelSummaryJson = sql<string>`json_build_object(

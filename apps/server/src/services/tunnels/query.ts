@@ -281,7 +281,7 @@ interface TunnelRead<R, T> {
   select: (from: TunnelFrom) => SelectQueryBuilder<FactsFrom, "f" | "r", R>;
   item: (row: R) => T;
 }
-type FactsFrom = { f: TunnelFactsRow; r: { net: string } };
+type FactsFrom = { f: TunnelFactsRow; r: { org: string; net: string } };
 type TunnelFrom = SelectQueryBuilder<FactsFrom, "f" | "r", object>;
 
 const asObjects = (orgId: string): TunnelRead<TunnelFactsRow & { __tunnel_range: string }, Tunnel> => ({
@@ -305,7 +305,7 @@ export async function listTunnelsJson(
   response: "detailed" | "summary",
   scope: TunnelScope = {},
 ): Promise<{ json: string; total: number; next: string | null }> {
-  const json = response === "summary" ? tunnelSummaryJson : tunnelJson(ctx.org.id);
+  const json = response === "summary" ? tunnelSummaryJson : tunnelJson;
   const { items, total, next } = await listTunnelsAs(ctx, query, scope, {
     select: (from) => from.select([sql<string>`f.id`.as("id"), json.as("j")]),
     item: (row) => row.j,
