@@ -118,21 +118,26 @@ describe.runIf(pgBlocker === null)("server case smoke runs", () => {
     expect(fig("online-from-kill-ms")!).toBeGreaterThan(fig("online-from-start-ms")!);
   }, 300_000);
 
-  it("server-api answers every endpoint with 200 on PGlite", async () => {
+  it("server-api answers every endpoint with 200 on PGlite while the fleet reports", async () => {
     // A 3 s window: only requests sent and answered inside it count, and one PGlite statement of a duty at start
     // (the whole connection is one) must not leave an endpoint without any; this checks the form, not the speed.
-    const m = await serverApi.run({ devices: 12, db: "pglite", concurrency: 4, durationMs: 3000 }, ctx());
+    const m = await serverApi.run({ devices: 12, db: "pglite", concurrency: 4, durationMs: 3000, intervalMs: 1000 }, ctx());
     expect(m.notes).toEqual([]);
     const endpoints = (m.details as { endpoints: { key: string; requests: number; recordsTotal: string | null }[] }).endpoints;
     expect(endpoints.map((e) => [e.key, e.recordsTotal])).toEqual([
       ["devices-summary", "1"],
       ["devices-detailed", "1"],
       ["tunnels", "24"],
+      ["tunnels-by-status", "24"],
       ["jobs", "12"],
       ["notifications", "12"],
     ]);
     for (const e of endpoints) expect(e.requests, e.key).toBeGreaterThan(0);
     expect(value(m, "devices-summary-p99")).toBeGreaterThan(0);
+    // 12 devices every second over six windows of 3 s: the fleet kept reporting while the lists were read.
+    const reporting = (m.details as { reporting: { statuses: number; windowMs: number } }).reporting;
+    expect(reporting.windowMs).toBeGreaterThan(15_000);
+    expect(reporting.statuses).toBeGreaterThan(0.9 * 12 * (reporting.windowMs / 1000));
   }, 180_000);
 
   it("device-approve times approvals and LAN changes after its warm-up, then approves the rest in bulk", async () => {
