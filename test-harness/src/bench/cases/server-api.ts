@@ -93,16 +93,14 @@ export const serverApi: BenchCase<ServerApiParams> = {
     const results: Record<string, LoadResult> = {};
     const baselines: Record<string, HttpStaticParams> = {};
     try {
-      const fleet = await seedScratch(
-        scratch,
-        { devices: params.devices, configure: true, notifications: true },
-        ctx,
-      );
+      const fleet = await seedScratch(scratch, { devices: params.devices, configure: true, notifications: true }, ctx);
       tern = await startTern(fleet, ctx);
       workers = await startLoadWorkers();
       const ramp = await rampFleet(fleet, tern, workers, { from: 0, probes: 0, statusIntervalMs: params.intervalMs }, ctx);
       if (ramp.failed > 0) throw new Error(`${ramp.failed} devices failed to connect: ${ramp.firstError}`);
-      ctx.log(`  ${params.devices} devices online in ${(ramp.onlineMs / 1000).toFixed(1)} s, reporting every ${params.intervalMs} ms`);
+      ctx.log(
+        `  ${params.devices} devices online in ${(ramp.onlineMs / 1000).toFixed(1)} s, reporting every ${params.intervalMs} ms`,
+      );
       // One whole interval, so every device has reported (a link's state is made at its first status).
       await sleep(params.intervalMs);
       const ingested = async () => (await tern!.worker.call<{ statusIngested: number }>("stats")).statusIngested;
