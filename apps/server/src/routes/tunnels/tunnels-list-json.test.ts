@@ -6,7 +6,8 @@
  * every status and pending reason, peer tunnels, an interface removed from
  * its device, reported figures whose rounding is on the edge, a report from
  * before the last connect, a number outside the range's loopbacks, and names
- * needing JSON escapes.
+ * needing JSON escapes. And every tunnel's facts read at once (a derived sort)
+ * are the facts a page reads.
  */
 import { ListQueryRaw, type Tunnel, type TunnelSummary } from "@tern/protocol";
 import { sql } from "kysely";
@@ -205,5 +206,26 @@ describe("GET /api/tunnels (JSON built by the database)", () => {
     }
     const all = await t.api<Tunnel[]>("GET", `/api/devices/${d[0]!.id}/tunnels`, { token: tenant.token });
     expect(all.body.map((x) => x.id).sort()).toEqual([ids[0], ids[3], ids[6]].sort());
+  });
+
+  it("reads the same facts for every tunnel of the organization as for a page of them", async () => {
+    // Sorted on a derived key, the list reads every tunnel's facts (the ends' interfaces taken apart once and
+    // joined); in the default order it pages on the tunnels table and reads the page's facts (each end's interface
+    // looked up in its device's row). Both must find the same interface: the first with the id in the device's
+    // array, here where alpha's WAN id appears twice.
+    await sql`update devices set interfaces = interfaces || (select jsonb_build_array(i || '{"name": "second", "IPv4": "192.0.2.9"}')
+      from jsonb_array_elements(interfaces) i where i ->> 'id' = ${d[0]!.wan.id}) where id = ${d[0]!.id}::uuid`.execute(
+      t.database.db,
+    );
+    const every = await listTunnels(ctx(), foldListQuery(ListQueryRaw.parse({ sort: "status" })));
+    const page = await listTunnels(ctx(), foldListQuery(ListQueryRaw.parse({})));
+    const byId = (xs: Tunnel[]) => [...xs].sort((x, y) => x.id.localeCompare(y.id));
+    expect(every.items).toHaveLength(7);
+    expect(byId(every.items)).toEqual(byId(page.items));
+    for (const read of [every, page]) {
+      const tunnel = read.items.find((x) => x.id === ids[0])!;
+      expect(tunnel.interfaceA).toEqual({ id: d[0]!.wan.id, name: d[0]!.wan.name, IPv4: d[0]!.wan.IPv4 });
+      expect(tunnel.interfaceB).toEqual({ id: d[1]!.wan.id, name: "", IPv4: "" });
+    }
   });
 });

@@ -84,10 +84,11 @@ export interface TunnelScope {
 /**
  * The facts query as a derived table `f`. The `dev` CTE computes each
  * device's facts once (its desired config's tunnel ids, its job state), not
- * once per tunnel. An end's report (`*_reported`) is its latest figures in
- * `tunnel_latest` when they were taken on the device's current link (a report
- * from before the last connect says nothing about now): `up` or `down`;
- * otherwise, and while the device is not connected, `unknown`.
+ * once per tunnel; each end's interface is found as said at `interfaceJoins`.
+ * An end's report (`*_reported`) is its latest figures in `tunnel_latest`
+ * when they were taken on the device's current link (a report from before the
+ * last connect says nothing about now): `up` or `down`; otherwise, and while
+ * the device is not connected, `unknown`.
  */
 export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
   const where = scopeWhere(orgId, scope);
@@ -96,11 +97,19 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
   // of all of them at every page (7 ms of a 15 ms slice of 100 tunnels on PGlite with 10,000 jobs queued).
   // OFFSET 0 keeps PostgreSQL from turning the EXISTS into that hashed subplan. Every tunnel of the
   // organization is left to the hash, which is cheaper then.
-  const probe = scope.ids || scope.deviceId ? sql`offset 0` : sql``;
+  const scoped = scope.ids !== undefined || scope.deviceId !== undefined;
+  const probe = scoped ? sql`offset 0` : sql``;
+  // A scoped read needs the devices at its tunnels' ends only. Every tunnel of the organization needs (nearly) all
+  // of its devices, and naming them by the ends' union cost more than it saved: at 20,000 tunnels the union's hash
+  // took 23 of 180 ms, and its estimate (4× the devices) made PostgreSQL sort the ends' facts to disk for merge
+  // joins. Without it they are hash-joined (EXPLAIN ANALYZE, a page sorted by status).
+  const ends = scoped
+    ? sql`and d.id in (select device_a from scoped union select device_b from scoped where device_b is not null)`
+    : sql``;
   return sql<TunnelFactsRow>`(
     with scoped as (select * from tunnels t where ${where}),
     dev as materialized (
-      select d.id, d.name, d.hostname, d.interfaces, d.connection, d.last_connected_at,
+      select d.id, d.name, d.hostname, ${scoped ? sql`d.interfaces,` : sql``} d.connection, d.last_connected_at,
         d.desired_tunnel_ids as configured_ids,
         case
           when exists (select 1 from jobs j where j.device_id = d.id and j.state in ('queued', 'running')
@@ -111,9 +120,8 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
           else 'applied'
         end as config_state
       from devices d
-      where d.organization_id = ${orgId}::uuid
-        and d.id in (select device_a from scoped union select device_b from scoped where device_b is not null)
-    )
+      where d.organization_id = ${orgId}::uuid ${ends}
+    )${scoped ? sql`` : sql`, ifc as materialized (${orgInterfaces(orgId)})`}
     select t.id, t.num, t.description, t.device_a, t.interface_a, t.device_b, t.interface_b, t.peer_id,
       t.pathlabel_id, t.notifications, t.created_at, t.pending_since,
       a.name as a_name, a.hostname as a_hostname, ia.name as a_iface_name, ia.ipv4 as a_iface_ipv4, a.connection as a_connection,
@@ -130,8 +138,7 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
     join dev a on a.id = t.device_a
     left join dev b on b.id = t.device_b
     left join peers p on p.id = t.peer_id
-    left join lateral ${interfaceOf("a", "t.interface_a")} as ia on true
-    left join lateral ${interfaceOf("b", "t.interface_b")} as ib on true
+    ${scoped ? interfaceLookups : interfaceJoins}
     left join tunnel_latest la on la.tunnel_id = t.id and la.side = 'a'
     left join tunnel_latest lb on lb.tunnel_id = t.id and lb.side = 'b' and b.id is not null
   )`.as("f");
@@ -155,13 +162,29 @@ function reported(end: "a" | "b", latest: string): RawBuilder<EndReport> {
 }
 
 /**
- * The name and address of the tunnel's interface on one end (the first of the device's interfaces with
- * that id; no row when it is gone). Only these two fields leave the database: each end's whole
- * interfaces jsonb, read and parsed per row to find them, was most of a tunnel list's server time.
+ * The name and address of the tunnel's interface on each end (`ia`, `ib`; the first of the device's interfaces
+ * with that id, in the array's order; none when it is gone). Only these two fields leave the database: each end's
+ * whole interfaces jsonb, read and parsed per row to find them, was most of a tunnel list's server time.
+ *
+ * A scoped read (a page: a few devices) looks each end's interface up in its device's row, carried in `dev`.
+ * Every tunnel of the organization takes all its devices' interfaces apart once (`ifc`) and hash-joins them:
+ * carried through the joins instead, the interfaces jsonb (about 1 KB a device) made those reads spill to
+ * temporary files (40 MB a request at 20,000 tunnels, written and read again by each of 50 concurrent requests:
+ * one request a second), and an `ifc` for a page cost it 0.2 ms more than the look-ups.
  */
-const interfaceOf = (end: "a" | "b", id: string): RawBuilder<unknown> =>
+const lookup = (end: "a" | "b", id: string): RawBuilder<unknown> =>
   sql`(select i ->> 'name' as name, i ->> 'IPv4' as ipv4 from jsonb_array_elements(${sql.ref(`${end}.interfaces`)}) i
     where i ->> 'id' = ${sql.ref(id)}::text limit 1)`;
+const interfaceLookups = sql`left join lateral ${lookup("a", "t.interface_a")} as ia on true
+    left join lateral ${lookup("b", "t.interface_b")} as ib on true`;
+const orgInterfaces = (orgId: string): RawBuilder<unknown> =>
+  sql`select distinct on (d.id, i.v ->> 'id') d.id as device_id, i.v ->> 'id' as iid, i.v ->> 'name' as name,
+      i.v ->> 'IPv4' as ipv4
+    from devices d cross join jsonb_array_elements(d.interfaces) with ordinality as i(v, k)
+    where d.organization_id = ${orgId}::uuid
+    order by d.id, i.v ->> 'id', i.k`;
+const interfaceJoins = sql`left join ifc ia on ia.device_id = t.device_a and ia.iid = t.interface_a::text
+    left join ifc ib on ib.device_id = t.device_b and ib.iid = t.interface_b::text`;
 
 export const TUNNEL_LIST: ListSpec = {
   fields: {
