@@ -9,7 +9,7 @@
  *   the grace period lives in the database. Resolved when the device says
  *   hello again (the engine, at once), or here when a connected device still
  *   has one open (a resolve that was lost with its instance).
- * - **Pending tunnel**: a tunnel pending (tunnel-status.ts) for longer than
+ * - **Pending tunnel**: a tunnel pending (services/tunnels/status.ts) for longer than
  *   TERN_PENDING_TUNNEL_ALERT_S (`tunnels.pending_since` keeps when it started)
  *   is raised with the pending reason; resolved when it is not pending.
  * - Notifications about tunnels or VRRP groups that were deleted are resolved.

@@ -1,5 +1,5 @@
 /**
- * `deriveTunnelStatus` (tunnel-status.ts) as SQL expressions, so lists can
+ * `deriveTunnelStatus` (status.ts) as SQL expressions, so lists can
  * filter and sort on `tunnelStatus`, `status` and `isPending` in the database.
  * They read the fact columns of the tunnel facts query (`a_configured`,
  * `a_connection`, `a_config`, `a_reported`, the same for `b_`, and `peer_id`).

@@ -1,7 +1,7 @@
 /**
  * The one derivation of a tunnel's status from facts about its ends. Pure, so
  * the REST reads (now) and the device gateway (issue 5, with live reports)
- * share it; `tunnel-status-sql.ts` mirrors it in SQL for filtering and sorting
+ * share it; `status-sql.ts` mirrors it in SQL for filtering and sorting
  * and a test proves the two agree on every combination of facts.
  *
  * Rules, in order:
