@@ -138,6 +138,8 @@ describe.runIf(pgBlocker === null)("server case smoke runs", () => {
     const reporting = (m.details as { reporting: { statuses: number; windowMs: number } }).reporting;
     expect(reporting.windowMs).toBeGreaterThan(15_000);
     expect(reporting.statuses).toBeGreaterThan(0.9 * 12 * (reporting.windowMs / 1000));
+    const rate = m.figures.find((f) => f.key === "statuses-ingested-rate")!;
+    expect(rate.value).toBeCloseTo(reporting.statuses / (reporting.windowMs / 1000), 6);
   }, 180_000);
 
   it("device-approve times approvals and LAN changes after its warm-up, then approves the rest in bulk", async () => {
