@@ -81,10 +81,13 @@ export interface TunnelScope {
   deviceId?: string;
 }
 
+/** A read of some of the organization's tunnels (a page, one device's), not all of them. */
+const isScoped = (scope: TunnelScope): boolean => scope.ids !== undefined || scope.deviceId !== undefined;
+
 /**
  * The facts query as a derived table `f`. The `dev` CTE computes each
  * device's facts once (its desired config's tunnel ids, its job state), not
- * once per tunnel; each end's interface is found as said at `interfaceJoins`.
+ * once per tunnel; each end's interface comes from `interfaceLookups` or `interfaceJoins` (below).
  * An end's report (`*_reported`) is its latest figures in `tunnel_latest`
  * when they were taken on the device's current link (a report from before the
  * last connect says nothing about now): `up` or `down`; otherwise, and while
@@ -97,7 +100,7 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
   // of all of them at every page (7 ms of a 15 ms slice of 100 tunnels on PGlite with 10,000 jobs queued).
   // OFFSET 0 keeps PostgreSQL from turning the EXISTS into that hashed subplan. Every tunnel of the
   // organization is left to the hash, which is cheaper then.
-  const scoped = scope.ids !== undefined || scope.deviceId !== undefined;
+  const scoped = isScoped(scope);
   const probe = scoped ? sql`offset 0` : sql``;
   // A scoped read needs the devices at its tunnels' ends only. Every tunnel of the organization needs (nearly) all
   // of its devices, and naming them by the ends' union cost more than it saved: at 20,000 tunnels the union's hash
@@ -346,7 +349,7 @@ async function listTunnelsAs<R, T>(
   const from = (of: TunnelScope): TunnelFrom => ctx.db.selectFrom([tunnelFacts(orgId, of), tunnelRangeTable(orgId)]);
   const keys = [...query.filter.map((f) => f.key), query.sort ?? TUNNEL_LIST.defaultSort.key];
   // All of the organization's tunnels: their number is kept (db/row-counts.ts).
-  const count = { total: scope.ids || scope.deviceId ? undefined : rowCount(orgId, "tunnels") };
+  const count = { total: isScoped(scope) ? undefined : rowCount(orgId, "tunnels") };
   if (!keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
     // Filtered or sorted on what is derived (status, names, reports): the facts of every tunnel in scope.
     const { rows, total, next } = await runList(ctx.db, read.select(from(scope)), query, TUNNEL_LIST, count);
