@@ -35,13 +35,14 @@ async function main(): Promise<number> {
       devices: { type: "string" },
       profile: { type: "string" },
       "server-env": { type: "string", multiple: true },
+      db: { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
   const registry = defaultRegistry();
   if (values.help) {
     console.log(
-      "usage: npm run bench [-- --quick] [--case NAME ...] [--devices N[,N...]] [--profile DIR] [--server-env KEY=VALUE ...] [--list] [--out DIR]",
+      "usage: npm run bench [-- --quick] [--case NAME ...] [--devices N[,N...]] [--profile DIR] [--server-env KEY=VALUE ...] [--db pg|pglite] [--list] [--out DIR]",
     );
     return 0;
   }
@@ -70,6 +71,12 @@ async function main(): Promise<number> {
     }
     serverEnv[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
+  if (values.db !== undefined && values.db !== "pg" && values.db !== "pglite") {
+    console.error(
+      `--db takes pg or pglite (the sizes on that database; the others are left out), not ${JSON.stringify(values.db)}`,
+    );
+    return 2;
+  }
   const only = (values.case ?? []).flatMap((c) => c.split(",")).filter(Boolean);
   for (const name of only) registry.get(name);
   const tmpDir = await mkdtemp(join(os.tmpdir(), "tern-bench-"));
@@ -78,6 +85,7 @@ async function main(): Promise<number> {
       mode,
       registry,
       only,
+      ...(values.db ? { db: values.db } : {}),
       env: {
         databaseUrl: databaseUrlFrom(process.env),
         tmpDir,

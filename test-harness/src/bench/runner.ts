@@ -15,6 +15,8 @@ export interface RunOptions {
   registry: CaseRegistry;
   /** Case names to run (their baselines run too); empty = all. */
   only?: string[];
+  /** Only the sizes on this database (params.db); sizes without a database run either way. */
+  db?: "pg" | "pglite";
   env: BenchEnv;
   repoDir: string;
   log?: (message: string) => void;
@@ -104,7 +106,8 @@ export async function runBench(options: RunOptions): Promise<RunResult> {
 
   const selected = options.only && options.only.length > 0 ? options.only.map((n) => registry.get(n)) : registry.list();
   for (const c of selected) {
-    for (const params of c.sizes(mode)) await measure(c.name, params);
+    for (const params of c.sizes(mode))
+      if (!options.db || params.db === undefined || params.db === options.db) await measure(c.name, params);
   }
   // Baselines referred to but not run yet are measured now, still in this run.
   for (const d of [...order]) {

@@ -127,6 +127,30 @@ describe("runBench", () => {
     expect(() => registry([]).get("nope")).toThrow(/no bench case "nope"; cases: server, echo/);
   });
 
+  it("with a database chosen, runs only that database's sizes (and those without one)", async () => {
+    const calls: string[] = [];
+    const onDb: BenchCase<{ db?: string }> = {
+      name: "on-db",
+      kind: "server",
+      title: "on a database",
+      description: "",
+      sizes: () => [{ db: "pg" }, { db: "pglite" }, {}],
+      run: async (p) => {
+        calls.push(p.db ?? "none");
+        return { figures: [] };
+      },
+    };
+    const result = await runBench({
+      mode: "full",
+      registry: new CaseRegistry().register(onDb),
+      db: "pglite",
+      env: { databaseUrl: "", tmpDir: dir },
+      repoDir: process.cwd(),
+    });
+    expect(calls).toEqual(["pglite", "none"]);
+    expect(result.cases.map((c) => c.params)).toEqual([{ db: "pglite" }, {}]);
+  });
+
   it("keys parameters independently of their order", () => {
     expect(paramsKey("a", { x: 1, y: 2 })).toBe(paramsKey("a", { y: 2, x: 1 }));
     expect(paramsKey("a", { x: 1 })).not.toBe(paramsKey("a", { x: 2 }));
