@@ -10,6 +10,10 @@
  *
  * Usage: node scripts/bundle.mjs <app dir> <entry…> [--external pkg…] [--minify] [--outdir dir]
  *
+ * An entry is a path under <app dir>/src (it comes out at the same place under dist), or `out=path` for one
+ * that comes out at dist/<out>.js (esbuild's own notation), such as the embedded database's thread in a bundle
+ * of another app (test-harness/src/bench/server/tern-bundle.ts).
+ *
  * TERN_PACKAGE_VERSION (as packaging/build-debs.sh takes it) replaces the app's package.json version in the
  * bundle, so a package built for another version reports that version (packaging/agent-package.mjs builds agent
  * upgrade packages this way). --outdir: bundle there instead of <app dir>/dist.
@@ -54,12 +58,15 @@ const versionPlugin = {
   },
 };
 // An entry listed but not (yet) present is skipped: the server's admin CLI (src/cli.ts) lands separately.
-const present = entries.filter((e) => existsSync(path.join(root, e)));
+const entryPoints = entries
+  .map((e) => (e.includes("=") ? { out: e.slice(0, e.indexOf("=")), in: e.slice(e.indexOf("=") + 1) } : e))
+  .filter((e) => existsSync(path.join(root, typeof e === "string" ? e : e.in)));
+const present = entryPoints.map((e) => (typeof e === "string" ? e : e.in));
 
 await rm(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints: present,
+  entryPoints,
   outdir,
   outbase: "src",
   bundle: true,

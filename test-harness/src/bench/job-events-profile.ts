@@ -14,7 +14,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
+import { pglitePool } from "../../../apps/server/src/db/pglite-pool.ts";
 import type { Database } from "../../../apps/server/src/db/schema.ts";
 import { seedFleet } from "./server/seed.ts";
 
@@ -23,7 +23,7 @@ const batch = Number(process.argv[3] ?? 50);
 const url = process.env.PG_URL;
 const pglite = url ? undefined : await PGlite.create();
 const db = new Kysely<Database>({
-  dialect: new PostgresDialect({ pool: url ? new pg.Pool({ connectionString: url, max: 4 }) : createPGlitePool(pglite!) }),
+  dialect: new PostgresDialect({ pool: url ? new pg.Pool({ connectionString: url, max: 4 }) : pglitePool(pglite!) }),
 });
 await seedFleet({ db, kind: url ? "postgres" : "pglite", pglite, close: async () => {} } as never, {
   devices: n,

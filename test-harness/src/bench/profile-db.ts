@@ -7,7 +7,7 @@ import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import pg from "pg";
 import type { DatabaseHandle } from "../../../apps/server/src/db/database.ts";
-import { createPGlitePool } from "../../../apps/server/src/db/pglite-pool.ts";
+import { pglitePool } from "../../../apps/server/src/db/pglite-pool.ts";
 import type { Database } from "../../../apps/server/src/db/schema.ts";
 
 export interface StatementTime {
@@ -35,7 +35,7 @@ export async function profileDb(
   const url = process.env.PG_URL;
   const pglite = url ? undefined : await PGlite.create(options.pglite);
   const times = new Map<string, StatementTime>();
-  const pool = url ? (options.pool?.(url) ?? new pg.Pool({ connectionString: url, max: 10 })) : createPGlitePool(pglite!);
+  const pool = url ? (options.pool?.(url) ?? new pg.Pool({ connectionString: url, max: 10 })) : pglitePool(pglite!);
   const profile: ProfileDb = {
     timing: false,
     db: new Kysely<Database>({

@@ -5,15 +5,12 @@
  */
 import { EventEmitter } from "node:events";
 import { mkdir } from "node:fs/promises";
-import v8 from "node:v8";
-import { runInNewContext } from "node:vm";
-import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { restrictUmask, tightenDataDir } from "../data-dir/permissions.ts";
 import { createDataDirInChild } from "./pglite-initdb.ts";
 import { createPGlitePool } from "./pglite-pool.ts";
-import { preparedQuery } from "./pglite-prepared.ts";
+import { type EmbeddedDatabase, startPGliteThread } from "./pglite-thread/client.ts";
 import { PreparingClient, preparingClient } from "./prepared-client.ts";
 import type { Database } from "./schema.ts";
 
@@ -24,8 +21,8 @@ export interface DatabaseHandle {
   kind: DatabaseKind;
   /** The PostgreSQL URL (the device gateway opens its own LISTEN connection with it). */
   url?: string;
-  /** The embedded database itself (the device gateway LISTENs on it directly). */
-  pglite?: PGlite;
+  /** The embedded database's LISTEN and dump (the device gateway LISTENs on it directly; backups dump it). */
+  pglite?: EmbeddedDatabase;
   /**
    * On PostgreSQL: the notifications of `OWN_CHANNELS` that the pool's own connections hear, by channel. Each
    * pooled connection LISTENs on them, and PostgreSQL hands a session the notifications its own transaction sent
@@ -114,19 +111,6 @@ export function postgresDb(
  */
 const PGLITE_SETTINGS = ["shared_buffers=32MB", "maintenance_work_mem=16MB", "temp_buffers=4MB"];
 
-let collected = false;
-/** One full garbage collection (V8's flag set at run time, since the server is not started with --expose-gc). */
-function collectGarbageOnce(): void {
-  if (collected) return;
-  collected = true;
-  try {
-    v8.setFlagsFromString("--expose-gc");
-    (runInNewContext("gc") as () => void)();
-  } catch {
-    // Not essential: the garbage goes with a later collection.
-  }
-}
-
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "postgres") {
     const ownNotifications = new EventEmitter();
@@ -139,22 +123,20 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     restrictUmask();
     await mkdir(target.dataDir, { recursive: true, mode: 0o700 });
   }
-  // Loaded only here: a server on PostgreSQL does not hold PGlite's JavaScript (about 1 MiB of heap).
-  const { PGlite, parse, protocol } = await import("@electric-sql/pglite");
-  const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ["-c", s])];
+  // After PGlite's defaults (pglite-initdb.ts and the thread add them: the server's own thread never loads PGlite).
+  const startParams = PGLITE_SETTINGS.flatMap((s) => ["-c", s]);
   // A new data directory is made by a child process, whose WebAssembly memory goes with it (pglite-initdb.ts).
   if (target.dataDir && !target.loadDataDir) await createDataDirInChild(target.dataDir, startParams);
-  const pglite = await PGlite.create({
+  // Its statements run in a thread of their own, off the sockets' (db/pglite-thread/thread.ts).
+  const pglite = await startPGliteThread({
     ...(target.dataDir ? { dataDir: target.dataDir } : {}),
-    ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
+    ...(target.loadDataDir ? { loadDataDir: new Uint8Array(await target.loadDataDir.arrayBuffer()) } : {}),
     startParams,
+    preparedStatements: target.preparedStatements ?? 0,
   });
-  // Opening leaves the unpacked file-system bundle (and, for a database made here (in memory, or from a
-  // dump), initdb's own WebAssembly instance: about 300 MB of RSS) as garbage that a server with a small JS
-  // heap may not collect for a long time. Collect it once, shortly after (right away it is still referenced).
-  setTimeout(collectGarbageOnce, 1_000).unref();
   if (target.dataDir) await tightenDataDir(target.dataDir);
-  const run = preparedQuery(pglite, { parse, protocol }, target.preparedStatements ?? 0);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite, undefined, run) }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: createPGlitePool(pglite.query, () => pglite.close()) }),
+  });
   return { db, kind: "pglite", pglite, close: () => db.destroy() };
 }

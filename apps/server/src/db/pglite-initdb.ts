@@ -33,7 +33,7 @@ const CHILD = `
 const job = JSON.parse(process.argv[1]);
 (async () => {
   const { PGlite } = await import(job.pglite);
-  const db = await PGlite.create({ dataDir: job.dataDir, startParams: job.startParams });
+  const db = await PGlite.create({ dataDir: job.dataDir, startParams: [...PGlite.defaultStartParams, ...job.startParams] });
   await db.close();
 })().then(
   () => process.exit(0),
@@ -44,7 +44,10 @@ const job = JSON.parse(process.argv[1]);
 );
 `;
 
-/** Makes `dataDir` a new database unless it already is one; `dataDir` may exist, empty. */
+/**
+ * Makes `dataDir` a new database unless it already is one; `dataDir` may exist, empty. `startParams`: PostgreSQL
+ * options after PGlite's defaults (`-c name=value` pairs).
+ */
 export async function createDataDirInChild(dataDir: string, startParams: string[]): Promise<void> {
   if (isDataDir(dataDir)) return;
   if (existsSync(dataDir) && (await readdir(dataDir)).length > 0)

@@ -19,14 +19,11 @@ export interface PGlitePool extends PostgresPool {
 }
 
 /**
- * `run` executes one statement: PGlite's own query, or one that keeps statements prepared
- * (db/pglite-prepared.ts, as the server opens its database).
+ * `run` executes one statement: PGlite's own query (pglitePool), one that keeps statements prepared
+ * (db/pglite-prepared.ts), or the embedded database's thread (db/pglite-thread/client.ts, as the server opens
+ * its database); `end` closes what runs them.
  */
-export function createPGlitePool(
-  pglite: PGlite,
-  onEnd: () => Promise<void> = () => pglite.close(),
-  run: PGliteQuery = (sql, parameters) => pglite.query(sql, parameters as unknown[]),
-): PGlitePool {
+export function createPGlitePool(run: PGliteQuery, end: () => Promise<void>): PGlitePool {
   let tail: Promise<void> = Promise.resolve();
   let waiting = 0;
 
@@ -60,7 +57,15 @@ export function createPGlitePool(
     },
     async end() {
       await tail;
-      await onEnd();
+      await end();
     },
   };
+}
+
+/** A pool over a PGlite of this thread, with its own query (scripts and tests; the server's runs in a thread). */
+export function pglitePool(pglite: PGlite): PGlitePool {
+  return createPGlitePool(
+    (sql, parameters) => pglite.query(sql, parameters as unknown[]),
+    () => pglite.close(),
+  );
 }

@@ -7,10 +7,10 @@
  * notifications to the process itself. NOTIFY is sent through the normal
  * pool, so a notification sent in a transaction goes out at commit.
  */
-import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";
+import type { EmbeddedDatabase } from "../db/pglite-thread/client.ts";
 import type { Db } from "../db/schema.ts";
 
 /**
@@ -36,7 +36,7 @@ export interface Bus {
 export interface BusTarget {
   db: Db;
   url?: string | undefined;
-  pglite?: PGlite | undefined;
+  pglite?: EmbeddedDatabase | undefined;
 }
 
 /** `channels`: what this bus listens to (default: the gateway's CHANNELS). */
@@ -83,7 +83,7 @@ interface Listener {
 }
 
 function pgliteListener(
-  pglite: PGlite,
+  pglite: EmbeddedDatabase,
   channels: readonly BusChannel[],
   deliver: (channel: string, payload: string) => void,
 ): Listener {

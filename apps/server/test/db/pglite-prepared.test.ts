@@ -129,9 +129,16 @@ describe.runIf(testDatabaseKind() === "pglite")("prepared statements on PGlite",
 
   it("through Kysely as the server opens it: rows and affected rows as with PGlite's query", async () => {
     const viaPrepared = new Kysely<never>({
-      dialect: new PostgresDialect({ pool: createPGlitePool(pglite, async () => {}, run) }),
+      dialect: new PostgresDialect({ pool: createPGlitePool(run, async () => {}) }),
     });
-    const viaPlain = new Kysely<never>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite, async () => {}) }) });
+    const viaPlain = new Kysely<never>({
+      dialect: new PostgresDialect({
+        pool: createPGlitePool(
+          (sql, p) => pglite.query(sql, p as unknown[]),
+          async () => {},
+        ),
+      }),
+    });
     const update = (db: Kysely<never>) => sql`update items set ok = ${true} where id between ${20} and ${24}`.execute(db);
     expect((await update(viaPrepared)).numAffectedRows).toBe(5n);
     expect((await update(viaPlain)).numAffectedRows).toBe(5n);

@@ -10,7 +10,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import type { TestProject } from "vitest/node";
 import { migrateToLatest } from "../../src/db/migrate.ts";
-import { createPGlitePool } from "../../src/db/pglite-pool.ts";
+import { pglitePool } from "../../src/db/pglite-pool.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -21,7 +21,7 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const dir = await mkdtemp(path.join(tmpdir(), "tern-pglite-template-"));
   const pglite = await PGlite.create();
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: createPGlitePool(pglite) }) });
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: pglitePool(pglite) }) });
   await migrateToLatest(db);
   const dump = await pglite.dumpDataDir("none");
   await db.destroy();

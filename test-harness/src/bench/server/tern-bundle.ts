@@ -35,6 +35,8 @@ async function build(): Promise<string> {
     BUNDLER,
     HARNESS_DIR,
     "src/bench/workers/tern-server.ts",
+    // The embedded database's thread, where the server looks for it (db/pglite-thread/client.ts).
+    "db/pglite-thread/thread=../apps/server/src/db/pglite-thread/thread.ts",
     "--outdir",
     outdir,
     "--external",

@@ -50,7 +50,7 @@ export async function createBackup(input: CreateBackupInput): Promise<BackupMani
   let database: BackupManifest["database"];
   if (handle.kind === "pglite") {
     const file = "database/pgdata.tar";
-    const dump = await handle.pglite!.dumpDataDir("none");
+    const dump = await handle.pglite!.dumpDataDir();
     await writeFile(path.join(workDir, file), Buffer.from(await dump.arrayBuffer()), { mode: 0o600 });
     database = { kind: "pglite", method: "pglite-datadir", file, ...(await sha256File(path.join(workDir, file))) };
   } else {
