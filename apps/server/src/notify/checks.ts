@@ -73,10 +73,15 @@ export async function checkDeviceConnections(trx: Db, notifier: Notifier): Promi
     );
   }
 
-  // Connected devices with a connection notification still open: the resolve at hello was lost.
+  // Connected devices with a connection notification still open: the resolve at hello was lost. From the open
+  // notifications, each device looked up by its key (the `limit 1` keeps the planner from flattening the lateral
+  // into a join): as a join the planner started from the devices it estimated connected, and with statistics from
+  // before a fleet came online (one device connected) it scanned every notification once per device: 2.8 s on
+  // PostgreSQL and 3.5-4 s on PGlite at 10,000 devices (3.8 ms this way), holding PGlite's one connection.
   const stale = await sql<{ organization_id: string; device_id: string; name: string }>`select n.organization_id,
-      n.device_id, d.name from notifications n join devices d on d.id = n.device_id
-    where n.event_type = 'device-connection' and not n.resolved and d.connection = 'connected' limit 1000`.execute(trx);
+      n.device_id, d.name from notifications n
+      cross join lateral (select name from devices where id = n.device_id and connection = 'connected' limit 1) d
+    where n.event_type = 'device-connection' and not n.resolved limit 1000`.execute(trx);
   for (const n of stale.rows) {
     const key = notificationDedupKey({ eventType: "device-connection", targets: { deviceId: n.device_id } });
     const a = await notifier.resolve(trx, n.organization_id, key, n.name);

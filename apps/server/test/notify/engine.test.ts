@@ -4,9 +4,12 @@
  * resolved from status reports, job results and disconnections, delivered by
  * e-mail to a real SMTP server and by signed webhook, with the delivery log.
  */
+
+import { randomUUID } from "node:crypto";
 import type { Notification, Tunnel } from "@tern/protocol";
 import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { notificationDedupKey } from "../../src/services/notifications/events.ts";
 import { waitUntil } from "../support/gateway.ts";
 import { type OnboardedDevice, onboardFleet } from "../support/onboarding.ts";
 import { createNotifyWorld, type NotifyWorld, RECIPIENT } from "./support.ts";
@@ -322,6 +325,37 @@ describe("device connection", () => {
       `[Tern] CRITICAL: Device connection on ${devices[1]!.name}`,
       `[Tern] Resolved: Device connection on ${devices[1]!.name}`,
     ]);
+  });
+});
+
+describe("a connection notification whose resolve at hello was lost", () => {
+  it("is resolved by the periodic duty while its device is connected", async () => {
+    const device = devices[0]!;
+    const org = (
+      await w.g.database.db.selectFrom("devices").select("organization_id").where("id", "=", device.id).executeTakeFirstOrThrow()
+    ).organization_id;
+    // As the duty would have raised it, with the device back and the hello's resolve never written.
+    await w.g.database.db
+      .insertInto("notifications")
+      .values({
+        id: randomUUID(),
+        organization_id: org,
+        device_id: device.id,
+        event_type: "device-connection",
+        title: "Device connection",
+        details: "lost resolve",
+        severity: "critical",
+        targets: JSON.stringify({ deviceId: device.id, tunnelId: null, interfaceId: null, vrrpGroupId: null }),
+        dedup_key: notificationDedupKey({ eventType: "device-connection", targets: { deviceId: device.id } }),
+      } as never)
+      .execute();
+    const resolved = await waitUntil(
+      () => one({ eventType: "device-connection", deviceId: device.id }),
+      (n) => n?.resolved === true,
+      10_000,
+      "the lost resolve made up by the duty",
+    );
+    expect(resolved).toMatchObject({ details: "lost resolve", resolved: true });
   });
 });
 
