@@ -130,7 +130,7 @@ export async function startPGliteThread(options: ThreadOptions): Promise<PGliteT
       };
     },
     async dumpDataDir() {
-      return new Blob([await send<Uint8Array>({ op: "dump" })]);
+      return new Blob([await send<Uint8Array<ArrayBuffer>>({ op: "dump" })]);
     },
     async close() {
       if (closed) return;

@@ -9,7 +9,7 @@ export interface ThreadOptions {
   /** The data directory; none: in memory. */
   dataDir?: string;
   /** A dump to start from (PGlite's dumpDataDir), as bytes. */
-  loadDataDir?: Uint8Array;
+  loadDataDir?: Uint8Array<ArrayBuffer>;
   /** PostgreSQL options after PGlite's defaults (`-c name=value` pairs). */
   startParams: string[];
   /** Statements kept prepared (db/pglite-prepared.ts); 0: none. */
