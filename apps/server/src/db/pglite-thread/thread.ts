@@ -5,9 +5,9 @@
  * up the sockets, and at 10,000 devices the server ingested only 511–714 of
  * the fleet's 1,000 statuses a second while it served lists (docs/bench.md).
  *
- * Requests are answered in the order they come, as one connection answers
- * them; the pool in front (db/pglite-pool.ts) gives the connection to one
- * caller at a time. A NOTIFY heard during a statement is posted before the
+ * Statements run in the order they come, as on one connection; the pool in
+ * front (db/pglite-pool.ts) keeps other callers' statements out of an open
+ * transaction. A NOTIFY heard during a statement is posted before the
  * statement's answer, so a listener hears it before its sender goes on, as
  * with PGlite in the same thread.
  */
