@@ -87,4 +87,20 @@ describe("PUT /api/tunnels/notifications", () => {
     expect(res.body.details).toEqual([{ path: "ids.0", message: `tunnel ${ids[2]} not found` }]);
     expect((await getTunnel(t, ids[2]!)).notifications.rtt).toEqual({ warning: 300, critical: 300 });
   });
+
+  it("selects by an end's interface name", async () => {
+    // Interface names are the only keys read from the ends' interfaces: the selection reads them for these alone.
+    const matching = await put({
+      ids: [ids[2]],
+      filter: [{ key: "interfaceA.name", op: "==", val: b.wan.name }],
+      notifications: { dropRate: { warning: 3, critical: 6 } },
+    });
+    expect(matching.status, matching.text).toBe(200);
+    expect(matching.body.ids).toEqual([ids[2]]);
+    const none = await put({
+      filter: [{ key: "interfaceB.name", op: "==", val: "no-such-interface" }],
+      notifications: { dropRate: { warning: 3, critical: 6 } },
+    });
+    expect(none.body.ids).toEqual([]);
+  });
 });

@@ -209,15 +209,15 @@ describe("GET /api/tunnels (JSON built by the database)", () => {
   });
 
   it("reads the same facts for every tunnel of the organization as for a page of them", async () => {
-    // Sorted on a derived key, the list reads every tunnel's facts (the ends' interfaces taken apart once and
-    // joined); in the default order it pages on the tunnels table and reads the page's facts (each end's interface
-    // looked up in its device's row). Both must find the same interface: the first with the id in the device's
+    // Sorted on an end's interface name, the list reads every tunnel's facts (the ends' interfaces taken apart once
+    // and joined); in the default order it pages on the tunnels table and reads the page's facts (each end's
+    // interface looked up in its device's row). Both must find the same interface: the first with the id in the device's
     // array, here where alpha's WAN id appears twice.
     await sql`update devices set interfaces = interfaces || (select jsonb_build_array(i || '{"name": "second", "IPv4": "192.0.2.9"}')
       from jsonb_array_elements(interfaces) i where i ->> 'id' = ${d[0]!.wan.id}) where id = ${d[0]!.id}::uuid`.execute(
       t.database.db,
     );
-    const every = await listTunnels(ctx(), foldListQuery(ListQueryRaw.parse({ sort: "status" })));
+    const every = await listTunnels(ctx(), foldListQuery(ListQueryRaw.parse({ sort: "interfaceA.name" })));
     const page = await listTunnels(ctx(), foldListQuery(ListQueryRaw.parse({})));
     const byId = (xs: Tunnel[]) => [...xs].sort((x, y) => x.id.localeCompare(y.id));
     expect(every.items).toHaveLength(7);
@@ -226,6 +226,52 @@ describe("GET /api/tunnels (JSON built by the database)", () => {
       const tunnel = read.items.find((x) => x.id === ids[0])!;
       expect(tunnel.interfaceA).toEqual({ id: d[0]!.wan.id, name: d[0]!.wan.name, IPv4: d[0]!.wan.IPv4 });
       expect(tunnel.interfaceB).toEqual({ id: d[1]!.wan.id, name: "", IPv4: "" });
+    }
+  });
+
+  it("orders and filters on derived keys as the tunnels' own values say", async () => {
+    // A derived sort pages on every tunnel's facts without the ends' interfaces, then reads the page's facts; an
+    // interface name's on every tunnel's facts with them. The reference is the default list's tunnels, sorted here.
+    const all = (await listTunnels(ctx(), foldListQuery(ListQueryRaw.parse({})))).items;
+    expect(all).toHaveLength(7);
+    const values: Record<string, (x: Tunnel) => string | boolean> = {
+      status: (x) => x.status,
+      tunnelStatus: (x) => x.tunnelStatus,
+      isPending: (x) => x.isPending,
+      tunnelStatusA: (x) => x.tunnelStatusA,
+      tunnelStatusB: (x) => x.tunnelStatusB,
+      "deviceA.name": (x) => x.deviceA.name,
+      "interfaceA.name": (x) => x.interfaceA.name,
+    };
+    for (const [key, value] of Object.entries(values)) {
+      for (const order of ["asc", "desc"] as const) {
+        const sign = order === "asc" ? 1 : -1;
+        const want = [...all]
+          .sort((x, y) => {
+            const [vx, vy] = [value(x), value(y)];
+            return sign * (vx < vy ? -1 : vx > vy ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+          })
+          .map((x) => x.id);
+        const res = await t.api<TunnelSummary[]>("GET", "/api/tunnels", {
+          token: tenant.token,
+          query: { sort: key, order, response: "summary" },
+        });
+        expect(res.status).toBe(200);
+        expect(
+          res.body.map((x) => x.id),
+          `${key} ${order}`,
+        ).toEqual(want);
+      }
+    }
+    for (const status of ["Connected", "Not Connected", "Pending", "N/A"]) {
+      const res = await t.api<TunnelSummary[]>("GET", "/api/tunnels", {
+        token: tenant.token,
+        query: { filter: filter("status", "==", status), sort: "id", limit: "1", response: "summary" },
+      });
+      const want = all.filter((x) => x.status === status).map((x) => x.id);
+      expect(want.length, status).toBeGreaterThan(0);
+      expect(res.headers.get("records-total"), status).toBe(String(want.length));
+      expect(res.body.map((x) => x.id)).toEqual([[...want].sort()[0]]);
     }
   });
 });

@@ -13,7 +13,7 @@ import { filterCondition } from "../../http/list-query.ts";
 import { recordAudit } from "../audit.ts";
 import { inTransaction, type ServiceCtx } from "../context.ts";
 import { anyUuid } from "../desired-config.ts";
-import { TUNNEL_LIST, tunnelFacts } from "./query.ts";
+import { readsInterfaces, TUNNEL_LIST, tunnelFacts } from "./query.ts";
 
 export interface TunnelNotificationsInput {
   ids?: string[] | undefined;
@@ -24,7 +24,9 @@ export interface TunnelNotificationsInput {
 /** Sets the thresholds on the selected tunnels (ids AND filter when both are given); returns their ids. */
 export async function updateTunnelNotifications(ctx: ServiceCtx, input: TunnelNotificationsInput): Promise<{ ids: string[] }> {
   return inTransaction(ctx, async (tx) => {
-    let query = tx.db.selectFrom(tunnelFacts(tx.org.id, input.ids ? { ids: input.ids } : {})).select("f.id");
+    const interfaces = readsInterfaces((input.filter ?? []).map((f) => f.key));
+    const scope = input.ids ? { ids: input.ids } : {};
+    let query = tx.db.selectFrom(tunnelFacts(tx.org.id, scope, { interfaces })).select("f.id");
     (input.filter ?? []).forEach((f, i) => {
       query = query.where(filterCondition(f, TUNNEL_LIST, i));
     });

@@ -87,13 +87,14 @@ const isScoped = (scope: TunnelScope): boolean => scope.ids !== undefined || sco
 /**
  * The facts query as a derived table `f`. The `dev` CTE computes each
  * device's facts once (its desired config's tunnel ids, its job state), not
- * once per tunnel; each end's interface comes from `interfaceLookups` or `interfaceJoins` (below).
+ * once per tunnel; each end's interface comes from `interfaceLookups` or `interfaceJoins` (below), or is
+ * null with `interfaces: false` (a read that filters and sorts without them, then reads its page's facts).
  * An end's report (`*_reported`) is its latest figures in `tunnel_latest`
  * when they were taken on the device's current link (a report from before the
  * last connect says nothing about now): `up` or `down`; otherwise, and while
  * the device is not connected, `unknown`.
  */
-export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
+export function tunnelFacts(orgId: string, scope: TunnelScope = {}, { interfaces = true }: { interfaces?: boolean } = {}) {
   const where = scopeWhere(orgId, scope);
   // A scoped read (a page, a duty's slice, one device's tunnels) has a few devices: each asks the jobs' (device,
   // state) index. Left to itself the planner hashed the organization's queued and running jobs instead, a scan
@@ -112,7 +113,7 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
   return sql<TunnelFactsRow>`(
     with scoped as (select * from tunnels t where ${where}),
     dev as materialized (
-      select d.id, d.name, d.hostname, ${scoped ? sql`d.interfaces,` : sql``} d.connection, d.last_connected_at,
+      select d.id, d.name, d.hostname, ${scoped && interfaces ? sql`d.interfaces,` : sql``} d.connection, d.last_connected_at,
         d.desired_tunnel_ids as configured_ids,
         case
           when exists (select 1 from jobs j where j.device_id = d.id and j.state in ('queued', 'running')
@@ -124,12 +125,12 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
         end as config_state
       from devices d
       where d.organization_id = ${orgId}::uuid ${ends}
-    )${scoped ? sql`` : sql`, ifc as materialized (${orgInterfaces(orgId)})`}
+    )${scoped || !interfaces ? sql`` : sql`, ifc as materialized (${orgInterfaces(orgId)})`}
     select t.id, t.num, t.description, t.device_a, t.interface_a, t.device_b, t.interface_b, t.peer_id,
       t.pathlabel_id, t.notifications, t.created_at, t.pending_since,
-      a.name as a_name, a.hostname as a_hostname, ia.name as a_iface_name, ia.ipv4 as a_iface_ipv4, a.connection as a_connection,
+      a.name as a_name, a.hostname as a_hostname, ${interfaceColumns("a", interfaces)}, a.connection as a_connection,
       (t.id = any(a.configured_ids)) as a_configured, a.config_state as a_config, ${reported("a", "la")} as a_reported,
-      b.name as b_name, b.hostname as b_hostname, ib.name as b_iface_name, ib.ipv4 as b_iface_ipv4, b.connection as b_connection,
+      b.name as b_name, b.hostname as b_hostname, ${interfaceColumns("b", interfaces)}, b.connection as b_connection,
       case when b.id is null then null else (t.id = any(b.configured_ids)) end as b_configured,
       b.config_state as b_config, case when b.id is null then null else ${reported("b", "lb")} end as b_reported,
       la.at as a_at, la.up as a_up, la.loss as a_loss, la.rtt as a_rtt, la.jitter as a_jitter,
@@ -141,7 +142,7 @@ export function tunnelFacts(orgId: string, scope: TunnelScope = {}) {
     join dev a on a.id = t.device_a
     left join dev b on b.id = t.device_b
     left join peers p on p.id = t.peer_id
-    ${scoped ? interfaceLookups : interfaceJoins}
+    ${interfaces ? (scoped ? interfaceLookups : interfaceJoins) : sql``}
     left join tunnel_latest la on la.tunnel_id = t.id and la.side = 'a'
     left join tunnel_latest lb on lb.tunnel_id = t.id and lb.side = 'b' and b.id is not null
   )`.as("f");
@@ -178,6 +179,10 @@ function reported(end: "a" | "b", latest: string): RawBuilder<EndReport> {
 const lookup = (end: "a" | "b", id: string): RawBuilder<unknown> =>
   sql`(select i ->> 'name' as name, i ->> 'IPv4' as ipv4 from jsonb_array_elements(${sql.ref(`${end}.interfaces`)}) i
     where i ->> 'id' = ${sql.ref(id)}::text limit 1)`;
+const interfaceColumns = (end: "a" | "b", read: boolean): RawBuilder<unknown> =>
+  read
+    ? sql`${sql.ref(`i${end}.name`)} as ${sql.ref(`${end}_iface_name`)}, ${sql.ref(`i${end}.ipv4`)} as ${sql.ref(`${end}_iface_ipv4`)}`
+    : sql`null::text as ${sql.ref(`${end}_iface_name`)}, null::text as ${sql.ref(`${end}_iface_ipv4`)}`;
 const interfaceLookups = sql`left join lateral ${lookup("a", "t.interface_a")} as ia on true
     left join lateral ${lookup("b", "t.interface_b")} as ib on true`;
 const orgInterfaces = (orgId: string): RawBuilder<unknown> =>
@@ -350,19 +355,23 @@ async function listTunnelsAs<R, T>(
   const keys = [...query.filter.map((f) => f.key), query.sort ?? TUNNEL_LIST.defaultSort.key];
   // All of the organization's tunnels: their number is kept (db/row-counts.ts).
   const count = { total: isScoped(scope) ? undefined : rowCount(orgId, "tunnels") };
-  if (!keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
-    // Filtered or sorted on what is derived (status, names, reports): the facts of every tunnel in scope.
+  if (readsInterfaces(keys)) {
+    // Filtered or sorted on an end's interface name: the facts of every tunnel in scope, interfaces included.
     const { rows, total, next } = await runList(ctx.db, read.select(from(scope)), query, TUNNEL_LIST, count);
     return { items: rows.map(read.item), total, next };
   }
-  // Filters and sort on the tunnels table alone: page there first, then the facts of that page only
-  // (at 20,000 tunnels, 100 tunnels' facts instead of all of them).
-  const scoped = sql`(select * from tunnels t where ${scopeWhere(orgId, scope)})`.as("f");
+  // Otherwise page first, then read the facts of that page only (at 20,000 tunnels, 100 tunnels' facts instead
+  // of all of them): on the tunnels table when every key is one of its columns; else (status, names, reports) on
+  // every tunnel's facts without the ends' interfaces, whose taking apart and joining was half of a page sorted
+  // by status (EXPLAIN ANALYZE at 20,000 tunnels on PostgreSQL: 145 ms with them, 70 ms without).
+  const pageFrom = keys.every((k) => TUNNEL_TABLE_KEYS.has(k))
+    ? sql`(select * from tunnels t where ${scopeWhere(orgId, scope)})`.as("f")
+    : tunnelFacts(orgId, scope, { interfaces: false });
   const {
     rows: page,
     total,
     next,
-  } = await runList(ctx.db, ctx.db.selectFrom(scoped).select(sql<string>`f.id`.as("id")), query, TUNNEL_LIST, count);
+  } = await runList(ctx.db, ctx.db.selectFrom(pageFrom).select(sql<string>`f.id`.as("id")), query, TUNNEL_LIST, count);
   if (page.length === 0) return { items: [], total, next };
   const rows = (await read.select(from({ ids: page.map((r) => r.id) })).execute()) as (R & { id: string })[];
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -373,6 +382,12 @@ async function listTunnelsAs<R, T>(
   });
   return { items, total, next };
 }
+
+/** TUNNEL_LIST keys read from the ends' interfaces: only the facts with `interfaces` filter and sort on them. */
+const INTERFACE_KEYS = new Set(["interfaceA.name", "interfaceB.name"]);
+
+/** Whether a filter or sort on these TUNNEL_LIST keys needs the facts' interface columns. */
+export const readsInterfaces = (keys: readonly string[]): boolean => keys.some((k) => INTERFACE_KEYS.has(k));
 
 /** TUNNEL_LIST keys whose column is a column of the tunnels table (as `f.<column>`). */
 const TUNNEL_TABLE_KEYS = new Set([
