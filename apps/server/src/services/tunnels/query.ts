@@ -380,7 +380,8 @@ async function listTunnelsAs<R, T>(
   // Otherwise page first, then read the facts of that page only (at 20,000 tunnels, 100 tunnels' facts instead
   // of all of them): on the tunnels table when every key is one of its columns; else (status, names, reports) on
   // every tunnel's facts without the ends' interfaces, whose taking apart and joining was half of a page sorted
-  // by status (EXPLAIN ANALYZE at 20,000 tunnels on PostgreSQL: 145 ms with them, 70 ms without).
+  // by status (EXPLAIN ANALYZE at 20,000 tunnels on PostgreSQL: 145 ms with them, 70 ms without). The page's facts
+  // are read a moment after its ids were chosen: a tunnel whose status changed in between shows its new status.
   const pageFrom = keys.every((k) => TUNNEL_TABLE_KEYS.has(k))
     ? sql`(select * from tunnels t where ${scopeWhere(orgId, scope)})`.as("f")
     : tunnelFacts(orgId, scope, { interfaces: false });
