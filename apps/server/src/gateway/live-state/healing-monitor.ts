@@ -135,7 +135,8 @@ export class HealingMonitor {
     PERSIST_WINDOW_MS,
   );
 
-  private stateOf(conn: DeviceConnection): DeviceHealing {
+  /** The device's healing state; a new one loads the stored baselines as of `at`'s hour (the status that made it). */
+  private stateOf(conn: DeviceConnection, at = new Date()): DeviceHealing {
     let s = this.devices.get(conn);
     if (!s) {
       s = {
@@ -149,7 +150,8 @@ export class HealingMonitor {
       };
       this.devices.set(conn, s);
       const state = s;
-      void conn.serial("healing baselines", () => this.load(conn, state));
+      const hour = at.getUTCHours();
+      void conn.serial("healing baselines", () => this.load(conn, state, hour));
     }
     return s;
   }
@@ -164,7 +166,7 @@ export class HealingMonitor {
 
   /** One status (after its tunnels were narrowed to the device's own). */
   observe(conn: DeviceConnection, status: Status, tunnels: (TunnelReport & { side: "a" | "b" })[], receivedAt: Date): void {
-    const s = this.stateOf(conn);
+    const s = this.stateOf(conn, receivedAt);
     this.recordAgentReports(conn, s, status, receivedAt);
     if (status.appliedHash !== s.appliedHash) {
       s.appliedHash = status.appliedHash;
@@ -327,10 +329,9 @@ export class HealingMonitor {
     );
   }
 
-  private async load(conn: DeviceConnection, s: DeviceHealing): Promise<void> {
+  private async load(conn: DeviceConnection, s: DeviceHealing, hour: number): Promise<void> {
     try {
       const rows = await this.baselines.submit(conn.deviceId);
-      const hour = new Date().getUTCHours();
       for (const r of rows) s.links.set(sharedString(r.link), HealingLink.fromStored(r.state, r.rerouting, hour));
     } finally {
       s.loaded = true;
