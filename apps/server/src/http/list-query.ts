@@ -259,8 +259,77 @@ export async function runList<DB, TB extends keyof DB, O, CDB = DB, CTB extends 
   query: SelectQueryBuilder<DB, TB, O>,
   list: ServerListQuery,
   spec: ListSpec,
-  count: { total?: RawBuilder<number>; from?: SelectQueryBuilder<CDB, CTB, CO>; version?: RawBuilder<string> } = {},
+  count: ListCount<CDB, CTB, CO> = {},
 ): Promise<{ rows: O[]; total: number; next: string | null }> {
+  const statement = listStatement(db, query, list, spec, count);
+  const rows = (await statement.page.execute()) as (O & Record<string, unknown>)[];
+  if (rows.length === 0 && (list.offset > 0 || list.limit === 0 || list.after !== undefined))
+    return { rows: [], ...(await statement.countAlone()) };
+  const total = Number(rows[0]?.[TOTAL_COLUMN] ?? 0);
+  statement.kept?.keep(rows[0]?.[VERSION_COLUMN] as string | undefined, total);
+  const last = rows.at(-1);
+  const next = rows.length === list.limit && last ? statement.nextCursor(last[SORT_VALUE_COLUMN], last[SORT_ID_COLUMN]) : null;
+  return { rows: rows.map(withoutListColumns) as O[], total, next };
+}
+
+/**
+ * The same page as `runList` for a query whose one column, `json`, is each row's JSON text: the database joins
+ * the page's rows into the JSON text of the answer's array (in the page's order) and hands back one row with
+ * the total and the last row's keyset. The server then neither parses a hundred rows of five columns nor
+ * keeps them (at 50 concurrent clients the rows' objects and strings, alive while their requests wait, were
+ * most of what the garbage collector copied), nor joins their text.
+ */
+export async function runListJson<DB, TB extends keyof DB, CDB = DB, CTB extends keyof CDB = keyof CDB, CO = unknown>(
+  db: Kysely<Database>,
+  query: SelectQueryBuilder<DB, TB, { json: string }>,
+  list: ServerListQuery,
+  spec: ListSpec,
+  count: ListCount<CDB, CTB, CO> = {},
+): Promise<{ json: string; total: number; next: string | null }> {
+  const statement = listStatement(db, query, list, spec, count);
+  const { order, reverse } = statement;
+  const byPage = sql`p.${sql.ref(SORT_VALUE_COLUMN)} ${order}, p.${sql.ref(SORT_ID_COLUMN)} ${statement.idOrder}`;
+  const lastFirst = sql`p.${sql.ref(SORT_VALUE_COLUMN)} ${reverse}, p.${sql.ref(SORT_ID_COLUMN)} ${statement.idReverse}`;
+  const result = await sql<{
+    json: string;
+    n: number;
+    total: number | null;
+    sort_value: unknown;
+    sort_id: unknown;
+    version: string | null;
+  }>`
+    select '[' || coalesce(string_agg(p.json::text, ',' order by ${byPage}), '') || ']' as json, count(*)::int as n,
+      min(p.${sql.ref(TOTAL_COLUMN)}) as total, min(p.${sql.ref(VERSION_COLUMN)}) as version,
+      (array_agg(p.${sql.ref(SORT_VALUE_COLUMN)} order by ${lastFirst}))[1] as sort_value,
+      (array_agg(p.${sql.ref(SORT_ID_COLUMN)} order by ${lastFirst}))[1] as sort_id
+    from (${statement.page}) as p`.execute(db);
+  const row = result.rows[0]!;
+  if (row.n === 0 && (list.offset > 0 || list.limit === 0 || list.after !== undefined))
+    return { json: "[]", ...(await statement.countAlone()) };
+  const total = Number(row.total ?? 0);
+  statement.kept?.keep(row.version, total);
+  const next = row.n === list.limit && row.n > 0 ? statement.nextCursor(row.sort_value, row.sort_id) : null;
+  return { json: row.json, total, next };
+}
+
+/** How `runList` has the total more cheaply than by counting the filtered rows (runList's comment). */
+export interface ListCount<CDB, CTB extends keyof CDB, CO> {
+  total?: RawBuilder<number>;
+  from?: SelectQueryBuilder<CDB, CTB, CO>;
+  version?: RawBuilder<string>;
+}
+
+/**
+ * The page statement of a list: filters, keyset, sort, limit and offset, with the list's own columns (the
+ * total, the sort value and tiebreaker, the kept total's version) after the query's.
+ */
+function listStatement<DB, TB extends keyof DB, O, CDB, CTB extends keyof CDB, CO>(
+  db: Kysely<Database>,
+  query: SelectQueryBuilder<DB, TB, O>,
+  list: ServerListQuery,
+  spec: ListSpec,
+  count: ListCount<CDB, CTB, CO>,
+) {
   const filtered = withFilters(query, list, spec);
   const countedRows = count.from ? countable(withFilters(count.from, list, spec)) : countable(filtered);
 
@@ -277,6 +346,7 @@ export async function runList<DB, TB extends keyof DB, O, CDB = DB, CTB extends 
   const sortRef = refOf(sortColumn);
   const tiebreaker = sql.ref(spec.tiebreaker);
   const direction = sql.raw(order === "desc" ? "desc nulls last" : "asc nulls first");
+  const idOrder = sql.raw(order === "desc" ? "desc" : "asc");
 
   let paged = filtered;
   if (list.after !== undefined) {
@@ -284,11 +354,6 @@ export async function runList<DB, TB extends keyof DB, O, CDB = DB, CTB extends 
     const cursor = decodeCursor(list.after, sortKey, order, sortField);
     paged = paged.where(afterCondition(sortRef, tiebreaker, order, cursor));
   }
-  const page = paged
-    .orderBy(sql`${sortRef} ${direction}`)
-    .orderBy(sql`${tiebreaker} ${sql.raw(order === "desc" ? "desc" : "asc")}`)
-    .limit(list.limit)
-    .offset(list.offset);
 
   // The total rides along as an uncorrelated sub-query: PostgreSQL counts the filtered rows once (an
   // InitPlan that selects nothing but the filter's rows) and the page query reads only the page's rows, in
@@ -299,36 +364,37 @@ export async function runList<DB, TB extends keyof DB, O, CDB = DB, CTB extends 
   const unfilteredTotal = list.filter.length === 0 ? count.total : undefined;
   const kept = unfilteredTotal ? undefined : keptCount(db, countedRows, counting, list, spec, count.version);
   const counted = unfilteredTotal ?? kept?.counted ?? counting;
-  const rows = (await page
+  const page = paged
+    .orderBy(sql`${sortRef} ${direction}`)
+    .orderBy(sql`${tiebreaker} ${idOrder}`)
+    .limit(list.limit)
+    .offset(list.offset)
     .select([
       counted.as(TOTAL_COLUMN),
       sql`${sortRef}`.as(SORT_VALUE_COLUMN),
       sql`${tiebreaker}`.as(SORT_ID_COLUMN),
-      ...(kept ? [sql<string>`${kept.version}::text`.as(VERSION_COLUMN)] : []),
-    ])
-    .execute()) as (O & Record<string, unknown>)[];
-  if (rows.length === 0 && (list.offset > 0 || list.limit === 0 || list.after !== undefined)) {
-    // No row to carry the total (a page past the end, or limit=0): count on its own.
-    const alone = await sql<{ total: number; version: string | null }>`select ${counted} as total,
-      ${kept ? sql`${kept.version}::text` : sql`null`} as version`.execute(db);
-    const total = Number(alone.rows[0]?.total ?? 0);
-    kept?.keep(alone.rows[0]?.version, total);
-    return { rows: [], total, next: null };
-  }
-  const total = Number(rows[0]?.[TOTAL_COLUMN] ?? 0);
-  kept?.keep(rows[0]?.[VERSION_COLUMN] as string | undefined, total);
-  const last = rows.at(-1);
-  const next =
-    last && rows.length === list.limit
-      ? encodeCursor({ k: sortKey, o: order, v: cursorValue(last[SORT_VALUE_COLUMN]), i: String(last[SORT_ID_COLUMN]) })
-      : null;
-  for (const row of rows) {
-    delete row[TOTAL_COLUMN];
-    delete row[SORT_VALUE_COLUMN];
-    delete row[SORT_ID_COLUMN];
-    if (kept) delete row[VERSION_COLUMN];
-  }
-  return { rows, total, next };
+      (kept ? sql<string>`${kept.version}::text` : sql<string>`null::text`).as(VERSION_COLUMN),
+    ]);
+  return {
+    page,
+    kept,
+    order: direction,
+    idOrder,
+    reverse: sql.raw(order === "desc" ? "asc nulls first" : "desc nulls last"),
+    idReverse: sql.raw(order === "desc" ? "asc" : "desc"),
+    /** No row to carry the total (a page past the end, or limit=0): counted on its own. */
+    async countAlone(): Promise<{ total: number; next: null }> {
+      const alone = await sql<{ total: number; version: string | null }>`select ${counted} as total,
+        ${kept ? sql`${kept.version}::text` : sql`null`} as version`.execute(db);
+      const total = Number(alone.rows[0]?.total ?? 0);
+      kept?.keep(alone.rows[0]?.version, total);
+      return { total, next: null };
+    },
+    /** The cursor of the page after the one whose last row has this sort value and tiebreaker. */
+    nextCursor(value: unknown, id: unknown): string {
+      return encodeCursor({ k: sortKey, o: order, v: cursorValue(value), i: String(id) });
+    },
+  };
 }
 
 /**
@@ -442,6 +508,17 @@ const SORT_VALUE_COLUMN = "__sort_value";
 const SORT_ID_COLUMN = "__sort_id";
 /** The row version a kept total was counted at (keptCount). */
 const VERSION_COLUMN = "__records_version";
+const LIST_COLUMNS = new Set([TOTAL_COLUMN, SORT_VALUE_COLUMN, SORT_ID_COLUMN, VERSION_COLUMN]);
+
+/**
+ * A page's row without the list's own columns, as a new object: deleting them from the row instead turned
+ * every row into a slow dictionary-mode object (about six times the cost, and more garbage).
+ */
+function withoutListColumns(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in row) if (!LIST_COLUMNS.has(key)) out[key] = row[key];
+  return out;
+}
 
 /** Response header with the cursor of the next page (keyset paging: `?after=`); absent on the last page. */
 export const RECORDS_NEXT_HEADER = "records-next";

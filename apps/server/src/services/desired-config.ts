@@ -30,7 +30,8 @@ import { openInterfaceSecrets } from "./radio/interface-secrets.ts";
 
 /** `= any($1)` for a uuid list: one parameter, whatever the list length. */
 export const anyUuid = (ids: readonly string[]) => sql<string>`any(${toPgArray(ids)}::uuid[])`;
-const toPgArray = (ids: readonly string[]) => `{${ids.join(",")}}`;
+/** A uuid list as one array parameter's text (`$1::uuid[]`). */
+export const toPgArray = (ids: readonly string[]) => `{${ids.join(",")}}`;
 
 /**
  * The rows of `deviceIds`, locked in id order (add the columns with `.select`): every writer of

@@ -89,6 +89,11 @@ describe("GET /api/devices?response=summary (JSON built by the database)", () =>
     { filter: JSON.stringify([{ key: "isApproved", op: "==", val: false }]) },
     { sort: "pendingNotifications", order: "desc" },
     { offset: "50" },
+    // No rows: none in the list, none asked for (the total counted alone), none matching.
+    { limit: "0" },
+    { limit: "0", filter: JSON.stringify([{ key: "name", op: "contains", val: "7" }]) },
+    { filter: JSON.stringify([{ key: "name", op: "contains", val: "no such device" }]) },
+    { sort: "hostname", order: "asc", limit: "5" },
   ];
 
   it("answers what the object path answers: same rows, order, values, total and next cursor", async () => {
@@ -102,6 +107,7 @@ describe("GET /api/devices?response=summary (JSON built by the database)", () =>
       const want = await expected(query);
       expect(res.body, JSON.stringify(query)).toEqual(want.items);
       expect(res.headers.get("records-total")).toBe(String(want.total));
+      expect(res.headers.get(RECORDS_NEXT_HEADER) ?? null, JSON.stringify(query)).toBe(want.next);
       expect(JSON.stringify(res.body)).toBe(JSON.stringify(want.items));
     }
   });

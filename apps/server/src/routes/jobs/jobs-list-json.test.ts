@@ -71,6 +71,10 @@ describe("GET /api/jobs (JSON built by the database)", () => {
     { filter: filter("state", "in", ["queued", "failed"]) },
     { filter: filter("device.name", "contains", "q") },
     { filter: filter("startedAt", ">", "2026-01-01T00:00:00Z") },
+    // A sort key that is null on all but one job: pages and their last rows among the nulls, either way.
+    { sort: "startedAt", order: "desc", limit: "3" },
+    { sort: "startedAt", order: "asc", limit: "3", offset: "2" },
+    { limit: "0" },
     { offset: "50" },
   ];
 

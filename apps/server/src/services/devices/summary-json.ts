@@ -1,10 +1,10 @@
 /**
  * The devices summary page built as JSON by the database (issue 14): each row
  * is its summary object already (`json_build_object`, keys in the order
- * `toDeviceSummary` writes them), read as text and joined into the answer's
- * array. The server neither parses the rows' columns (interfaces jsonb and
- * all) nor builds objects nor stringifies them: at 50 concurrent clients
- * that was most of a request's CPU. Same filter, sort, page, cursor and total
+ * `toDeviceSummary` writes them), and the database joins the page's rows
+ * into the answer's array too (`runListJson`). The server neither parses the
+ * rows' columns (interfaces jsonb and all) nor builds objects nor stringifies
+ * them: at 50 concurrent clients that was most of a request's CPU. Same filter, sort, page, cursor and total
  * as `listDevices` (`runList`); devices-list.test.ts compares the two.
  *
  * The JSON differs from JSON.stringify's only in white space (PostgreSQL
@@ -18,7 +18,7 @@
 import { sql } from "kysely";
 import { rowCount, rowVersion } from "../../db/row-counts.ts";
 import type { ServerListQuery } from "../../http/list-query.ts";
-import { runList } from "../../http/list-query.ts";
+import { runListJson } from "../../http/list-query.ts";
 import type { ServiceCtx } from "../context.ts";
 import { anyUuid } from "../desired-config.ts";
 import { DEVICE_LIST, pendingNotificationsSql } from "./devices.ts";
@@ -37,9 +37,8 @@ export async function listDeviceSummariesJson(
 ): Promise<{ json: string; total: number; next: string | null }> {
   let base = ctx.db.selectFrom("devices as d").where("d.organization_id", "=", ctx.org.id);
   if (input.ids) base = base.where("d.id", "=", anyUuid(input.ids));
-  const { rows, total, next } = await runList(ctx.db, base.select(summaryJson.as("j")), input.query, DEVICE_LIST, {
+  return runListJson(ctx.db, base.select(summaryJson.as("json")), input.query, DEVICE_LIST, {
     total: input.ids ? undefined : rowCount(ctx.org.id, "devices"),
     version: rowVersion(ctx.org.id, "devices"),
   });
-  return { json: `[${rows.map((r) => r.j).join(",")}]`, total, next };
 }

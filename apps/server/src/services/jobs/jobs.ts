@@ -15,7 +15,7 @@
 import type { Filter, Job } from "@tern/protocol";
 import { rowCount } from "../../db/row-counts.ts";
 import { ApiError, invalidField, notFound } from "../../http/errors.ts";
-import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../../http/list-query.ts";
+import { filterCondition, type ListSpec, runList, runListJson, type ServerListQuery } from "../../http/list-query.ts";
 import { recordAudit } from "../audit.ts";
 import { inTransaction, type ServiceCtx } from "../context.ts";
 import { anyUuid } from "../desired-config.ts";
@@ -156,8 +156,7 @@ export async function listJobsJson(
 ): Promise<{ json: string; total: number; next: string | null }> {
   const { jobs, count } = listed(ctx, input);
   const page = joinDevice(jobs).select(jobJson.as("json"));
-  const { rows, total, next } = await runList(ctx.db, page, input.query, JOB_LIST, count);
-  return { json: `[${rows.map((r) => r.json).join(",")}]`, total, next };
+  return runListJson(ctx.db, page, input.query, JOB_LIST, count);
 }
 
 export async function getJob(ctx: ServiceCtx, id: string): Promise<Job> {

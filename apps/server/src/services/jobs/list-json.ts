@@ -2,7 +2,7 @@
  * The jobs list built as JSON by the database (issue 14), as the devices
  * summary and the tunnels are: each row of `GET /api/jobs` becomes its `Job`
  * object already (`json_build_object` over the job and its device, keys in
- * `toJob`'s order), read as text and joined into the answer's array. The
+ * `toJob`'s order), joined by the database into the answer's array (`runListJson`). The
  * server no longer parses a job's tasks, error and result (jsonb), its four
  * dates, nor stringifies the page again.
  *

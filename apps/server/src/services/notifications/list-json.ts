@@ -2,8 +2,8 @@
  * The notifications list built as JSON by the database (issue 14), as the
  * devices summary, the tunnels and the jobs are: each row of
  * `GET /api/notifications` becomes its `Notification` object already
- * (`json_build_object`, keys in `toNotification`'s order), read as text and
- * joined into the answer's array.
+ * (`json_build_object`, keys in `toNotification`'s order), joined by the
+ * database into the answer's array (`runListJson`).
  *
  * Same values as `toNotification` (notifications.ts), which the events and
  * the tests keep using; notifications-list-json.test.ts compares the two.

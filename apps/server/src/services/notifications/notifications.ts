@@ -8,7 +8,7 @@ import { type Expression, type SqlBool, sql } from "kysely";
 import { rowCount } from "../../db/row-counts.ts";
 import type { NotificationRow } from "../../db/schema.ts";
 import { invalidField } from "../../http/errors.ts";
-import { filterCondition, type ListSpec, runList, type ServerListQuery } from "../../http/list-query.ts";
+import { filterCondition, type ListSpec, runList, runListJson, type ServerListQuery } from "../../http/list-query.ts";
 import { recordAudit } from "../audit.ts";
 import { inTransaction, type ServiceCtx } from "../context.ts";
 import { anyUuid } from "../desired-config.ts";
@@ -100,8 +100,7 @@ export async function listNotificationsJson(
 ): Promise<{ json: string; total: number; next: string | null }> {
   const list = listed(ctx, query);
   const page = list.filtered.select(notificationJson.as("json"));
-  const { rows, total, next } = await runList(ctx.db, page, list.query, NOTIFICATION_LIST, list.count);
-  return { json: `[${rows.map((r) => r.json).join(",")}]`, total, next };
+  return runListJson(ctx.db, page, list.query, NOTIFICATION_LIST, list.count);
 }
 
 /** Which notifications a bulk change touches: the given ids, or every one matching the filter (`[]` = all). */
