@@ -88,6 +88,16 @@ describe.runIf(testDatabaseKind() === "postgres")("prepared statements on Postgr
     expect(left.filter((s) => / and [345] = [345]$/.test(s))).toHaveLength(LIMIT);
   });
 
+  it("keeps a statement used again over those used less recently, whatever their order of first use", async () => {
+    await db.transaction().execute(async (trx) => {
+      // Three texts of the same length (kept together), the first used again, then a fourth, then a fifth.
+      for (const k of [10, 11, 12, 10, 13, 14]) expect((await byK(k, 7).execute(trx)).rows).toEqual([{ name: "item 7" }]);
+    });
+    const left = (await serverStatements()).map((s) => s.statement);
+    expect(left).toHaveLength(LIMIT);
+    expect(left.filter((s) => / and (10 = 10|13 = 13|14 = 14)$/.test(s))).toHaveLength(LIMIT);
+  });
+
   it("closes evicted statements only outside transactions: none leaks when a transaction fails", async () => {
     await expect(
       db.transaction().execute(async (trx) => {
