@@ -69,8 +69,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Agent packages are the one body larger than JSON's limit: they get theirs (TERN_AGENT_PACKAGE_MAX_BYTES).
   const packageBodyLimit = bodyLimitOf(deps.config.TERN_AGENT_PACKAGE_MAX_BYTES);
   const packageUpload = `${API_BASE}${PACKAGE_UPLOAD_PATH}`;
+  // A GET or HEAD has no body (@hono/node-server never reads one), and the limit's look at it would build the
+  // request's whole Fetch API Request (headers, abort signal) for nothing: most of the API's requests are GETs.
   app.use(`${API_BASE}/*`, (c, next) =>
-    c.req.method === "POST" && c.req.path === packageUpload ? packageBodyLimit(c, next) : apiBodyLimit(c, next),
+    c.req.method === "GET" || c.req.method === "HEAD"
+      ? next()
+      : c.req.method === "POST" && c.req.path === packageUpload
+        ? packageBodyLimit(c, next)
+        : apiBodyLimit(c, next),
   );
 
   app.route(API_BASE, createApi());
