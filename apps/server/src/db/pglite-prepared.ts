@@ -27,6 +27,7 @@
  * `query` as before.
  */
 import type { PGlite, Results } from "@electric-sql/pglite";
+import { StatementCache } from "./statement-cache.ts";
 
 /** What this module needs of PGlite's exports, given by the caller that loaded it (db/database.ts). */
 export type PGliteLib = Pick<typeof import("@electric-sql/pglite"), "parse" | "protocol">;
@@ -53,8 +54,7 @@ export function preparedQuery(pglite: PGlite, lib: PGliteLib, limit: number): PG
   const plain: PGliteQuery = (sql, parameters) => pglite.query(sql, parameters as unknown[]);
   if (limit <= 0) return plain;
   const serialize = lib.protocol.serialize;
-  /** By text, least recently used first. */
-  const statements = new Map<string, Prepared>();
+  const statements = new StatementCache<Prepared>(limit);
   const closing: string[] = [];
   let sequence = 0;
 
@@ -80,23 +80,14 @@ export function preparedQuery(pglite: PGlite, lib: PGliteLib, limit: number): PG
       types: lib.parse.parseDescribeStatementResults(messages),
       description: messages.find((m) => m.name === "rowDescription"),
     };
-    statements.set(sql, prepared);
-    if (statements.size > limit) {
-      const [oldest, old] = statements.entries().next().value as [string, Prepared];
-      statements.delete(oldest);
-      closing.push(old.name);
-    }
+    const evicted = statements.add(sql, prepared);
+    if (evicted) closing.push(evicted.name);
     return prepared;
   }
 
   async function execute<R>(sql: string, parameters: readonly unknown[]): Promise<Results<R>> {
     try {
-      let prepared = statements.get(sql);
-      if (prepared) {
-        // Most recently used: last in the map's order.
-        statements.delete(sql);
-        statements.set(sql, prepared);
-      } else prepared = await prepare(sql);
+      const prepared = statements.get(sql) ?? (await prepare(sql));
       const values = parameters.map((value, i) => {
         if (value === null || value === undefined) return null;
         const serializer = pglite.serializers[prepared.types[i]!];

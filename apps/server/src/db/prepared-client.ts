@@ -27,6 +27,7 @@
  * prepared, so the next execution parses again.
  */
 import pg from "pg";
+import { StatementCache } from "./statement-cache.ts";
 
 /** What pg's Connection keeps about the statements it parsed (not in its types). */
 interface PgConnectionState {
@@ -52,24 +53,15 @@ export function preparingClient(limit: number, maxAgeMs = PREPARED_MAX_AGE_MS): 
   };
 }
 
-/** A statement prepared on a connection: its text, its name there, and when it was last used (a count of executions). */
-interface Statement {
-  readonly text: string;
-  readonly name: string;
-  used: number;
-}
-
 /** A pg client that prepares its parameterised statements (the module's comment). */
 export class PreparingClient extends pg.Client {
   readonly limit: number = 100;
   readonly maxAgeMs: number = PREPARED_MAX_AGE_MS;
   /** When the statements kept now began (the first one prepared since the last start-over). */
   #since = 0;
-  /** The statements kept, by the length of their text (#nameOf). */
-  readonly #byLength = new Map<number, Statement[]>();
-  #kept = 0;
+  /** Statement name by text (created at the first query: `limit` is set by the subclass). */
+  #cache: StatementCache<string> | undefined;
   #sequence = 0;
-  #uses = 0;
   /** Names to close on the server once the connection is back in the pool (outside any transaction). */
   #closing: string[] = [];
   #closeAll = false;
@@ -92,7 +84,7 @@ export class PreparingClient extends pg.Client {
    * a transaction that failed would fail too.
    */
   closeEvicted(): void {
-    if (this.#kept > 0 && performance.now() - this.#since > this.maxAgeMs) this.#forgetAll();
+    if ((this.#cache?.size ?? 0) > 0 && performance.now() - this.#since > this.maxAgeMs) this.#forgetAll();
     if (this.#closeAll) {
       this.#closeAll = false;
       this.#closing = [];
@@ -109,45 +101,22 @@ export class PreparingClient extends pg.Client {
     if (names.length > 0) super.query(names.map((name) => `DEALLOCATE ${name}`).join("; ")).catch(() => {});
   }
 
-  /**
-   * The name of the statement with this text, prepared on first use. Found by the text's length, then compared
-   * whole: a statement's text is long (a tunnel list's is about 20 KB) and a new string at every execution,
-   * and a Map keyed by the text hashed all of it each time (about 55 µs for 10 KB), where comparing it with
-   * a kept text of the same length is a memory compare.
-   */
+  /** The name of the statement with this text, prepared on its first use (statement-cache.ts). */
   #nameOf(text: string): string {
-    const same = this.#byLength.get(text.length);
-    const known = same?.find((s) => s.text === text);
-    if (known !== undefined) {
-      known.used = ++this.#uses;
-      return known.name;
-    }
+    this.#cache ??= new StatementCache(this.limit);
+    const known = this.#cache.get(text);
+    if (known !== undefined) return known;
     // Never reused on this connection, so a statement still to be closed cannot collide with a new one.
     const name = `tern_${++this.#sequence}`;
-    if (this.#kept === 0) this.#since = performance.now();
-    const statement = { text, name, used: ++this.#uses };
-    if (same) same.push(statement);
-    else this.#byLength.set(text.length, [statement]);
-    if (++this.#kept > this.limit) this.#evictOldest();
+    if (this.#cache.size === 0) this.#since = performance.now();
+    const evicted = this.#cache.add(text, name);
+    if (evicted !== undefined) this.#closing.push(evicted);
     return name;
-  }
-
-  /** Drops the least recently used statement (a scan of `limit`, only when a new text overflows them). */
-  #evictOldest(): void {
-    let oldest: Statement | undefined;
-    for (const same of this.#byLength.values()) for (const s of same) if (!oldest || s.used < oldest.used) oldest = s;
-    if (!oldest) return;
-    const same = this.#byLength.get(oldest.text.length)!;
-    same.splice(same.indexOf(oldest), 1);
-    if (same.length === 0) this.#byLength.delete(oldest.text.length);
-    this.#kept--;
-    this.#closing.push(oldest.name);
   }
 
   /** After a schema change under a prepared statement, or at the age limit: every statement parsed again, renamed. */
   #forgetAll(): void {
-    this.#byLength.clear();
-    this.#kept = 0;
+    this.#cache?.clear();
     this.#closeAll = true;
   }
 
