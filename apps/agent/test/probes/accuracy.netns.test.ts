@@ -10,10 +10,14 @@
  * (numgen, like the lab's emulated impairment), counting what it dropped.
  *
  * Stated tolerances: the agent's lost count equals the kernel's drop counter
- * (the estimator adds no error of its own), and the loss over the run is
- * within ±1 point of the applied loss. The second is sampling: σ of a
- * binomial estimate is √(p(1−p)/N), so ±1 point at 20 % is 3σ only from
- * N ≈ 14,400 probes. Probes go every 5 ms here (the agent's default is
+ * (the estimator adds no error of its own), and its loss over the probes the
+ * drop rule judged is within 5σ of the applied loss, σ being the sampling
+ * error of a binomial estimate, √(p(1−p)/N): at 16,000 probes 0.39, 0.86 and
+ * 1.58 points at 1, 5 and 20 %. The loss was taken over every probe sent,
+ * those sent after the drops stopped included (about 300 in the wait for the
+ * last answers, more on a busy machine): it read 0.4 point low at 20 % here,
+ * and 1.36 points off in a CI run, failing the ±1 point then asserted.
+ * Probes go every 5 ms here (the agent's default is
  * 200 ms; the accuracy of one probe does not depend on the rate), 16,000 per
  * tunnel in about 80 s; in production the same N takes the 5 probes a second
  * of the default 48 minutes, and a one-minute window of 300 probes has σ of
@@ -61,14 +65,15 @@ describe.runIf(enabled)("loss accuracy at 1, 5 and 20 %", () => {
     await scope.cleanup();
   });
 
-  it("measures each level within ±1 point over 16,000 probes, losing exactly what the kernel dropped", async () => {
+  it("measures each level within 5σ of sampling over 16,000 probes, losing exactly what the kernel dropped", async () => {
     const rules = LEVELS.map(
       (l) =>
+        `iifname "tun0" ip daddr ${l.remote} icmp type echo-request counter name "${l.id}_seen"\n` +
         `iifname "tun0" ip daddr ${l.remote} icmp type echo-request numgen random mod 10000 < ${l.loss * 100} counter name "${l.id}" drop`,
     );
     await b.exec(["nft", "-f", "-"], {
       input: `table inet impair {
-        ${LEVELS.map((l) => `counter ${l.id} {}`).join("\n")}
+        ${LEVELS.map((l) => `counter ${l.id} {}\ncounter ${l.id}_seen {}`).join("\n")}
         chain in {
           type filter hook input priority 0; policy accept;
           ${rules.join("\n")}
@@ -97,21 +102,28 @@ describe.runIf(enabled)("loss accuracy at 1, 5 and 20 %", () => {
     const counters = JSON.parse((await b.exec(["nft", "-j", "list", "counters", "table", "inet", "impair"])).stdout).nftables as {
       counter?: { name: string; packets: number };
     }[];
-    const lines: string[] = [];
-    for (const l of LEVELS) {
+    const counter = (name: string) => counters.find((c) => c.counter?.name === name)!.counter!.packets;
+    const levels = LEVELS.map((l) => {
       const d = r.details.find((x) => x.key === `tunnel:${l.id}`)!;
       const sent = d.answered + d.lost;
-      const dropped = counters.find((c) => c.counter?.name === l.id)!.counter!.packets;
-      const measured = (d.lost / sent) * 100;
-      lines.push(
-        `${l.loss} %: ${sent} probes, ${d.lost} lost (${measured.toFixed(2)} %), kernel dropped ${dropped}; ` +
-          `last window of ${d.samples}: ${d.lossPercent} %`,
-      );
-      expect(d.lost).toBe(dropped);
-      expect(Math.abs(measured - l.loss)).toBeLessThanOrEqual(1);
-    }
+      const dropped = counter(l.id);
+      // The probes the drop rule judged: not those sent after it was flushed (about 300 in the 1.5 s wait, more
+      // on a busy machine), which would pull the loss below the applied one.
+      const seen = counter(`${l.id}_seen`);
+      const measured = (d.lost / seen) * 100;
+      const line =
+        `${l.loss} %: ${sent} probes, ${seen} while dropping, ${d.lost} lost (${measured.toFixed(2)} % of those), ` +
+        `kernel dropped ${dropped}; last window of ${d.samples}: ${d.lossPercent} %`;
+      return { l, d, seen, dropped, measured, line };
+    });
+    // Printed before the checks, so that a failed run shows every level's figures.
     console.log(
-      `loss accuracy, three tunnels in parallel, ${((Date.now() - started) / 1000).toFixed(0)} s:\n  ${lines.join("\n  ")}`,
+      `loss accuracy, three tunnels in parallel, ${((Date.now() - started) / 1000).toFixed(0)} s:\n  ${levels.map((v) => v.line).join("\n  ")}`,
     );
+    for (const { l, d, seen, dropped, measured, line } of levels) {
+      expect(d.lost, line).toBe(dropped);
+      const sigma = Math.sqrt(((l.loss / 100) * (1 - l.loss / 100)) / seen) * 100;
+      expect(Math.abs(measured - l.loss), line).toBeLessThanOrEqual(5 * sigma);
+    }
   }, 360_000);
 });
