@@ -1,8 +1,8 @@
 /**
  * The jobs list built as JSON by the database (issue 14), as the devices
  * summary and the tunnels are: each row of `GET /api/jobs` becomes its `Job`
- * object already (`json_build_object` over the job and its device, keys in
- * `toJob`'s order), joined by the database into the answer's array (`runListJson`). The
+ * object already (db/json.ts's concatenated text over the job and its
+ * device, keys in `toJob`'s order), joined by the database into the answer's array (`runListJson`). The
  * server no longer parses a job's tasks, error and result (jsonb), its four
  * dates, nor stringifies the page again.
  *
@@ -11,17 +11,36 @@
  * `result` is left out when the job has none (SQL NULL or a JSON null).
  */
 import { sql } from "kysely";
-import { isoTimestampSql } from "../../db/json.ts";
+import { constantSql } from "../../db/constant-sql.ts";
+import { jsonAsIs, jsonObject, jsonQuoted, jsonString, jsonTimestamp } from "../../db/json.ts";
+
+const j = (column: string) => sql.ref(`j.${column}`);
 
 /** The job's keys before and after `result`, as `toJob` writes them (`j` the job, `d` its device). */
-const BEFORE_RESULT = sql`'id', j.id, 'org', j.organization_id, 'type', j.type, 'state', j.state,
-  'device', json_build_object('id', j.device_id, 'name', d.name, 'hostname', d.hostname),
-  'tasks', j.tasks, 'targetHash', j.target_hash, 'error', j.error,
-  'correctedAt', ${isoTimestampSql(sql.ref("j.corrected_at"))}, 'attempts', j.attempts`;
-const AFTER_RESULT = sql`'createdBy', j.created_by, 'createdAt', ${isoTimestampSql(sql.ref("j.created_at"))},
-  'startedAt', ${isoTimestampSql(sql.ref("j.started_at"))}, 'finishedAt', ${isoTimestampSql(sql.ref("j.finished_at"))}`;
+const BEFORE_RESULT = {
+  id: jsonQuoted(j("id")),
+  org: jsonQuoted(j("organization_id")),
+  type: jsonString(j("type")),
+  state: jsonString(j("state")),
+  device: jsonObject({
+    id: jsonQuoted(j("device_id")),
+    name: jsonString(sql.ref("d.name")),
+    hostname: jsonString(sql.ref("d.hostname")),
+  }),
+  tasks: jsonAsIs(j("tasks")),
+  targetHash: jsonString(j("target_hash")),
+  error: jsonAsIs(j("error")),
+  correctedAt: jsonTimestamp(j("corrected_at")),
+  attempts: jsonAsIs(j("attempts")),
+};
+const AFTER_RESULT = {
+  createdBy: jsonString(j("created_by")),
+  createdAt: jsonTimestamp(j("created_at")),
+  startedAt: jsonTimestamp(j("started_at")),
+  finishedAt: jsonTimestamp(j("finished_at")),
+};
 
 /** A `Job` of row `j` with its device `d`, as JSON text. */
-export const jobJson = sql<string>`(case when j.result is null or jsonb_typeof(j.result) = 'null'
-    then json_build_object(${BEFORE_RESULT}, ${AFTER_RESULT})
-    else json_build_object(${BEFORE_RESULT}, 'result', j.result, ${AFTER_RESULT}) end)::text`;
+export const jobJson = constantSql(sql<string>`(case when j.result is null or jsonb_typeof(j.result) = 'null'
+    then ${jsonObject({ ...BEFORE_RESULT, ...AFTER_RESULT })}
+    else ${jsonObject({ ...BEFORE_RESULT, result: jsonAsIs(j("result")), ...AFTER_RESULT })} end)`);

@@ -2,7 +2,7 @@
  * The notifications list built as JSON by the database (issue 14), as the
  * devices summary, the tunnels and the jobs are: each row of
  * `GET /api/notifications` becomes its `Notification` object already
- * (`json_build_object`, keys in `toNotification`'s order), joined by the
+ * (db/json.ts's concatenated text, keys in `toNotification`'s order), joined by the
  * database into the answer's array (`runListJson`).
  *
  * Same values as `toNotification` (notifications.ts), which the events and
@@ -12,14 +12,27 @@
  * object).
  */
 import { sql } from "kysely";
-import { isoTimestampSql } from "../../db/json.ts";
+import { constantSql } from "../../db/constant-sql.ts";
+import { jsonAsIs, jsonObject, jsonQuoted, jsonString, jsonTimestamp } from "../../db/json.ts";
+
+const n = (column: string) => sql.ref(`n.${column}`);
 
 /** A `Notification` of row `n`, as JSON text. */
-export const notificationJson = sql<string>`json_build_object(
-    'id', n.id, 'org', n.organization_id, 'deviceId', n.device_id, 'eventType', n.event_type,
-    'title', n.title, 'details', n.details, 'severity', n.severity,
-    'targets', n.targets || jsonb_build_object('bgpNeighbor', coalesce(n.targets -> 'bgpNeighbor', 'null'::jsonb)),
-    'count', n.count, 'resolved', n.resolved, 'status', case when n.is_read then 'read' else 'unread' end,
-    'createdAt', ${isoTimestampSql(sql.ref("n.created_at"))}, 'lastSeenAt', ${isoTimestampSql(sql.ref("n.last_seen_at"))},
-    'resolvedAt', ${isoTimestampSql(sql.ref("n.resolved_at"))}
-  )::text`;
+export const notificationJson = constantSql(
+  jsonObject({
+    id: jsonQuoted(n("id")),
+    org: jsonQuoted(n("organization_id")),
+    deviceId: jsonQuoted(n("device_id")),
+    eventType: jsonString(n("event_type")),
+    title: jsonString(n("title")),
+    details: jsonString(n("details")),
+    severity: jsonString(n("severity")),
+    targets: jsonAsIs(sql`n.targets || jsonb_build_object('bgpNeighbor', coalesce(n.targets -> 'bgpNeighbor', 'null'::jsonb))`),
+    count: jsonAsIs(n("count")),
+    resolved: jsonAsIs(n("resolved")),
+    status: jsonQuoted(sql`case when n.is_read then 'read' else 'unread' end`),
+    createdAt: jsonTimestamp(n("created_at")),
+    lastSeenAt: jsonTimestamp(n("last_seen_at")),
+    resolvedAt: jsonTimestamp(n("resolved_at")),
+  }),
+);

@@ -17,12 +17,14 @@
  * - figures are rounded to three decimals as `round` does, from the text of
  *   the stored `real` (what the object path parses), half up;
  * - timestamps are `toISOString`'s form.
- * The text differs from JSON.stringify's only in white space and in the key
- * order of the thresholds' jsonb (which the object path has too).
+ * The text is concatenated (db/json.ts): it differs from JSON.stringify's
+ * only inside the thresholds' jsonb (its white space and key order, which the
+ * object path has too).
  */
 import type { RawBuilder } from "kysely";
 import { sql } from "kysely";
-import { isoTimestampSql } from "../../db/json.ts";
+import { constantSql } from "../../db/constant-sql.ts";
+import { type JsonSql, jsonAsIs, jsonObject, jsonQuoted, jsonString, jsonTimestamp } from "../../db/json.ts";
 import { type EndConfigState, type EndConnection, endPendingReason, type TunnelEndFacts } from "./status.ts";
 import { isPendingSql, overallStatusSql, tunnelStatusSql } from "./status-sql.ts";
 
@@ -42,7 +44,7 @@ export const tunnelRangeTable = (orgId: string) =>
 function loopbackSql(end: 0 | 1): RawBuilder<string> {
   const capacity = sql`floor(2 ^ (32 - masklen(r.net)) / 256)::bigint * 127`;
   return sql<string>`(case when f.num >= 0 and f.num < ${capacity}
-    then host(r.net + ((f.num / 127) * 256 + (f.num % 127 + 1) * 2 + ${end}))
+    then host(r.net + ((f.num / 127) * 256 + (f.num % 127 + 1) * 2 + ${sql.lit(end)}))
     else '' end)`;
 }
 
@@ -61,10 +63,10 @@ function endReasonSql(end: "a" | "b"): RawBuilder<string | null> {
   const name = sql`coalesce(${f(`${end}_name`)}, '')`;
   const text = (over: Partial<TunnelEndFacts>) => {
     const [before, after] = (endPendingReason(facts(over)) ?? "").split(MARK) as [string, string];
-    return sql`${before}::text || ${name} || ${after}::text`;
+    return sql`${sql.lit(before)}::text || ${name} || ${sql.lit(after)}::text`;
   };
-  const connection = sql`coalesce(${f(`${end}_connection`)}, ${"never" satisfies EndConnection})`;
-  const config = sql`coalesce(${f(`${end}_config`)}, ${"applied" satisfies EndConfigState})`;
+  const connection = sql`coalesce(${f(`${end}_connection`)}, ${sql.lit("never" satisfies EndConnection)})`;
+  const config = sql`coalesce(${f(`${end}_config`)}, ${sql.lit("applied" satisfies EndConfigState)})`;
   return sql<string | null>`(case when not coalesce(${f(`${end}_configured`)}, false) then ${text({ configured: false })}
     when ${connection} = 'never' then ${text({ connection: "never" })}
     when ${config} = 'in-flight' then ${text({ config: "in-flight" })}
@@ -75,41 +77,87 @@ function endReasonSql(end: "a" | "b"): RawBuilder<string | null> {
 const pendingReasonSql = sql<string>`concat_ws('; ', ${endReasonSql("a")},
   case when f.device_b is not null then ${endReasonSql("b")} end)`;
 
-function qualitySql(end: "a" | "b"): RawBuilder<unknown> {
+function qualitySql(end: "a" | "b"): JsonSql {
   const c = (name: string) => f(`${end}_${name}`);
-  return sql`(case when ${c("at")} is null then null else json_build_object(
-    'loss', ${round3(sql`coalesce(${c("loss")}, 0)`)}, 'rtt', ${round3(sql`coalesce(${c("rtt")}, 0)`)},
-    'jitter', ${round3(sql`coalesce(${c("jitter")}, 0)`)}, 'up', coalesce(${c("up")}, false),
-    'at', ${isoTimestampSql(c("at"))}, 'samples', coalesce(${c("samples")}, 0), 'windowMs', ${c("window_ms")}) end)`;
+  return jsonAsIs(
+    sql`case when ${c("at")} is null then null else ${jsonObject({
+      loss: jsonAsIs(round3(sql`coalesce(${c("loss")}, 0)`)),
+      rtt: jsonAsIs(round3(sql`coalesce(${c("rtt")}, 0)`)),
+      jitter: jsonAsIs(round3(sql`coalesce(${c("jitter")}, 0)`)),
+      up: jsonAsIs(sql`coalesce(${c("up")}, false)`),
+      at: jsonTimestamp(c("at")),
+      samples: jsonAsIs(sql`coalesce(${c("samples")}, 0)`),
+      windowMs: jsonAsIs(c("window_ms")),
+    })} end`,
+  );
 }
 
-const deviceA = sql`json_build_object('id', f.device_a, 'name', f.a_name, 'hostname', f.a_hostname)`;
-const deviceB = sql`(case when f.device_b is null then null
-  else json_build_object('id', f.device_b, 'name', coalesce(f.b_name, ''), 'hostname', coalesce(f.b_hostname, '')) end)`;
-const peer = sql`(case when f.peer_id is null then null
-  else json_build_object('id', f.peer_id, 'name', coalesce(f.peer_name, ''), 'remoteIP', coalesce(f.peer_remote_ip, '')) end)`;
+const deviceA = jsonObject({
+  id: jsonQuoted(f("device_a")),
+  name: jsonString(f("a_name")),
+  hostname: jsonString(f("a_hostname")),
+});
+const deviceB = jsonAsIs(
+  sql`case when f.device_b is null then null else ${jsonObject({
+    id: jsonQuoted(f("device_b")),
+    name: jsonString(sql`coalesce(f.b_name, '')`),
+    hostname: jsonString(sql`coalesce(f.b_hostname, '')`),
+  })} end`,
+);
+const peer = jsonAsIs(
+  sql`case when f.peer_id is null then null else ${jsonObject({
+    id: jsonQuoted(f("peer_id")),
+    name: jsonString(sql`coalesce(f.peer_name, '')`),
+    remoteIP: jsonString(sql`coalesce(f.peer_remote_ip, '')`),
+  })} end`,
+);
 const interfaceRef = (end: "a" | "b") =>
-  sql`json_build_object('id', ${f(`interface_${end}`)}, 'name', coalesce(${f(`${end}_iface_name`)}, ''),
-    'IPv4', coalesce(${f(`${end}_iface_ipv4`)}, ''))`;
+  jsonObject({
+    id: jsonQuoted(f(`interface_${end}`)),
+    name: jsonString(sql`coalesce(${f(`${end}_iface_name`)}, '')`),
+    IPv4: jsonString(sql`coalesce(${f(`${end}_iface_ipv4`)}, '')`),
+  });
+const status = {
+  tunnelStatus: jsonQuoted(tunnelStatusSql("f")),
+  status: jsonQuoted(overallStatusSql("f")),
+};
 
 /** A `Tunnel` of facts row `f` (range table `r` beside it) as JSON text, keys in `toTunnel`'s order. */
-export const tunnelJson = sql<string>`json_build_object(
-    'id', f.id, 'org', r.org, 'num', f.num, 'description', f.description,
-    'deviceA', ${deviceA}, 'interfaceA', ${interfaceRef("a")},
-    'deviceB', ${deviceB}, 'interfaceB', (case when f.interface_b is null then null else ${interfaceRef("b")} end),
-    'peer', ${peer}, 'pathlabel', f.pathlabel_id,
-    'loopbackA', ${loopbackSql(0)}, 'loopbackB', ${loopbackSql(1)},
-    'tunnelStatus', ${tunnelStatusSql("f")}, 'status', ${overallStatusSql("f")},
-    'tunnelStatusA', f.a_reported, 'tunnelStatusB', coalesce(f.b_reported, 'unknown'),
-    'isPending', ${isPendingSql("f")}, 'pendingReason', ${pendingReasonSql},
-    'notifications', f.notifications,
-    'quality', json_build_object('a', ${qualitySql("a")}, 'b', ${qualitySql("b")}),
-    'createdAt', ${isoTimestampSql(f("created_at"))}
-  )::text`;
+export const tunnelJson = constantSql(
+  jsonObject({
+    id: jsonQuoted(f("id")),
+    org: jsonQuoted(sql.ref("r.org")),
+    num: jsonAsIs(f("num")),
+    description: jsonString(f("description")),
+    deviceA,
+    interfaceA: interfaceRef("a"),
+    deviceB,
+    interfaceB: jsonAsIs(sql`case when f.interface_b is null then null else ${interfaceRef("b")} end`),
+    peer,
+    pathlabel: jsonQuoted(f("pathlabel_id")),
+    loopbackA: jsonString(loopbackSql(0)),
+    loopbackB: jsonString(loopbackSql(1)),
+    ...status,
+    tunnelStatusA: jsonQuoted(f("a_reported")),
+    tunnelStatusB: jsonQuoted(sql`coalesce(f.b_reported, 'unknown')`),
+    isPending: jsonAsIs(isPendingSql("f")),
+    pendingReason: jsonString(pendingReasonSql),
+    notifications: jsonAsIs(f("notifications")),
+    quality: jsonObject({ a: qualitySql("a"), b: qualitySql("b") }),
+    createdAt: jsonTimestamp(f("created_at")),
+  }),
+);
 
 /** A `TunnelSummary` of facts row `f` as JSON text, keys in `toTunnelSummary`'s order. */
-export const tunnelSummaryJson = sql<string>`json_build_object(
-    'id', f.id, 'num', f.num, 'deviceA', ${deviceA}, 'deviceB', ${deviceB}, 'peer', ${peer},
-    'tunnelStatus', ${tunnelStatusSql("f")}, 'status', ${overallStatusSql("f")},
-    'isPending', ${isPendingSql("f")}, 'pendingReason', ${pendingReasonSql}
-  )::text`;
+export const tunnelSummaryJson = constantSql(
+  jsonObject({
+    id: jsonQuoted(f("id")),
+    num: jsonAsIs(f("num")),
+    deviceA,
+    deviceB,
+    peer,
+    ...status,
+    isPending: jsonAsIs(isPendingSql("f")),
+    pendingReason: jsonString(pendingReasonSql),
+  }),
+);
