@@ -6,6 +6,7 @@ import { foldListQuery, recordsPageHeaders, withRecordsTotal } from "../../http/
 import { requestCtx } from "../../http/request-ctx.ts";
 import { defineRoute } from "../../http/route.ts";
 import { jsonResponse } from "../../http/schemas.ts";
+import { listDevicesJson } from "../../services/devices/detailed-json.ts";
 import { DEVICE_LIST_KEYS, listDevices } from "../../services/devices/devices.ts";
 import { listDeviceSummariesJson } from "../../services/devices/summary-json.ts";
 import { DeviceListQuery, DeviceSchema, DeviceSummarySchema } from "./schemas.ts";
@@ -40,6 +41,12 @@ export function register(app: ApiApp) {
     if (query.response === "summary") {
       // Built as JSON by the database (services/devices/summary-json.ts): the list view's many requests.
       const page = await listDeviceSummariesJson(requestCtx(c), { query: foldListQuery(query), ids: query.ids });
+      withRecordsTotal(c, page.total, page.next);
+      return jsonText(c, page.json);
+    }
+    if (query.response === "detailed") {
+      // Built as JSON by the database too (services/devices/detailed-json.ts): a page of 100 is about 156 KB.
+      const page = await listDevicesJson(requestCtx(c), { query: foldListQuery(query), ids: query.ids });
       withRecordsTotal(c, page.total, page.next);
       return jsonText(c, page.json);
     }

@@ -15,7 +15,8 @@ import { invalid, type Problem } from "../../validate/index.ts";
 type StoredLte = Omit<LteSettings, "pin" | "password"> & { pinEnc?: string; passwordEnc?: string };
 type StoredWifi = Omit<WifiSettings, "passphrase"> & { passphraseEnc?: string };
 
-const SECRETS = {
+/** Per radio settings object: each clear field and the encrypted field that stores it. */
+export const SECRETS = {
   lte: [
     ["pin", "pinEnc"],
     ["password", "passwordEnc"],
