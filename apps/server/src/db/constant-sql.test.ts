@@ -1,16 +1,8 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type RawBuilder, sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { constantSql } from "./constant-sql.ts";
+import { constantSql, sqlCompiler } from "./constant-sql.ts";
 
-const compiler = new Kysely<never>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
-const inStatement = (fragment: RawBuilder<unknown>) => sql`select ${fragment} where id = ${"x"}`.compile(compiler);
+const inStatement = (fragment: RawBuilder<unknown>) => sql`select ${fragment} where id = ${"x"}`.compile(sqlCompiler);
 
 describe("constantSql", () => {
   it("compiles to the fragment's own text, literals and references included, beside the statement's parameters", () => {

@@ -6,7 +6,7 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type RawBuilder, sql } from "kysely";
 
 /** A Kysely that only compiles (PostgreSQL's dialect; PGlite speaks the same SQL). */
-const compiler = new Kysely<never>({
+export const sqlCompiler = new Kysely<never>({
   dialect: {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new DummyDriver(),
@@ -17,7 +17,7 @@ const compiler = new Kysely<never>({
 
 /** The fragment as one raw piece of SQL text; throws when it has parameters (their numbers depend on the statement). */
 export function constantSql<T>(fragment: RawBuilder<T>): RawBuilder<T> {
-  const { sql: text, parameters } = fragment.compile(compiler);
+  const { sql: text, parameters } = fragment.compile(sqlCompiler);
   if (parameters.length > 0)
     throw new Error(`constantSql: the fragment has ${parameters.length} parameters; write its values with sql.lit`);
   return sql.raw<T>(text);

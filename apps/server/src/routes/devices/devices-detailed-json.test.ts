@@ -1,22 +1,11 @@
-/**
- * GET /api/devices (response=detailed, the default) is built as JSON by the
- * database (services/devices/detailed-json.ts). It must answer what the
- * object path (`listDevices`, `toDevice`) answers: same devices in the same
- * order, same values, same total and next cursor, for filters, sorts, pages
- * and cursors, over varied devices: radio interfaces whose stored secrets
- * must not show, the rate-limit flag set, unset or null, timestamps with
- * microseconds, tags, hashes, a multi-link policy, names needing escapes.
- */
-import { randomUUID } from "node:crypto";
-import { type Device, type DeviceInterface, ListQueryRaw } from "@tern/protocol";
+import type { Device, DeviceInterface } from "@tern/protocol";
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import { insertValidDevice } from "../../../test/support/device-fixtures.ts";
+import { addDeviceNotifications, objectPathDevices } from "../../../test/support/device-list-json.ts";
 import { type TestServer, useTestServer } from "../../../test/support/test-server.ts";
 import { toJson } from "../../db/json.ts";
-import { foldListQuery, RECORDS_NEXT_HEADER } from "../../http/list-query.ts";
-import { serviceCtx } from "../../services/context.ts";
-import { listDevices } from "../../services/devices/devices.ts";
+import { RECORDS_NEXT_HEADER } from "../../http/list-query.ts";
 
 const SECRET_FIELDS = ["pin", "pinEnc", "password", "passwordEnc", "passphrase", "passphraseEnc"];
 
@@ -68,37 +57,12 @@ describe("GET /api/devices detailed (JSON built by the database)", () => {
           updated_at = ${i === 4 ? "2026-12-05T10:00:00Z" : `2026-12-05T10:00:00.99${i}999Z`}::timestamptz,
           last_connected_at = ${i % 2 ? `2026-11-30T23:59:59.00${i}5Z` : null}::timestamptz
         where id = ${d.id}::uuid`.execute(t.database.db);
-      for (let k = 0; k < i % 3; k++)
-        await t.database.db
-          .insertInto("notifications")
-          .values({
-            id: randomUUID(),
-            organization_id: tenant.orgId,
-            device_id: d.id,
-            event_type: "device-connection",
-            title: "Device disconnected",
-            details: "",
-            severity: "warning",
-            targets: toJson({ deviceId: d.id, tunnelId: null, interfaceId: null, vrrpGroupId: null }),
-            dedup_key: `detailed:${d.id}:${k}`,
-            is_read: k === 1 && i % 2 === 0,
-            resolved: false,
-          })
-          .execute();
+      await addDeviceNotifications(t, tenant.orgId, d.id, i % 3, { oneRead: i % 2 === 0, key: "detailed" });
     }
   });
 
   /** What the object path answers for the same query. */
-  async function expected(query: Record<string, string>) {
-    const raw = ListQueryRaw.parse(query);
-    const access = { org: { id: tenant.orgId, accountId: tenant.accountId, name: "Detailed" } };
-    const ctx = serviceCtx(t.deps, { ...access, actor: { kind: "system", label: "test" }, role: "owner" } as never);
-    return listDevices(ctx, {
-      query: foldListQuery({ ...raw, ...(query.after ? { after: query.after } : {}) }),
-      response: "detailed",
-      ...(query.ids ? { ids: query.ids.split(",") } : {}),
-    });
-  }
+  const expected = (query: Record<string, string>) => objectPathDevices(t, { ...tenant, name: "Detailed" }, "detailed")(query);
 
   const cases: Record<string, string>[] = [
     {},

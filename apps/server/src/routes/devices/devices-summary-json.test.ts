@@ -1,21 +1,10 @@
-/**
- * GET /api/devices?response=summary is built as JSON by the database
- * (services/devices/summary-json.ts). It must answer exactly what the object
- * path (`listDevices`, `toDeviceSummary`) answers: same devices in the same
- * order, same values, same total and next cursor, for every filter, sort,
- * page and cursor, over varied devices (connected or not, approved or not,
- * notifications read, unread, resolved, interfaces with the rate-limit flag
- * set, unset or null, unassigned, DHCP clients, names needing JSON escapes).
- */
-import { randomUUID } from "node:crypto";
-import { type DeviceInterface, type DeviceSummary, ListQueryRaw } from "@tern/protocol";
+import type { DeviceInterface, DeviceSummary } from "@tern/protocol";
 import { beforeAll, describe, expect, it } from "vitest";
 import { insertValidDevice } from "../../../test/support/device-fixtures.ts";
+import { addDeviceNotifications, objectPathDevices } from "../../../test/support/device-list-json.ts";
 import { type TestServer, useTestServer } from "../../../test/support/test-server.ts";
 import { toJson } from "../../db/json.ts";
-import { foldListQuery, RECORDS_NEXT_HEADER } from "../../http/list-query.ts";
-import { serviceCtx } from "../../services/context.ts";
-import { listDevices } from "../../services/devices/devices.ts";
+import { RECORDS_NEXT_HEADER } from "../../http/list-query.ts";
 
 describe("GET /api/devices?response=summary (JSON built by the database)", () => {
   const t = useTestServer();
@@ -48,37 +37,12 @@ describe("GET /api/devices?response=summary (JSON built by the database)", () =>
         })
         .where("id", "=", d.id)
         .execute();
-      for (let k = 0; k < i % 3; k++)
-        await t.database.db
-          .insertInto("notifications")
-          .values({
-            id: randomUUID(),
-            organization_id: tenant.orgId,
-            device_id: d.id,
-            event_type: "device-connection",
-            title: "Device disconnected",
-            details: "",
-            severity: "warning",
-            targets: toJson({ deviceId: d.id, tunnelId: null, interfaceId: null, vrrpGroupId: null }),
-            dedup_key: `summary:${d.id}:${k}`,
-            is_read: k === 1 && i % 2 === 0,
-            resolved: false,
-          })
-          .execute();
+      await addDeviceNotifications(t, tenant.orgId, d.id, i % 3, { oneRead: i % 2 === 0, key: "summary" });
     }
   });
 
   /** What the object path answers for the same query. */
-  async function expected(query: Record<string, string>) {
-    const raw = ListQueryRaw.parse(query);
-    const access = { org: { id: tenant.orgId, accountId: tenant.accountId, name: "Summaries" } };
-    const ctx = serviceCtx(t.deps, { ...access, actor: { kind: "system", label: "test" }, role: "owner" } as never);
-    return listDevices(ctx, {
-      query: foldListQuery({ ...raw, ...(query.after ? { after: query.after } : {}) }),
-      response: "summary",
-      ...(query.ids ? { ids: query.ids.split(",") } : {}),
-    });
-  }
+  const expected = (query: Record<string, string>) => objectPathDevices(t, { ...tenant, name: "Summaries" }, "summary")(query);
 
   const cases: Record<string, string>[] = [
     {},

@@ -21,13 +21,10 @@
 import { sql } from "kysely";
 import { constantSql } from "../../db/constant-sql.ts";
 import { jsonAsIs, jsonObject, jsonQuoted, jsonString, jsonTimestamp } from "../../db/json.ts";
-import { rowCount, rowVersion } from "../../db/row-counts.ts";
-import type { ServerListQuery } from "../../http/list-query.ts";
-import { runListJson } from "../../http/list-query.ts";
 import type { ServiceCtx } from "../context.ts";
-import { anyUuid } from "../desired-config.ts";
 import { SECRETS } from "../radio/interface-secrets.ts";
-import { DEVICE_LIST, pendingNotificationsSql } from "./devices.ts";
+import { pendingNotificationsSql } from "./devices.ts";
+import { type DevicesPageInput, type DevicesPageJson, devicesPageJson } from "./summary-json.ts";
 
 /** `e` (one stored interface) as `readInterface` shows it: no secrets in its lte/wifi object, the rate-limit flag false when unset. */
 function publicInterfaceSql(): string {
@@ -76,14 +73,6 @@ const deviceJson = constantSql(
 );
 
 /** A page of detailed devices as the JSON text of the answer's array, with the total and the next cursor. */
-export async function listDevicesJson(
-  ctx: ServiceCtx,
-  input: { query: ServerListQuery; ids?: readonly string[] },
-): Promise<{ json: string; total: number; next: string | null }> {
-  let base = ctx.db.selectFrom("devices as d").where("d.organization_id", "=", ctx.org.id);
-  if (input.ids) base = base.where("d.id", "=", anyUuid(input.ids));
-  return runListJson(ctx.db, base.select(deviceJson.as("json")), input.query, DEVICE_LIST, {
-    total: input.ids ? undefined : rowCount(ctx.org.id, "devices"),
-    version: rowVersion(ctx.org.id, "devices"),
-  });
+export function listDevicesJson(ctx: ServiceCtx, input: DevicesPageInput): Promise<DevicesPageJson> {
+  return devicesPageJson(ctx, input, deviceJson);
 }

@@ -15,7 +15,7 @@
  * row's interfaces (migration 20261205-201): mapping them here was most of
  * what a page cost the database.
  */
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { constantSql } from "../../db/constant-sql.ts";
 import { jsonAsIs, jsonObject, jsonQuoted, jsonString } from "../../db/json.ts";
 import { rowCount, rowVersion } from "../../db/row-counts.ts";
@@ -40,13 +40,30 @@ const summaryJson = constantSql(
 );
 
 /** A page of device summaries as the JSON text of the answer's array, with the total and the next cursor. */
-export async function listDeviceSummariesJson(
+export function listDeviceSummariesJson(ctx: ServiceCtx, input: DevicesPageInput): Promise<DevicesPageJson> {
+  return devicesPageJson(ctx, input, summaryJson);
+}
+
+export interface DevicesPageInput {
+  query: ServerListQuery;
+  ids?: readonly string[];
+}
+
+export interface DevicesPageJson {
+  json: string;
+  total: number;
+  next: string | null;
+}
+
+/** A page of the organization's devices (`d`), each row's JSON text by `json`, with the total and the next cursor. */
+export async function devicesPageJson(
   ctx: ServiceCtx,
-  input: { query: ServerListQuery; ids?: readonly string[] },
-): Promise<{ json: string; total: number; next: string | null }> {
+  input: DevicesPageInput,
+  json: RawBuilder<string>,
+): Promise<DevicesPageJson> {
   let base = ctx.db.selectFrom("devices as d").where("d.organization_id", "=", ctx.org.id);
   if (input.ids) base = base.where("d.id", "=", anyUuid(input.ids));
-  return runListJson(ctx.db, base.select(summaryJson.as("json")), input.query, DEVICE_LIST, {
+  return runListJson(ctx.db, base.select(json.as("json")), input.query, DEVICE_LIST, {
     total: input.ids ? undefined : rowCount(ctx.org.id, "devices"),
     version: rowVersion(ctx.org.id, "devices"),
   });
