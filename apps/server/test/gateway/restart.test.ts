@@ -54,22 +54,25 @@ describe("server restart with jobs in flight", () => {
     const { fleet, devices } = await g.fleet(1, { connect: false });
     const device = devices[0]!;
     const [job] = await g.database.db.selectFrom("jobs").selectAll().where("device_id", "=", device.id).execute();
-    // A dead instance held the link and had sent the job.
+    // A dead instance held the link and had sent the job: written in one transaction, so the stale-link duty (every
+    // second) sees all of it or none (it once ran between the device's row and the job's, and requeued nothing).
     const dead = randomUUID();
-    await g.database.db
-      .insertInto("gateway_instances")
-      .values({ id: dead, hostname: "gone", pid: 1, heartbeat_at: new Date(Date.now() - 3_600_000) })
-      .execute();
-    await g.database.db
-      .insertInto("device_sessions")
-      .values({ device_id: device.id, session_id: randomUUID(), instance_id: dead })
-      .execute();
-    await g.database.db.updateTable("devices").set({ connection: "connected" }).where("id", "=", device.id).execute();
-    await g.database.db
-      .updateTable("jobs")
-      .set({ state: "running", apply_id: "apply-of-a-dead-instance", sent_hash: job!.target_hash, started_at: sql`now()` })
-      .where("id", "=", job!.id)
-      .execute();
+    await g.database.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("gateway_instances")
+        .values({ id: dead, hostname: "gone", pid: 1, heartbeat_at: new Date(Date.now() - 3_600_000) })
+        .execute();
+      await trx
+        .insertInto("device_sessions")
+        .values({ device_id: device.id, session_id: randomUUID(), instance_id: dead })
+        .execute();
+      await trx.updateTable("devices").set({ connection: "connected" }).where("id", "=", device.id).execute();
+      await trx
+        .updateTable("jobs")
+        .set({ state: "running", apply_id: "apply-of-a-dead-instance", sent_hash: job!.target_hash, started_at: sql`now()` })
+        .where("id", "=", job!.id)
+        .execute();
+    });
 
     // The stale-link duty ends the dead instance's link and puts the job back in the queue.
     await waitUntil(
