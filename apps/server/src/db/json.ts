@@ -17,7 +17,7 @@ export function toJsonOrNull(value: unknown): string | null {
  * A timestamptz as `Date.prototype.toISOString` writes it (UTC, milliseconds, `Z`), for pages the database
  * builds as JSON; null stays null. Tern's timestamps are `timestamptz(3)`, so nothing finer is lost.
  */
-export const isoTimestampSql = (column: RawBuilder<unknown>) =>
+const isoTimestampSql = (column: RawBuilder<unknown>) =>
   sql<string | null>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**

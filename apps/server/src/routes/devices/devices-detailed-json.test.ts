@@ -57,7 +57,7 @@ describe("GET /api/devices detailed (JSON built by the database)", () => {
           updated_at = ${i === 4 ? "2026-12-05T10:00:00Z" : `2026-12-05T10:00:00.99${i}999Z`}::timestamptz,
           last_connected_at = ${i % 2 ? `2026-11-30T23:59:59.00${i}5Z` : null}::timestamptz
         where id = ${d.id}::uuid`.execute(t.database.db);
-      await addDeviceNotifications(t, tenant.orgId, d.id, i % 3, { oneRead: i % 2 === 0, key: "detailed" });
+      await addDeviceNotifications(t, tenant.orgId, d.id, i % 3, { oneRead: i % 2 === 0 });
     }
   });
 

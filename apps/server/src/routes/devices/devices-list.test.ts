@@ -6,6 +6,7 @@ import type { Device, DeviceInterface, DeviceSummary } from "@tern/protocol";
 import { Device as DeviceSchema, DeviceSummary as DeviceSummarySchema } from "@tern/protocol";
 import { beforeAll, describe, expect, it } from "vitest";
 import { insertValidDevice } from "../../../test/support/device-fixtures.ts";
+import { insertNotification } from "../../../test/support/device-list-json.ts";
 import type { TestDevice } from "../../../test/support/devices.ts";
 import { type TestServer, useTestServer } from "../../../test/support/test-server.ts";
 import { toJson } from "../../db/json.ts";
@@ -15,26 +16,6 @@ type ErrorBody = { code: string; details: { path: string; message: string }[] };
 const sample = JSON.parse(
   readFileSync(join(import.meta.dirname, "../../../../../packages/protocol/fixtures/v1/Device/valid-full.json"), "utf8"),
 ) as Device;
-
-async function insertNotification(t: TestServer, orgId: string, deviceId: string, state: { read?: boolean; resolved?: boolean }) {
-  const id = randomUUID();
-  await t.database.db
-    .insertInto("notifications")
-    .values({
-      id,
-      organization_id: orgId,
-      device_id: deviceId,
-      event_type: "device-connection",
-      title: "Device disconnected",
-      details: "",
-      severity: "warning",
-      targets: toJson({ deviceId, tunnelId: null, interfaceId: null, vrrpGroupId: null }),
-      dedup_key: `test:${id}`,
-      is_read: state.read ?? false,
-      resolved: state.resolved ?? false,
-    })
-    .execute();
-}
 
 describe("GET /api/devices", () => {
   const t = useTestServer();

@@ -37,7 +37,7 @@ describe("GET /api/devices?response=summary (JSON built by the database)", () =>
         })
         .where("id", "=", d.id)
         .execute();
-      await addDeviceNotifications(t, tenant.orgId, d.id, i % 3, { oneRead: i % 2 === 0, key: "summary" });
+      await addDeviceNotifications(t, tenant.orgId, d.id, i % 3, { oneRead: i % 2 === 0 });
     }
   });
 
