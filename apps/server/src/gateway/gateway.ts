@@ -39,7 +39,7 @@ import { WanAddressTracker } from "./live-state/wan-address.ts";
 import { LoopHealth } from "./loop-health.ts";
 import { type GatewayOptions, gatewayOptions } from "./options.ts";
 import { RequestRouter, type RpcMessage } from "./requests.ts";
-import { heartbeat, openSession, reapStaleLinks, registerInstance, unregisterInstance } from "./sessions.ts";
+import { heartbeat, reapStaleLinks, reclaimSession, registerInstance, unregisterInstance } from "./sessions.ts";
 import { loadTunnelSides } from "./tunnel-sides.ts";
 import { refuseUpgrade, requestHost, upgradeAuthenticator } from "./upgrade.ts";
 
@@ -351,13 +351,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
       logger.warn("this instance was presumed dead by another; re-registering its links");
       await registerInstance(livenessDb, instanceId);
       for (const conn of links.values()) {
-        const hello = conn.hello;
-        if (conn.state !== "ready" || !hello) continue;
-        void conn.serial("re-claim", async () => {
-          await db
-            .transaction()
-            .execute((trx) => openSession(trx, conn, instanceId, { ...hello, appliedHash: conn.appliedHash }));
-        });
+        if (conn.state !== "ready") continue;
+        void conn.serial("re-claim", () => reclaimSession(db, conn, instanceId));
       }
     } catch (err) {
       logger.warn({ err }, "instance heartbeat failed");
@@ -437,8 +432,9 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
           socket.removeListener("close", done);
           void conn.welcomedOrClosed().then(done);
           // Every link starts with a fresh challenge that only the device key can answer (in its hello).
-          conn.challenge = { nonce: randomBytes(32).toString("base64url"), host: requestHost(req, options.trustProxy) };
-          conn.send({ type: "challenge", nonce: conn.challenge.nonce, publicKey: outcome.device.publicKey });
+          conn.challengeNonce = randomBytes(32).toString("base64url");
+          conn.challengeHost = requestHost(req, options.trustProxy);
+          conn.send({ type: "challenge", nonce: conn.challengeNonce, publicKey: outcome.device.publicKey });
         });
       },
       (err) => {

@@ -125,8 +125,8 @@ export class LinkHandler implements ConnectionHooks {
       hello,
       {
         deviceId: conn.deviceId,
-        nonce: conn.challenge.nonce,
-        host: conn.challenge.host,
+        nonce: conn.challengeNonce,
+        host: conn.challengeHost,
         publicKey: conn.device.publicKey,
       },
       this.ctx.options.deviceHosts,
@@ -139,6 +139,7 @@ export class LinkHandler implements ConnectionHooks {
     // The key the device proved is most often the one on record: keep that instance.
     conn.publicKey = proof.publicKey === conn.device.publicKey ? conn.device.publicKey : proof.publicKey;
     conn.state = "welcoming";
+    conn.challengeHost = "";
     conn.helloDone();
     // Kept for the session's columns; its proof is checked and done with.
     const { proof: _proof, ...kept } = hello;
@@ -167,6 +168,8 @@ export class LinkHandler implements ConnectionHooks {
       await this.endLink(conn, 1006, "closed during hello", found.apply?.applyId);
       return;
     }
+    // Its session is open: the hello's columns are written.
+    conn.hello = null;
     conn.tunnelSides = found.tunnels;
     conn.tunnelSidesLoadedAt = Date.now();
     conn.publicAddresses = initialHistory(found.interfaces as never, found.storedAddresses);
@@ -214,12 +217,7 @@ export class LinkHandler implements ConnectionHooks {
   /** Replaces the device's key; the link stays up (it proved the old key, and the re-key the new one). */
   private async rekey(conn: DeviceConnection, msg: Rekey): Promise<void> {
     if (conn.state !== "ready" || !conn.publicKey) return;
-    const outcome = await rekeyDevice(
-      this.ctx.deps,
-      conn.device,
-      { nonce: conn.challenge.nonce, publicKey: conn.publicKey },
-      msg,
-    );
+    const outcome = await rekeyDevice(this.ctx.deps, conn.device, { nonce: conn.challengeNonce, publicKey: conn.publicKey }, msg);
     if (!outcome.ok) {
       conn.reject("identity", "IDENTITY_PROOF_INVALID", outcome.message);
       return;

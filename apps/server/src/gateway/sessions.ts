@@ -7,7 +7,6 @@
  * disconnected.
  */
 import os from "node:os";
-import type { Hello } from "@tern/protocol";
 import { sql } from "kysely";
 import type { Db } from "../db/schema.ts";
 import { requeueRunningMany } from "../jobs/job-store.ts";
@@ -31,43 +30,46 @@ export async function heartbeat(db: Db, instanceId: string): Promise<boolean> {
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Inside the hello transaction: the device is connected here, through this session. */
-export async function openSession(trx: Db, conn: DeviceConnection, instanceId: string, hello: Hello): Promise<void> {
-  await trx
-    .updateTable("devices")
-    .set({
-      connection: "connected",
-      disconnected_at: null,
-      last_connected_at: sql`now()`,
-      last_seen_at: sql`now()`,
-      agent_version: hello.agentVersion,
-      protocol_version: hello.protocolVersion,
-      hostname: hello.hostname || sql`hostname`,
-      applied_hash: hello.appliedHash,
-    })
-    .where("id", "=", conn.deviceId)
-    .execute();
-  await trx
-    .insertInto("device_sessions")
-    .values({
-      device_id: conn.deviceId,
-      session_id: conn.sessionId,
-      instance_id: instanceId,
-      remote_address: conn.remoteAddress,
-    })
-    .onConflict((oc) =>
-      oc.column("device_id").doUpdateSet({
+/**
+ * Takes a link back after another instance presumed this one dead and ended its session: the device is connected
+ * here again, through this link's session. The columns its hello wrote (agent and protocol version, hostname) are
+ * left as they are; the applied hash is the link's latest.
+ */
+export async function reclaimSession(db: Db, conn: DeviceConnection, instanceId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("devices")
+      .set({
+        connection: "connected",
+        disconnected_at: null,
+        last_connected_at: sql`now()`,
+        last_seen_at: sql`now()`,
+        applied_hash: conn.appliedHash,
+      })
+      .where("id", "=", conn.deviceId)
+      .execute();
+    await trx
+      .insertInto("device_sessions")
+      .values({
+        device_id: conn.deviceId,
         session_id: conn.sessionId,
         instance_id: instanceId,
         remote_address: conn.remoteAddress,
-        connected_at: sql`now()`,
-      }),
-    )
-    .execute();
+      })
+      .onConflict((oc) =>
+        oc.column("device_id").doUpdateSet({
+          session_id: conn.sessionId,
+          instance_id: instanceId,
+          remote_address: conn.remoteAddress,
+          connected_at: sql`now()`,
+        }),
+      )
+      .execute();
+  });
 }
 
 /**
- * openSession for the links of a batch of hellos (one per device, rows locked by the caller), in one statement:
+ * Opens the sessions of a batch of hellos' links (one per device, rows locked by the caller), in one statement:
  * the devices' connection columns, their session rows, and a `tern_gateway` NOTIFY of each new session, which
  * the other instances hear at commit (a link of the same device they hold ends there).
  */

@@ -212,6 +212,17 @@ describe.runIf(onPostgres)("two server instances on one PostgreSQL", () => {
 
   it("takes back the links of an instance wrongly presumed dead", async () => {
     const device = devices[1]!;
+    const columns = () =>
+      g.database.db
+        .selectFrom("devices")
+        .select(["agent_version", "protocol_version", "hostname", "applied_hash"])
+        .where("id", "=", device.id)
+        .executeTakeFirstOrThrow();
+    const welcomed = await columns();
+    expect(welcomed.agent_version).toBeTruthy();
+    expect(welcomed.applied_hash).toBeTruthy();
+    // A welcomed link no longer holds its hello: the re-claim does not need it.
+    expect(a.gateway.link(device.id)?.hello).toBeNull();
     // A's heartbeat looks an hour old: a duty (on either instance) reaps A and disconnects its devices.
     await g.database.db
       .updateTable("gateway_instances")
@@ -230,5 +241,7 @@ describe.runIf(onPostgres)("two server instances on one PostgreSQL", () => {
     );
     expect(row.connection).toBe("connected");
     expect(a.gateway.link(device.id)?.state).toBe("ready");
+    // What the hello wrote is left as it was; the applied hash is the link's.
+    expect(await columns()).toEqual({ ...welcomed, applied_hash: a.gateway.link(device.id)!.appliedHash });
   });
 });

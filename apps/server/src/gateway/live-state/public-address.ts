@@ -27,6 +27,12 @@ export interface PublicAddressLimits {
   windowMs: number;
 }
 
+/**
+ * The change times of an interface whose address has not changed lately, shared by every such history (almost all
+ * of them): a history's times are replaced, never changed in place.
+ */
+const NO_CHANGES: number[] = Object.freeze([]) as unknown as number[];
+
 /** The starting history of each configured interface: what was stored, else the interface's PublicIP/PublicPort. */
 export function initialHistory(
   interfaces: DeviceInterface[],
@@ -38,7 +44,7 @@ export function initialHistory(
     result[sharedString(itf.devId)] = stored?.[itf.devId] ?? {
       publicIp: itf.PublicIP,
       publicPort: Number.isFinite(port) ? port : null,
-      changes: [],
+      changes: NO_CHANGES,
       limited: itf.isPublicAddressRateLimited,
     };
   }
@@ -60,11 +66,16 @@ export class PublicAddressTracker {
       const h = conn.publicAddresses[itf.devId];
       if (!h) continue;
       const changed = h.publicIp !== itf.publicIp || h.publicPort !== itf.publicPort;
-      h.changes = h.changes.filter((t) => t > now - this.limits.windowMs);
+      // Only a history with a change gone out of the window is filtered: most statuses make no array.
+      const since = now - this.limits.windowMs;
+      if (h.changes.some((t) => t <= since)) {
+        const kept = h.changes.filter((t) => t > since);
+        h.changes = kept.length > 0 ? kept : NO_CHANGES;
+      }
       if (changed) {
         h.publicIp = itf.publicIp;
         h.publicPort = itf.publicPort;
-        h.changes.push(now);
+        h.changes = [...h.changes, now];
         if (h.changes.length > this.limits.maxChanges) {
           this.deps.metrics.publicAddressChanges.inc({ outcome: "throttled" });
           if (!h.limited) {

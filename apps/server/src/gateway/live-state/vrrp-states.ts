@@ -27,7 +27,8 @@ export class VrrpRecorder {
   ) {}
 
   observe(conn: DeviceConnection, vrrp: Status["vrrp"]): void {
-    const json = JSON.stringify(vrrp);
+    // Most devices run no VRRP: the literal is one string for all of them, where each stringify made its own.
+    const json = vrrp.length === 0 ? "[]" : JSON.stringify(vrrp);
     if (json === conn.lastVrrpJson) return;
     conn.lastVrrpJson = json;
     void conn.serial("vrrp states", async () => {
