@@ -29,7 +29,6 @@ import type { AppDeps } from "../deps.ts";
 import type { Bus } from "../gateway/bus.ts";
 import type { Duty } from "../gateway/duties.ts";
 import type { GatewayEventMap, GatewayEvents } from "../gateway/events.ts";
-import { anyUuid } from "../services/desired-config.ts";
 import { type NotificationCondition, notificationDedupKey } from "../services/notifications/events.ts";
 import {
   checkDeviceConnections,
@@ -43,9 +42,10 @@ import { Deliverer } from "./delivery/index.ts";
 import { webhookTargetPolicy } from "./delivery/webhook-target.ts";
 import { databaseDeliveryLog, deleteOldDeliveries } from "./delivery-log.ts";
 import { type DeviceContext, type DeviceRef, loadDeviceContexts } from "./device-context.ts";
-import { evaluateStatus, STATUS_EVENTS } from "./evaluate-status.ts";
+import { evaluateStatus } from "./evaluate-status.ts";
 import { FarEnds } from "./far-ends.ts";
 import { type Announcement, Notifier } from "./notifier.ts";
+import { loadOpenConditions } from "./open-conditions.ts";
 import { SettingsCache } from "./settings-cache.ts";
 import { smtpSettings } from "./smtp.ts";
 import { WorkQueue } from "./work-queue.ts";
@@ -330,16 +330,7 @@ export class NotificationEngine {
   private async loadMany(refs: (DeviceRef & { first: boolean })[]): Promise<LoadedDevice[]> {
     const contexts = await loadDeviceContexts(this.deps.db, refs);
     const firsts = refs.filter((r) => r.first).map((r) => r.deviceId);
-    const open =
-      firsts.length === 0
-        ? []
-        : await this.deps.db
-            .selectFrom("notifications")
-            .select(["organization_id", "device_id", "dedup_key", "event_type", "severity"])
-            .where("device_id", "=", anyUuid(firsts))
-            .where("resolved", "=", false)
-            .where("event_type", "in", [...STATUS_EVENTS])
-            .execute();
+    const open = await loadOpenConditions(this.deps.db, firsts);
     const openOf = new Map<string, LoadedDevice["open"]>();
     for (const n of open) {
       const key = `${n.organization_id}/${n.device_id}`;
