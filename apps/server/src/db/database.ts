@@ -53,9 +53,9 @@ const pgTypes = {
 export const OWN_CHANNELS = ["tern_auth"] as const;
 
 /**
- * A pg Pool of at most `poolSize` connections to `url`, set up as the server uses it: no JIT, int8 as numbers,
- * and with `preparedStatements`, each connection keeps that many statements prepared, planned once with
- * generic plans (db/prepared-client.ts).
+ * A pg Pool of at most `poolSize` connections to `url`, set up as the server uses it: no JIT, no parallel
+ * workers, int8 as numbers, and with `preparedStatements`, each connection keeps that many statements
+ * prepared, planned once with generic plans (db/prepared-client.ts).
  */
 export function postgresPool(url: string, poolSize: number, preparedStatements = 0): pg.Pool {
   const pool = new pg.Pool({
@@ -67,7 +67,10 @@ export function postgresPool(url: string, poolSize: number, preparedStatements =
     // Generic plans for the prepared statements: PostgreSQL's default (custom plans while it judges them
     // cheaper) planned the approval's surroundings statement at every execution, 0.3 ms of planning for 0.2 ms
     // of execution. Their hazards and how they are met: db/prepared-client.ts; the A/B runs: docs/bench.md.
-    options: preparedStatements > 0 ? "-c jit=off -c plan_cache_mode=force_generic_plan" : "-c jit=off",
+    // No parallel workers: a generic plan does not know a list's LIMIT and plans for 10 % of the rows, which for
+    // the jobs page at 10,000 jobs was a parallel scan (Gather Merge), a worker process started for every
+    // request: 161 requests a second against 624 without (docs/bench.md). Tern's statements are short.
+    options: `-c jit=off -c max_parallel_workers_per_gather=0${preparedStatements > 0 ? " -c plan_cache_mode=force_generic_plan" : ""}`,
     Client: preparingClient(preparedStatements),
   });
   // A statement evicted from a connection's cache is closed once the connection is back: outside a transaction.

@@ -44,6 +44,21 @@ describe("database", () => {
     expect(rows[0]!.c).toBe(0);
   });
 
+  it("PostgreSQL sessions plan without JIT or parallel workers (short statements; a worker per list request cost more than it saved)", async () => {
+    if (handle.kind !== "postgres") return; // PGlite compiles no JIT and starts no worker
+    // Every connection of the pool, not only the first: hold several at once.
+    const settings = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        handle.db.transaction().execute(async (trx) => {
+          const { rows } = await sql<{ jit: string; workers: string }>`select current_setting('jit') as jit,
+            current_setting('max_parallel_workers_per_gather') as workers, pg_sleep(0.05)`.execute(trx);
+          return { jit: rows[0]!.jit, workers: rows[0]!.workers };
+        }),
+      ),
+    );
+    expect(settings).toEqual(Array.from({ length: 3 }, () => ({ jit: "off", workers: "0" })));
+  });
+
   it("every migration file is listed, names sort by date", async () => {
     const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith(".ts")).map((f) => f.replace(/\.ts$/, ""));
     expect(Object.keys(MIGRATIONS).sort()).toEqual(files.sort());
