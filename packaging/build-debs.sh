@@ -104,6 +104,7 @@ if [ -n "$console_name" ] && [ -f apps/console/dist/index.html ]; then
 fi
 find "$d/usr/lib/tern-server/node_modules" \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.cts' \) -delete
 install -D -m 0644 packaging/tern-server/tern-server.service "$d/lib/systemd/system/tern-server.service"
+install -D -m 0644 packaging/tern-server/sysctl.conf "$d/usr/lib/sysctl.d/60-tern-server.conf"
 install -D -m 0640 packaging/tern-server/server.env "$d/etc/tern/server.env"
 install_doc tern-server "$version" docs/server.md docs/install.md
 finish tern-server "$version"

@@ -71,12 +71,13 @@ export async function openConfiguredDatabase(config: ServerConfig): Promise<Data
 }
 
 /**
- * Connections the kernel holds for the server before it accepts them (capped by net.core.somaxconn,
- * 4096 on current Linux). Node's default, 511, overflows when a fleet reconnects at once: a device whose
- * connection is dropped from a full queue waits for TCP's retransmission (1, 3, 7, 15 s…) or its own
+ * Connections the kernel holds for the server before it accepts them: as many as the host allows (the kernel
+ * caps it at net.core.somaxconn: 4,096 by default on current Linux, 16,384 as the package sets it,
+ * packaging/tern-server/sysctl.conf). Node's default, 511, overflows when a fleet reconnects at once: a device
+ * whose connection is dropped from a full queue waits for TCP's retransmission (1, 3, 7, 15 s…) or its own
  * back-off, while the server sits idle.
  */
-export const LISTEN_BACKLOG = 4096;
+export const LISTEN_BACKLOG = 65535;
 
 function listen(fetch: (req: Request) => Response | Promise<Response>, config: ServerConfig): Promise<ServerType> {
   return new Promise((resolve, reject) => {

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { defaultRegistry } from "./cases/index.ts";
+import { applyPackageSettings } from "./host-settings.ts";
 import { renderMarkdown, renderTable } from "./render.ts";
 import { writeResults } from "./results.ts";
 import { runBench } from "./runner.ts";
@@ -80,8 +81,12 @@ async function main(): Promise<number> {
   const only = (values.case ?? []).flatMap((c) => c.split(",")).filter(Boolean);
   for (const name of only) registry.get(name);
   const tmpDir = await mkdtemp(join(os.tmpdir(), "tern-bench-"));
+  const host = applyPackageSettings(REPO_DIR);
+  for (const s of host.settings)
+    if (s.raisedFrom !== undefined)
+      console.error(`[bench] ${s.key} = ${s.value} for the run (as the server package sets it; was ${s.raisedFrom})`);
   try {
-    const result = await runBench({
+    const run = await runBench({
       mode,
       registry,
       only,
@@ -95,6 +100,7 @@ async function main(): Promise<number> {
       repoDir: REPO_DIR,
       log: (m) => console.error(`[bench] ${m}`),
     });
+    const result = { ...run, hostSettings: host.settings };
     console.log(`\n${renderTable(result.cases)}\n`);
     const descriptions = new Map(registry.list().map((c) => [c.name, c.description]));
     const files = await writeResults(
@@ -107,6 +113,7 @@ async function main(): Promise<number> {
     if (errors.length > 0) console.error(`[bench] ${errors.length} case(s) crashed: ${errors.map((c) => c.case).join(", ")}`);
     return errors.length > 0 ? 1 : 0;
   } finally {
+    host.restore();
     await rm(tmpDir, { recursive: true, force: true });
   }
 }

@@ -54,6 +54,15 @@ export function renderMarkdown(result: RunResult, descriptions: ReadonlyMap<stri
     `Machine: ${m.cpus} × ${m.cpuModel}, ${formatValue(m.totalMemoryBytes, "B")} RAM, ${m.platform} ${m.release}, Node ${m.node}; ` +
       `load average ${m.loadAverage.start.toFixed(2)} at start, ${m.loadAverage.end.toFixed(2)} at end; fd limit ${m.fdLimit ?? "unknown"}.`,
     `Commit: ${result.git.commit ?? "unknown"}${result.git.dirty ? " (with uncommitted changes)" : ""}. Took ${(result.durationMs / 1000).toFixed(0)} s.`,
+    ...(result.hostSettings && result.hostSettings.length > 0
+      ? [
+          `Kernel settings of the server package: ${result.hostSettings
+            .map(
+              (s) => `\`${s.key} = ${s.value}\`${s.raisedFrom !== undefined ? ` (raised for the run from ${s.raisedFrom})` : ""}`,
+            )
+            .join(", ")}.`,
+        ]
+      : []),
     ...(result.serverEnv
       ? [
           `Tern's servers ran with ${Object.entries(result.serverEnv)

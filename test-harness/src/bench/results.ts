@@ -72,6 +72,8 @@ export const RunResult = z.object({
   machine: Machine,
   /** `--server-env` settings of the run's Tern servers (absent: none). */
   serverEnv: z.record(z.string(), z.string()).optional(),
+  /** The kernel settings of the server package's sysctl.conf as the run had them (host-settings.ts; absent in older files). */
+  hostSettings: z.array(z.object({ key: z.string(), value: z.string(), raisedFrom: z.string().optional() })).optional(),
   cases: z.array(CaseResult),
 });
 export type RunResult = z.infer<typeof RunResult>;

@@ -125,6 +125,20 @@ describe("table and markdown", () => {
     expect(md).not.toContain("--server-env");
   });
 
+  it("names the kernel settings the run had, and which it raised", () => {
+    const md = renderMarkdown({
+      ...run,
+      hostSettings: [
+        { key: "net.core.somaxconn", value: "16384", raisedFrom: "4096" },
+        { key: "net.ipv4.tcp_max_syn_backlog", value: "65536" },
+      ],
+    });
+    expect(md).toContain(
+      "Kernel settings of the server package: `net.core.somaxconn = 16384` (raised for the run from 4096), `net.ipv4.tcp_max_syn_backlog = 65536`.",
+    );
+    expect(renderMarkdown(run)).not.toContain("Kernel settings");
+  });
+
   it("names the settings the servers ran with (--server-env)", () => {
     const md = renderMarkdown({ ...run, serverEnv: { TERN_DB_PREPARED_STATEMENTS: "0" } });
     expect(md).toContain("Tern's servers ran with `TERN_DB_PREPARED_STATEMENTS=0` (`--server-env`).");
