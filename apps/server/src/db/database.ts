@@ -69,7 +69,8 @@ export function postgresPool(url: string, poolSize: number, preparedStatements =
     // of execution. Their hazards and how they are met: db/prepared-client.ts; the A/B runs: docs/bench.md.
     // No parallel workers: a generic plan does not know a list's LIMIT and plans for 10 % of the rows, which for
     // the jobs page at 10,000 jobs was a parallel scan (Gather Merge), a worker process started for every
-    // request: 161 requests a second against 624 without (docs/bench.md). Tern's statements are short.
+    // request: 161 requests a second against 624 without (docs/bench.md). Tern's statements are short; the
+    // organization-wide statistics reads, which gain from workers, ask for them (services/statistics/org-aggregates.ts).
     options: `-c jit=off -c max_parallel_workers_per_gather=0${preparedStatements > 0 ? " -c plan_cache_mode=force_generic_plan" : ""}`,
     Client: preparingClient(preparedStatements),
   });
