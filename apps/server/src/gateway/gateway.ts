@@ -32,14 +32,21 @@ import { LinkHandler } from "./link-handler.ts";
 import { HealingMonitor } from "./live-state/healing-monitor.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
 import { PublicAddressTracker } from "./live-state/public-address.ts";
-import { deleteExpiredSamples } from "./live-state/retention.ts";
+import { deleteExpiredSamples, deleteLatestOfDeletedTunnels } from "./live-state/retention.ts";
 import { copyWriterPool } from "./live-state/sample-copy.ts";
 import { VrrpRecorder } from "./live-state/vrrp-states.ts";
 import { WanAddressTracker } from "./live-state/wan-address.ts";
 import { LoopHealth } from "./loop-health.ts";
 import { type GatewayOptions, gatewayOptions } from "./options.ts";
 import { RequestRouter, type RpcMessage } from "./requests.ts";
-import { heartbeat, reapStaleLinks, reclaimSession, registerInstance, unregisterInstance } from "./sessions.ts";
+import {
+  disconnectUnsessioned,
+  heartbeat,
+  reapStaleLinks,
+  reclaimSession,
+  registerInstance,
+  unregisterInstance,
+} from "./sessions.ts";
 import { loadTunnelSides } from "./tunnel-sides.ts";
 import { refuseUpgrade, requestHost, upgradeAuthenticator } from "./upgrade.ts";
 
@@ -68,6 +75,8 @@ export interface Gateway extends DeviceLink {
 
 /** Queued jobs of local devices are looked for this often, in case a notification was missed. */
 const SWEEP_MS = 30_000;
+/** The repairs that read a whole table run this often (the "orphan-sweep" duty). */
+export const ORPHAN_SWEEP_MS = 60_000;
 
 /** What the rest of the server adds to the gateway: periodic duties of its own (the notification engine's). */
 /** Links pinged per turn of the event loop by the liveness sweep. */
@@ -251,6 +260,25 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
         async run(trx) {
           const { deleted } = await deleteExpiredSamples(trx, { retentionMs: options.retentionMs });
           if (deleted) logger.info({ deleted }, "expired tunnel samples deleted");
+        },
+      },
+      {
+        // The two repairs that read a whole table (every device's row, every tunnel end's latest figures): once a
+        // minute, not with the reaper and the retention every duty interval (sessions.ts, retention.ts).
+        name: "orphan-sweep",
+        intervalMs: Math.max(options.dutyIntervalMs, ORPHAN_SWEEP_MS),
+        async run(trx, afterCommit) {
+          const disconnected = await disconnectUnsessioned(trx);
+          await deleteLatestOfDeletedTunnels(trx);
+          afterCommit(() => {
+            for (const d of disconnected) {
+              events.emit("device-disconnected", {
+                deviceId: d.id,
+                orgId: d.organization_id,
+                reason: "marked connected without a link",
+              });
+            }
+          });
         },
       },
       {

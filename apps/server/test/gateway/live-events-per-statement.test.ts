@@ -82,7 +82,7 @@ describe("device live events per statement", () => {
     expect(await eventsAfter(quiet, "device")).toEqual([]);
 
     // Two of three changed by one statement (a bulk rename; a batch of hellos is the fleet test below): one event
-    // counting two. (Not the connection: the reaper duty disconnects a device marked connected without a session.)
+    // counting two. (Not the connection: the orphan-sweep duty disconnects a device marked connected without a session.)
     const two = await lastEventId();
     await g.database.db
       .updateTable("devices")

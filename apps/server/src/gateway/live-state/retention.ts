@@ -2,8 +2,9 @@
  * Retention of tunnel samples: rows older than the retention are deleted in
  * chunks (each a small statement found through the BRIN index on `at`), up to
  * a time budget per run, so a large backlog is worked off over several runs
- * instead of one long delete. Latest values of deleted tunnels and stale
- * routed replies go too.
+ * instead of one long delete. Stale routed replies go too. The latest values
+ * of deleted tunnels go in a sweep of their own, once a minute
+ * (`deleteLatestOfDeletedTunnels`).
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/schema.ts";
@@ -29,7 +30,18 @@ export async function deleteExpiredSamples(db: Db, options: RetentionOptions): P
     chunks++;
     if (n < chunk || performance.now() - started > budget) break;
   }
-  await sql`delete from tunnel_latest l where not exists (select 1 from tunnels t where t.id = l.tunnel_id)`.execute(db);
   await sql`delete from gateway_replies where created_at < now() - interval '5 minutes'`.execute(db);
   return { deleted, chunks };
+}
+
+/**
+ * The latest figures of tunnels deleted since: no foreign key ties them to `tunnels` (its check would cost every
+ * row the status writer writes), so a tunnel's delete leaves them. Every reader joins them from `tunnels`, so until
+ * then they are only room. Reading every row of the table (at 10,000 devices 40,000
+ * rows, 39 ms of PostgreSQL's time), it runs once a minute, not every duty interval with the samples' retention.
+ */
+export async function deleteLatestOfDeletedTunnels(db: Db): Promise<number> {
+  const result =
+    await sql`delete from tunnel_latest l where not exists (select 1 from tunnels t where t.id = l.tunnel_id)`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
