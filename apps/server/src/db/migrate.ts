@@ -44,6 +44,7 @@ import * as rowCounts from "./migrations/20261205-301-row-counts.ts";
 import * as auditJson from "./migrations/20261206-101-audit-json.ts";
 import * as listVersions from "./migrations/20261206-201-list-versions.ts";
 import * as notificationsDeviceIndex from "./migrations/20261207-101-notifications-device-index.ts";
+import * as sampleBrinAutosummarize from "./migrations/20261207-201-sample-brin-autosummarize.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -75,6 +76,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261206-101-audit-json": auditJson,
   "20261206-201-list-versions": listVersions,
   "20261207-101-notifications-device-index": notificationsDeviceIndex,
+  "20261207-201-sample-brin-autosummarize": sampleBrinAutosummarize,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,

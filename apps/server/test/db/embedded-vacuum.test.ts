@@ -181,6 +181,26 @@ describe.runIf(testDatabaseKind() === "pglite")("the embedded database's mainten
     expect((await vacuum.runOnce()).map((r) => `${r.command} ${r.table}`)).toContain("analyze fragile");
   });
 
+  it("summarizes the filled ranges of BRIN indexes set to autosummarize, as autovacuum does, and only those", async () => {
+    const vacuum = new EmbeddedVacuum(database.db, logger);
+    for (const [name, autosummarize] of [
+      ["series_on", true],
+      ["series_off", false],
+    ] as const) {
+      await sql`create table ${sql.table(name)} (at timestamptz not null)`.execute(database.db);
+      await sql`create index ${sql.id(`${name}_brin`)} on ${sql.table(name)} using brin (at)
+        with (autosummarize = ${sql.raw(autosummarize ? "on" : "off")})`.execute(database.db);
+      await sql`insert into ${sql.table(name)} select now() + g * interval '1 s' from generate_series(1, 100000) g`.execute(
+        database.db,
+      );
+    }
+    await vacuum.runOnce();
+    const unsummarized = async (index: string) =>
+      (await sql<{ n: number }>`select brin_summarize_new_values(${index}::regclass) as n`.execute(database.db)).rows[0]!.n;
+    expect(await unsummarized("series_on_brin")).toBe(0);
+    expect(await unsummarized("series_off_brin")).toBeGreaterThan(0);
+  });
+
   it("ends its checks on close, waiting for a statement that runs", async () => {
     const vacuum = new EmbeddedVacuum(database.db, logger, { intervalMs: 20 });
     await refill("churn");
