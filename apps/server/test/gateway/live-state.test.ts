@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { InterfaceState } from "@tern/protocol";
 import pino from "pino";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { GatewayEventMap } from "../../src/gateway/events.ts";
 import { IngestBuffer, type SampleRow, type StateRow } from "../../src/gateway/live-state/ingest-buffer.ts";
 import { readDeviceLiveState, readTunnelLatest, readTunnelSamples } from "../../src/gateway/live-state/readers.ts";
@@ -43,6 +43,10 @@ async function tunnelledFleet(count: number, publicAddresses = false) {
 
 describe("status ingestion", () => {
   it("stores device states and latest values exactly as reported (JSON with quotes, backslashes, non-ASCII; nulls kept)", async () => {
+    // The tunnel below is made up: the orphan sweep, which deletes the latest values of tunnels that do not
+    // exist, would race the reads. Paused for this test.
+    await g.server.gateway.duties.stop();
+    onTestFinished(() => g.server.gateway.duties.start());
     const { devices } = await g.fleet(2, { connect: false });
     const [one, two] = [devices[0]!.id, devices[1]!.id];
     const iface = (name: string): InterfaceState => ({
