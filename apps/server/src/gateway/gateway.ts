@@ -76,7 +76,7 @@ export interface Gateway extends DeviceLink {
 /** Queued jobs of local devices are looked for this often, in case a notification was missed. */
 const SWEEP_MS = 30_000;
 /** The repairs that read a whole table run this often (the "orphan-sweep" duty). */
-export const ORPHAN_SWEEP_MS = 60_000;
+const ORPHAN_SWEEP_MS = 60_000;
 
 /** What the rest of the server adds to the gateway: periodic duties of its own (the notification engine's). */
 /** Links pinged per turn of the event loop by the liveness sweep. */
