@@ -45,6 +45,7 @@ import * as auditJson from "./migrations/20261206-101-audit-json.ts";
 import * as listVersions from "./migrations/20261206-201-list-versions.ts";
 import * as notificationsDeviceIndex from "./migrations/20261207-101-notifications-device-index.ts";
 import * as sampleBrinAutosummarize from "./migrations/20261207-201-sample-brin-autosummarize.ts";
+import * as samplePartitions from "./migrations/20261207-301-sample-partitions.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -77,6 +78,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261206-201-list-versions": listVersions,
   "20261207-101-notifications-device-index": notificationsDeviceIndex,
   "20261207-201-sample-brin-autosummarize": sampleBrinAutosummarize,
+  "20261207-301-sample-partitions": samplePartitions,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,

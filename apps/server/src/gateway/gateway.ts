@@ -32,7 +32,7 @@ import { LinkHandler } from "./link-handler.ts";
 import { HealingMonitor } from "./live-state/healing-monitor.ts";
 import { IngestBuffer } from "./live-state/ingest-buffer.ts";
 import { PublicAddressTracker } from "./live-state/public-address.ts";
-import { deleteExpiredSamples, deleteLatestOfDeletedTunnels } from "./live-state/retention.ts";
+import { deleteLatestOfDeletedTunnels, deleteStaleReplies } from "./live-state/retention.ts";
 import { copyWriterPool } from "./live-state/sample-copy.ts";
 import { VrrpRecorder } from "./live-state/vrrp-states.ts";
 import { WanAddressTracker } from "./live-state/wan-address.ts";
@@ -256,10 +256,10 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
         },
       },
       {
+        // The samples' retention is the partition duty's (services/statistics/duties.ts): expired days dropped whole.
         name: "retention",
         async run(trx) {
-          const { deleted } = await deleteExpiredSamples(trx, { retentionMs: options.retentionMs });
-          if (deleted) logger.info({ deleted }, "expired tunnel samples deleted");
+          await deleteStaleReplies(trx);
         },
       },
       {

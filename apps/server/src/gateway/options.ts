@@ -14,7 +14,6 @@ export interface GatewayOptions {
   autoSyncAttempts: number;
   dutyIntervalMs: number;
   heartbeatMs: number;
-  retentionMs: number;
   ingestBatchRows: number;
   ingestFlushMs: number;
   ingestMaxBuffered: number;
@@ -39,7 +38,6 @@ export function gatewayOptions(config: ServerConfig): GatewayOptions {
     autoSyncAttempts: config.TERN_AUTO_SYNC_ATTEMPTS,
     dutyIntervalMs: config.TERN_DUTY_INTERVAL_MS,
     heartbeatMs: config.TERN_INSTANCE_HEARTBEAT_MS,
-    retentionMs: config.TERN_SAMPLE_RETENTION_DAYS * 86_400_000,
     ingestBatchRows: config.TERN_INGEST_BATCH_ROWS,
     ingestFlushMs: config.TERN_INGEST_FLUSH_MS,
     ingestMaxBuffered: config.TERN_INGEST_MAX_BUFFERED,

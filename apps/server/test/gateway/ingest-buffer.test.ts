@@ -3,7 +3,9 @@
  * than one flush pass is written pass after pass without waiting for the next
  * flush tick, and a failed write does not spin (the next try waits a tick);
  * the COPY path (PostgreSQL) stores exactly what the unnest path stores; the
- * back-pressure signal rises at the high-water mark and falls once drained.
+ * back-pressure signal rises at the high-water mark and falls once drained;
+ * samples that find no partition of the day make it, and are written by the
+ * next flush.
  */
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
@@ -173,7 +175,8 @@ describe.runIf(onPostgres)("ingest buffer, COPY path (PostgreSQL)", () => {
       tunnelId,
       deviceId,
       side: i % 2 ? "b" : "a",
-      at: new Date(Date.UTC(2026, 0, 1, 0, 0, i, 123)),
+      // Today's partition (the migration made it; one for 2026-01-01 would not exist).
+      at: new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 + i * 1000 + 123),
       up: i % 3 !== 0,
       loss: i === 0 ? 0 : 100 / 3,
       rtt: i === 1 ? 1e-7 : 12.345678,
@@ -210,6 +213,39 @@ describe.runIf(onPostgres)("ingest buffer, COPY path (PostgreSQL)", () => {
     const viaCopy = await write(true);
     expect(viaUnnest.samples.length).toBe(6);
     expect(viaCopy).toEqual(viaUnnest);
+  });
+
+  it("makes the day's partition when samples find none, keeps them and writes them at the next flush", async () => {
+    const paths = testDatabaseKind() === "postgres" ? [false, true] : [false];
+    for (const copy of paths) {
+      const deviceId = randomUUID();
+      const today = `tunnel_samples_p${new Date().toISOString().replace(/[-T:]/g, "").slice(0, 8)}00`;
+      // As a server stopped for longer than the partitions made ahead would find it.
+      await sql`drop table ${sql.table(today)}`.execute(database.db);
+      const metrics = createServerMetrics();
+      const pool = copy ? copyWriterPool(database.url!) : undefined;
+      const buffer = new IngestBuffer(
+        database.db,
+        metrics,
+        pino({ level: "silent" }),
+        { batchRows: 1000, flushMs: 3_600_000, maxBuffered: 10_000 },
+        () => {},
+        pool,
+      );
+      buffer.add(stateOf(deviceId), samplesOf(50, deviceId));
+      await buffer.flush();
+      expect(buffer.buffered, copy ? "COPY" : "insert").toBe(50);
+      expect((await metrics.ingestWriteFailures.get()).values[0]?.value).toBe(1);
+      const made = await sql<{ n: number }>`select count(*)::int as n from pg_class where relname = ${today}`.execute(
+        database.db,
+      );
+      expect(made.rows[0]!.n).toBe(1);
+      await buffer.flush();
+      await pool?.end();
+      expect(buffer.buffered).toBe(0);
+      expect(await sampleCount(deviceId)).toBe(50);
+      expect((await metrics.ingestDropped.get()).values.reduce((n, v) => n + v.value, 0)).toBe(0);
+    }
   });
 
   it("renders COPY's text format with \\N for nulls and ISO times", () => {

@@ -10,7 +10,6 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import type { GatewayEventMap } from "../../src/gateway/events.ts";
 import { IngestBuffer, type SampleRow, type StateRow } from "../../src/gateway/live-state/ingest-buffer.ts";
 import { readDeviceLiveState, readTunnelLatest, readTunnelSamples } from "../../src/gateway/live-state/readers.ts";
-import { deleteExpiredSamples } from "../../src/gateway/live-state/retention.ts";
 import { createServerMetrics } from "../../src/metrics/server-metrics.ts";
 import { type SimRow, useGatewayServer, waitUntil } from "../support/gateway.ts";
 
@@ -276,49 +275,6 @@ describe("status ingestion", () => {
     expect(Math.max(...flushes.map((f) => f.samples))).toBeGreaterThan(10);
     console.log(
       `ingest: ${statuses} statuses, ${expected} samples in ${flushes.length} batches (max ${Math.max(...flushes.map((f) => f.samples))} samples, ${Math.max(...flushes.map((f) => f.ms)).toFixed(1)} ms)`,
-    );
-  });
-
-  it("deletes expired samples in chunks, keeping recent ones", async () => {
-    const { devices, tunnels } = await tunnelledFleet(2);
-    const old = new Date(Date.now() - 8 * 86_400_000);
-    const row = (at: Date) => ({
-      tunnel_id: tunnels[0]!,
-      device_id: devices[0]!.id,
-      side: "a" as const,
-      at,
-      up: true,
-      loss: 0,
-      rtt: 1,
-      jitter: 0,
-      samples: 1,
-    });
-    // The periodic duty would race the direct call (it deletes the same expired rows): pause it before they exist.
-    await g.server.gateway.duties.stop();
-    await g.database.db
-      .insertInto("tunnel_samples")
-      .values([...Array.from({ length: 25 }, () => row(old)), row(new Date())])
-      .execute();
-    const result = await deleteExpiredSamples(g.database.db, { retentionMs: 7 * 86_400_000, chunkRows: 10 });
-    expect(result).toEqual({ deleted: 25, chunks: 3 });
-    const left = await g.database.db.selectFrom("tunnel_samples").select("at").where("tunnel_id", "=", tunnels[0]!).execute();
-    expect(left.length).toBeGreaterThan(0);
-    expect(left.every((r) => r.at > old)).toBe(true);
-
-    // The periodic duty does the same on its own.
-    await g.server.gateway.duties.start();
-    await g.database.db
-      .insertInto("tunnel_samples")
-      .values([row(old), row(old)])
-      .execute();
-    await waitUntil(
-      () =>
-        g.database.db
-          .selectFrom("tunnel_samples")
-          .select("at")
-          .where("at", "<", new Date(Date.now() - 86_400_000))
-          .execute(),
-      (rows) => rows.length === 0,
     );
   });
 });

@@ -9,6 +9,7 @@ import type { Tunnel, TunnelStats } from "@tern/protocol";
 import { TunnelStats as TunnelStatsSchema } from "@tern/protocol";
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ensurePartitions } from "../../src/services/statistics/partitions.ts";
 import { useGatewayServer, waitUntil } from "../support/gateway.ts";
 import type { AdminClient } from "../support/onboarding.ts";
 
@@ -123,8 +124,9 @@ describe("GET /api/tunnels/{id}/stats", () => {
   it("averages long ranges over time buckets, per end", async () => {
     const { devices } = await g.fleet(2, { connect: false, queueConfig: false });
     const { id } = await g.tunnel(devices[0]!, devices[1]!, { queue: false });
-    // Two hours ago on a whole minute (older samples would meet the retention duty).
+    // Two hours ago on a whole minute; its day's partition may be yesterday's, which a new database lacks.
     const start = Math.floor((Date.now() - 7_200_000) / 60_000) * 60_000;
+    await ensurePartitions(g.database.db, Date.now(), start, ["tunnel_samples"]);
     // 3600 samples per end, one per second for an hour: RTT = the minute number, down in minute 30.
     const rows = Array.from({ length: 3600 }, (_, s) => s).flatMap((s) =>
       (["a", "b"] as const).map((side) => ({

@@ -70,7 +70,7 @@ describe("partition duty in slices", () => {
     for (const r of runs) expect(r.created + r.dropped.length).toBeLessThanOrEqual(PARTITIONS_PER_RUN);
     const dropped = runs.flatMap((r) => r.dropped);
     expect(dropped.length).toBeGreaterThan(0);
-    for (const name of dropped) expect(name).toMatch(/^stat_(if|health)_raw_p|^stat_(if|health|tunnel)_1m_p/);
+    for (const name of dropped) expect(name).toMatch(/^stat_(if|health)_raw_p|^stat_(if|health|tunnel)_1m_p|^tunnel_samples_p/);
     const left = await allPartitions();
     for (const name of dropped) expect(left).not.toContain(name);
     expect(await ensurePartitions(database.db, later)).toBe(0);

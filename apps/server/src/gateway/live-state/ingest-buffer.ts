@@ -31,6 +31,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { Db, DeviceVrrpState } from "../../db/schema.ts";
 import type { ServerMetrics } from "../../metrics/server-metrics.ts";
+import { ensurePartitions } from "../../services/statistics/partitions.ts";
 import { jsonArrayInSlices } from "./in-slices.ts";
 import { copySamples } from "./sample-copy.ts";
 
@@ -90,6 +91,8 @@ const LAST_SEEN_RESOLUTION = "30 seconds";
 const PASS_ROWS = 50_000;
 /** Tries of a batch before it is dropped. */
 const MAX_TRIES = 3;
+/** PostgreSQL's error for a row that no partition of the table holds (a check violation). */
+const NO_PARTITION = "23514";
 
 export class IngestBuffer {
   private samples: SampleRow[] = [];
@@ -226,6 +229,7 @@ export class IngestBuffer {
       const partial = caught instanceof PartialWrite ? caught : null;
       const err = partial ? partial.cause : caught;
       const failedSamples = partial?.samplesWritten ? [] : samples;
+      if (failedSamples.length && (err as { code?: unknown })?.code === NO_PARTITION) await this.makePartitions(failedSamples);
       // The database being away is waited out (the buffer bounds what is kept); a batch that fails for
       // another reason again and again would block every later one, so after a few tries it is dropped.
       if (isTransient(err) || this.failures < MAX_TRIES) {
@@ -281,6 +285,20 @@ export class IngestBuffer {
         copied.status === "fulfilled" && samples.length > 0,
         updated.status === "fulfilled" && !!live,
       );
+  }
+
+  /**
+   * Makes the samples' missing daily partitions (the partition duty makes them two days ahead; a server stopped
+   * for longer writes before its first run), so the next pass writes what this one could not.
+   */
+  private async makePartitions(samples: SampleRow[]): Promise<void> {
+    let since = Date.now();
+    for (const s of samples) since = Math.min(since, s.at.getTime());
+    try {
+      await ensurePartitions(this.db, Date.now(), since, ["tunnel_samples"]);
+    } catch (err) {
+      this.warn("making the samples' partitions failed", err);
+    }
   }
 
   /** Puts a failed batch back in front, newer reports winning, within the buffer's bound. */

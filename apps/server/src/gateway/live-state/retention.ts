@@ -1,37 +1,16 @@
 /**
- * Retention of tunnel samples: rows older than the retention are deleted in
- * chunks (each a small statement found through the BRIN index on `at`), up to
- * a time budget per run, so a large backlog is worked off over several runs
- * instead of one long delete. Stale routed replies go too. The latest values
- * of deleted tunnels go in a sweep of their own, once a minute
- * (`deleteLatestOfDeletedTunnels`).
+ * What the gateway keeps only for a while besides the samples: routed replies
+ * (five minutes) and the latest figures of deleted tunnels (`deleteLatestOfDeletedTunnels`, once a minute). The
+ * tunnel samples are kept in daily partitions dropped whole once expired, by the partition duty
+ * (services/statistics/partitions.ts; migration 20261207-301).
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/schema.ts";
 
-export interface RetentionOptions {
-  retentionMs: number;
-  chunkRows?: number;
-  budgetMs?: number;
-}
-
-export async function deleteExpiredSamples(db: Db, options: RetentionOptions): Promise<{ deleted: number; chunks: number }> {
-  const chunk = options.chunkRows ?? 10_000;
-  const budget = options.budgetMs ?? 2_000;
-  const started = performance.now();
-  let deleted = 0;
-  let chunks = 0;
-  const cutoff = `${Math.round(options.retentionMs)} milliseconds`;
-  for (;;) {
-    const result = await sql`delete from tunnel_samples where ctid = any(array(
-        select ctid from tunnel_samples where at < now() - ${cutoff}::interval limit ${chunk}))`.execute(db);
-    const n = Number(result.numAffectedRows ?? 0);
-    deleted += n;
-    chunks++;
-    if (n < chunk || performance.now() - started > budget) break;
-  }
-  await sql`delete from gateway_replies where created_at < now() - interval '5 minutes'`.execute(db);
-  return { deleted, chunks };
+/** Routed replies nobody read within five minutes (their asker gave up long before). */
+export async function deleteStaleReplies(db: Db): Promise<number> {
+  const result = await sql`delete from gateway_replies where created_at < now() - interval '5 minutes'`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /**

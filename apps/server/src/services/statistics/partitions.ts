@@ -1,8 +1,11 @@
 /**
- * Partitions of the statistics tables: made ahead of time, dropped whole when
- * expired (no DELETE, no vacuum debt). Partitions are cut at multiples of
- * their width since the Unix epoch, in UTC, and named for their start
- * (`stat_if_raw_p2026112600`), so their range is known from the name.
+ * Partitions of the statistics tables and the tunnel samples: made ahead of
+ * time, dropped whole when expired (no DELETE, no vacuum debt). Partitions
+ * are cut at multiples of their width since the Unix epoch, in UTC, and named
+ * for their start (`stat_if_raw_p2026112600`), so their range is known from
+ * the name. One partition may hold everything before a time, named for that
+ * end (`tunnel_samples_before_p2026120800`): the samples an install had when
+ * its table became partitioned (migration 20261207-301).
  */
 import { sql } from "kysely";
 import type { Db } from "../../db/schema.ts";
@@ -15,20 +18,36 @@ function partitionName(table: string, start: number): string {
   return `${table}_p${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}`;
 }
 
-function startOf(table: string, name: string): number | null {
-  const m = new RegExp(`^${table}_p(\\d{4})(\\d{2})(\\d{2})(\\d{2})$`).exec(name);
-  return m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4])) : null;
+export interface Partition {
+  name: string;
+  /** Its range, [start, end); a partition of everything before `end` starts at -Infinity. */
+  start: number;
+  end: number;
 }
 
-/** The partitions a table has now, with their start times. */
-export async function listPartitions(db: Db, table: string): Promise<{ name: string; start: number }[]> {
+function rangeOf(t: PartitionedTable, name: string): Partition | null {
+  const m = new RegExp(`^${t.table}_(before_)?p(\\d{4})(\\d{2})(\\d{2})(\\d{2})$`).exec(name);
+  if (!m) return null;
+  const time = Date.UTC(Number(m[2]), Number(m[3]) - 1, Number(m[4]), Number(m[5]));
+  return m[1] ? { name, start: Number.NEGATIVE_INFINITY, end: time } : { name, start: time, end: time + t.partitionMs };
+}
+
+const tableNamed = (table: string): PartitionedTable => {
+  const t = PARTITIONED_TABLES.find((p) => p.table === table);
+  if (!t) throw new Error(`${table} is not a partitioned table`);
+  return t;
+};
+
+/** The partitions a table has now, earliest first. */
+export async function listPartitions(db: Db, table: string): Promise<Partition[]> {
+  const t = tableNamed(table);
   const { rows } = await sql<{ name: string }>`
     select c.relname as name from pg_inherits i
     join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
     where p.relname = ${table} and p.relnamespace = current_schema()::regnamespace`.execute(db);
   return rows
-    .map((r) => ({ name: r.name, start: startOf(table, r.name) }))
-    .filter((p): p is { name: string; start: number } => p.start !== null)
+    .map((r) => rangeOf(t, r.name))
+    .filter((p): p is Partition => p !== null)
     .sort((a, b) => a.start - b.start);
 }
 
@@ -43,7 +62,7 @@ async function dropPartition(db: Db, name: string): Promise<void> {
   await sql`drop table if exists ${sql.table(name)}`.execute(db);
 }
 
-type Listing = Map<PartitionedTable, { name: string; start: number }[]>;
+type Listing = Map<PartitionedTable, Partition[]>;
 
 /** Each partitioned table's partitions (of `tables`, default all), one catalog query per table. */
 async function listAll(db: Db, tables?: readonly string[]): Promise<Listing> {
@@ -56,9 +75,9 @@ async function listAll(db: Db, tables?: readonly string[]): Promise<Listing> {
 function missingPartitions(listing: Listing, now: number, since: number): { t: PartitionedTable; start: number }[] {
   const missing: { t: PartitionedTable; start: number }[] = [];
   for (const [t, partitions] of listing) {
-    const have = new Set(partitions.map((p) => p.start));
+    const covered = (start: number) => partitions.some((p) => p.start <= start && start < p.end);
     for (let start = floorTo(since, t.partitionMs); start < now + AHEAD_MS; start += t.partitionMs)
-      if (!have.has(start)) missing.push({ t, start });
+      if (!covered(start)) missing.push({ t, start });
   }
   return missing.sort((a, b) => a.start - b.start);
 }
@@ -79,7 +98,7 @@ function expiredPartitions(listing: Listing, settings: StatisticsSettings, now: 
   const expired: string[] = [];
   for (const [t, partitions] of listing) {
     const cutoff = now - t.retentionMs(settings);
-    for (const p of partitions) if (p.start + t.partitionMs <= cutoff) expired.push(p.name);
+    for (const p of partitions) if (p.end <= cutoff) expired.push(p.name);
   }
   return expired;
 }

@@ -42,9 +42,9 @@ export interface PartitionedTable {
 }
 
 /**
- * Every partitioned statistics table. Raw: hourly partitions (a day's
- * retention drops one an hour); minute roll-ups: daily; hour roll-ups and
- * state changes: weekly.
+ * Every partitioned table. Raw statistics: hourly partitions (a day's
+ * retention drops one an hour); minute roll-ups and tunnel samples: daily;
+ * hour roll-ups and state changes: weekly.
  */
 export const PARTITIONED_TABLES: PartitionedTable[] = [
   { table: "stat_if_raw", partitionMs: HOUR_MS, retentionMs: (s) => s.rawRetentionMs },
@@ -56,6 +56,7 @@ export const PARTITIONED_TABLES: PartitionedTable[] = [
   { table: "stat_health_1h", partitionMs: 7 * DAY_MS, retentionMs: (s) => s.hourRetentionMs },
   { table: "stat_tunnel_1h", partitionMs: 7 * DAY_MS, retentionMs: (s) => s.hourRetentionMs },
   { table: "stat_state_changes", partitionMs: 7 * DAY_MS, retentionMs: (s) => s.hourRetentionMs },
+  { table: "tunnel_samples", partitionMs: DAY_MS, retentionMs: (s) => s.tunnelRawRetentionMs },
 ];
 
 /** Partitions are made this far ahead of now (at least two of each table), so a stopped duty does not stop writes at once. */

@@ -29,6 +29,8 @@ const FLUSH_MS = 1000;
 const FLUSH_ROWS = 5000;
 /** Rows kept at most while the database is slow; beyond, the oldest are dropped (and logged). */
 const MAX_PENDING = 200_000;
+/** The partitioned tables this writer writes (a missing partition is made for them only). */
+const WRITTEN_TABLES = ["stat_if_raw", "stat_health_raw", "stat_state_changes"];
 
 /**
  * What the writer keeps of a device, as numbers in one array of unboxed doubles (`v`): its times and health
@@ -298,7 +300,7 @@ export class StatisticsWriter {
     } catch (err) {
       if ((err as { code?: string }).code !== "23514") throw err;
       const times = [...ifRows, ...healthRows, ...observations].map((r) => r.at.getTime());
-      await ensurePartitions(this.db, Date.now(), Math.min(...times));
+      await ensurePartitions(this.db, Date.now(), Math.min(...times), WRITTEN_TABLES);
       return await run();
     }
   }
