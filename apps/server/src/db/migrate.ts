@@ -46,6 +46,7 @@ import * as listVersions from "./migrations/20261206-201-list-versions.ts";
 import * as notificationsDeviceIndex from "./migrations/20261207-101-notifications-device-index.ts";
 import * as sampleBrinAutosummarize from "./migrations/20261207-201-sample-brin-autosummarize.ts";
 import * as samplePartitions from "./migrations/20261207-301-sample-partitions.ts";
+import * as deviceDisconnects from "./migrations/20261207-401-device-disconnects.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -79,6 +80,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261207-101-notifications-device-index": notificationsDeviceIndex,
   "20261207-201-sample-brin-autosummarize": sampleBrinAutosummarize,
   "20261207-301-sample-partitions": samplePartitions,
+  "20261207-401-device-disconnects": deviceDisconnects,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,

@@ -481,6 +481,12 @@ export interface DeviceSessionsTable {
   connected_at: CreatedAt;
 }
 
+/** One row per disconnected device, kept by a trigger on `devices` (migration 20261207-401; notify/checks.ts reads it). */
+export interface DeviceDisconnectsTable {
+  device_id: string;
+  disconnected_at: Timestamp;
+}
+
 /** What one interface's public address did lately (rate limit of public IP/port changes). */
 export interface PublicAddressHistory {
   publicIp: string;
@@ -668,6 +674,7 @@ export interface Database {
   purchased_apps: PurchasedAppsTable;
   app_installations: AppInstallationsTable;
   gateway_instances: GatewayInstancesTable;
+  device_disconnects: DeviceDisconnectsTable;
   device_sessions: DeviceSessionsTable;
   device_state: DeviceStateTable;
   tunnel_samples: TunnelSamplesTable;

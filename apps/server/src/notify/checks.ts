@@ -5,7 +5,9 @@
  * - **Device connection**: a device whose link ended (`disconnected_at`) more
  *   than the grace period ago — the `device-connection` rule's
  *   warningThreshold in seconds, 60 by default — is raised once per
- *   disconnection. The instance that saw the link end may be gone by then;
+ *   disconnection. The disconnected devices are found in `device_disconnects`
+ *   (a trigger keeps it, migration 20261207-401), not by reading every
+ *   device's row. The instance that saw the link end may be gone by then;
  *   the grace period lives in the database. Resolved when the device says
  *   hello again (the engine, at once), or here when a connected device still
  *   has one open (a resolve that was lost with its instance).
@@ -33,20 +35,23 @@ export const DEFAULT_DEVICE_GRACE_S = 60;
 
 const ruleField = (event: string, field: keyof NotificationRule) => sql`(s.rules -> ${event}::text ->> ${field}::text)`;
 
-export async function checkDeviceConnections(trx: Db, notifier: Notifier): Promise<Announcement[]> {
-  const out: Announcement[] = [];
+interface DueDisconnect {
+  id: string;
+  organization_id: string;
+  name: string;
+  disconnected_at: Date;
+  grace: number;
+  severity: string | null;
+}
+
+/** Of these disconnected devices, those past their grace period with no alert raised since their link ended; locked. */
+async function dueDisconnects(trx: Db, ids: string[]): Promise<DueDisconnect[]> {
   const grace = sql<number>`coalesce(${ruleField("device-connection", "warningThreshold")}::float8, ${DEFAULT_DEVICE_GRACE_S})`;
-  const due = await sql<{
-    id: string;
-    organization_id: string;
-    name: string;
-    disconnected_at: Date;
-    grace: number;
-    severity: string | null;
-  }>`select d.id, d.organization_id, d.name, d.disconnected_at, ${grace} as grace,
+  const { rows } = await sql<DueDisconnect>`select d.id, d.organization_id, d.name, d.disconnected_at, ${grace} as grace,
       ${ruleField("device-connection", "severity")} as severity
     from devices d left join notification_settings s on s.organization_id = d.organization_id
-    where d.connection = 'disconnected' and d.is_approved and d.disconnected_at is not null
+    where d.id = ${anyUuid(ids)}
+      and d.connection = 'disconnected' and d.is_approved and d.disconnected_at is not null
       and coalesce(${ruleField("device-connection", "enabled")}::boolean, true)
       and d.disconnected_at <= now() - make_interval(secs => ${grace})
       and not exists (select 1 from notifications n where n.organization_id = d.organization_id
@@ -54,7 +59,22 @@ export async function checkDeviceConnections(trx: Db, notifier: Notifier): Promi
         and n.last_seen_at >= d.disconnected_at)
     order by d.id limit 1000
     for no key update of d skip locked`.execute(trx);
-  for (const d of due.rows) {
+  return rows;
+}
+
+export async function checkDeviceConnections(trx: Db, notifier: Notifier): Promise<Announcement[]> {
+  const out: Announcement[] = [];
+  // The disconnected devices first, on their own (a trigger keeps them, migration 20261207-401): joined in one
+  // statement, the planner read every device's row whenever its statistics said few were disconnected, as in a
+  // connected fleet.
+  const marked = await sql<{ device_id: string }>`select device_id from device_disconnects`.execute(trx);
+  const due = marked.rows.length
+    ? await dueDisconnects(
+        trx,
+        marked.rows.map((r) => r.device_id),
+      )
+    : [];
+  for (const d of due) {
     const severity = d.severity === "info" || d.severity === "warning" ? d.severity : "critical";
     out.push(
       ...[
