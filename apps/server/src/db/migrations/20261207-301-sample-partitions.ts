@@ -12,8 +12,8 @@
  * end of the day of its newest sample (`tunnel_samples_before_p<yyyymmddhh>`,
  * its end in its name), dropped whole once that end is older than the
  * retention. Attaching it reads it once, under the migration's lock, to check
- * the bound; at 10,000 devices and a week of samples that is a few gigabytes,
- * once. Partitions from its end (or today) to two days ahead are made here, so
+ * the bound: 0.5 s for 2.1 million samples, measured; at 10,000 devices and a
+ * week of samples about 240 GB, once (docs/install.md says how long). Partitions from its end (or today) to two days ahead are made here, so
  * the writers have somewhere to write before the partition duty's first run.
  * Frozen once landed: change the schema with a new migration.
  */

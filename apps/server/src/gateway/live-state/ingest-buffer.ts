@@ -31,7 +31,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import type { Db, DeviceVrrpState } from "../../db/schema.ts";
 import type { ServerMetrics } from "../../metrics/server-metrics.ts";
-import { ensurePartitions } from "../../services/statistics/partitions.ts";
+import { ensurePartitions, NO_PARTITION } from "../../services/statistics/partitions.ts";
 import { jsonArrayInSlices } from "./in-slices.ts";
 import { copySamples } from "./sample-copy.ts";
 
@@ -91,8 +91,6 @@ const LAST_SEEN_RESOLUTION = "30 seconds";
 const PASS_ROWS = 50_000;
 /** Tries of a batch before it is dropped. */
 const MAX_TRIES = 3;
-/** PostgreSQL's error for a row that no partition of the table holds (a check violation). */
-const NO_PARTITION = "23514";
 
 export class IngestBuffer {
   private samples: SampleRow[] = [];

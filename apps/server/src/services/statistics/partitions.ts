@@ -11,6 +11,9 @@ import { sql } from "kysely";
 import type { Db } from "../../db/schema.ts";
 import { AHEAD_MS, PARTITIONED_TABLES, type PartitionedTable, type StatisticsSettings } from "./settings.ts";
 
+/** PostgreSQL's error for a row that no partition of its table holds (a check violation). */
+export const NO_PARTITION = "23514";
+
 const floorTo = (t: number, width: number) => Math.floor(t / width) * width;
 
 function partitionName(table: string, start: number): string {

@@ -18,7 +18,7 @@ import type { Logger } from "pino";
 import type { Db } from "../../db/schema.ts";
 import { sharedString } from "../../memory/shared-string.ts";
 import { COUNTER_FIELDS, type CounterValues, counterDelta } from "./counters.ts";
-import { ensurePartitions } from "./partitions.ts";
+import { ensurePartitions, NO_PARTITION } from "./partitions.ts";
 import type { StatisticsSettings } from "./settings.ts";
 
 /** A gap longer than this between two reports is not turned into a rate (the device was away). */
@@ -298,7 +298,7 @@ export class StatisticsWriter {
     try {
       return await run();
     } catch (err) {
-      if ((err as { code?: string }).code !== "23514") throw err;
+      if ((err as { code?: string }).code !== NO_PARTITION) throw err;
       const times = [...ifRows, ...healthRows, ...observations].map((r) => r.at.getTime());
       await ensurePartitions(this.db, Date.now(), Math.min(...times), WRITTEN_TABLES);
       return await run();
