@@ -47,6 +47,7 @@ import * as notificationsDeviceIndex from "./migrations/20261207-101-notificatio
 import * as sampleBrinAutosummarize from "./migrations/20261207-201-sample-brin-autosummarize.ts";
 import * as samplePartitions from "./migrations/20261207-301-sample-partitions.ts";
 import * as deviceDisconnects from "./migrations/20261207-401-device-disconnects.ts";
+import * as tunnelStatus from "./migrations/20261207-501-tunnel-status.ts";
 
 export const MIGRATIONS: Record<string, Migration> = {
   "20251122-001-identity": identity,
@@ -81,6 +82,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "20261207-201-sample-brin-autosummarize": sampleBrinAutosummarize,
   "20261207-301-sample-partitions": samplePartitions,
   "20261207-401-device-disconnects": deviceDisconnects,
+  "20261207-501-tunnel-status": tunnelStatus,
   "20261126-401-agent-upgrades": agentUpgrades,
   "20261126-402-upgrade-jobs": upgradeJobs,
   "20261126-301-statistics": statistics,

@@ -487,6 +487,27 @@ export interface DeviceDisconnectsTable {
   disconnected_at: Timestamp;
 }
 
+/**
+ * A tunnel's status fields as the `tunnel-status` duty last derived them (migration 20261207-501;
+ * services/tunnels/stored-status.ts): read only for tunnels without a marker in `tunnel_status_marks`.
+ */
+export interface TunnelStatusTable {
+  tunnel_id: string;
+  organization_id: string;
+  tunnel_status: string;
+  status: string;
+  is_pending: boolean;
+  a_reported: string;
+  b_reported: string;
+}
+
+/** A change to a fact of tunnels' status not yet folded into `tunnel_status`: a device's tunnels, or one tunnel. */
+export interface TunnelStatusMarksTable {
+  organization_id: string;
+  device_id: string | null;
+  tunnel_id: string | null;
+}
+
 /** What one interface's public address did lately (rate limit of public IP/port changes). */
 export interface PublicAddressHistory {
   publicIp: string;
@@ -679,6 +700,8 @@ export interface Database {
   device_state: DeviceStateTable;
   tunnel_samples: TunnelSamplesTable;
   tunnel_latest: TunnelLatestTable;
+  tunnel_status: TunnelStatusTable;
+  tunnel_status_marks: TunnelStatusMarksTable;
   gateway_duties: GatewayDutiesTable;
   gateway_replies: GatewayRepliesTable;
   notification_deliveries: NotificationDeliveriesTable;

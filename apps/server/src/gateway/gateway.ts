@@ -21,6 +21,7 @@ import { timeOutStaleRunning } from "../jobs/job-store.ts";
 import { statisticsDuties } from "../services/statistics/duties.ts";
 import { statisticsSettings } from "../services/statistics/settings.ts";
 import { StatisticsWriter } from "../services/statistics/writer.ts";
+import { foldTunnelStatus, TUNNEL_STATUS_DUTY_MS } from "../services/tunnels/stored-status.ts";
 import { AdmissionPacer } from "./admission.ts";
 import { type Bus, type BusTarget, createBus } from "./bus.ts";
 import { DeviceConnection, LinkSocket } from "./connection.ts";
@@ -288,6 +289,14 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
         async run(trx) {
           await foldRowUpdates(trx);
           return (await foldRowCounts(trx)) >= FOLD_ORGS ? "again" : undefined;
+        },
+      },
+      {
+        // Tunnels' status folded into `tunnel_status` for pages in status order (services/tunnels/stored-status.ts).
+        name: "tunnel-status",
+        intervalMs: Math.min(options.dutyIntervalMs, TUNNEL_STATUS_DUTY_MS),
+        async run(trx) {
+          return (await foldTunnelStatus(trx)).more ? "again" : undefined;
         },
       },
       ...statisticsDuties(statsSettings, logger.child({ part: "statistics" })),

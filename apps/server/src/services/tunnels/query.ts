@@ -12,7 +12,7 @@ import {
   type TunnelThresholds,
   tunnelLoopbacks,
 } from "@tern/protocol";
-import { type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
+import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { rowCount } from "../../db/row-counts.ts";
 import type { Db } from "../../db/schema.ts";
 import { notFound } from "../../http/errors.ts";
@@ -23,6 +23,7 @@ import { anyUuid, toPgArray } from "../desired-config.ts";
 import { tunnelJson, tunnelRangeTable, tunnelSummaryJson } from "./list-json.ts";
 import { deriveTunnelStatus, type EndConfigState, type EndConnection, type EndReport } from "./status.ts";
 import { isPendingSql, overallStatusSql, tunnelStatusSql } from "./status-sql.ts";
+import { storedStatusFacts } from "./stored-status.ts";
 
 /** One row of the facts query (alias `f`). `b_*` are null for peer tunnels, `peer_*` for device tunnels. */
 export interface TunnelFactsRow {
@@ -79,10 +80,13 @@ export interface TunnelScope {
   ids?: readonly string[];
   /** Only tunnels this device is an end of. */
   deviceId?: string;
+  /** Only tunnels meeting this condition on alias `t` (stored-status.ts: the marked ones). */
+  where?: RawBuilder<SqlBool>;
 }
 
 /** A read of some of the organization's tunnels (a page, one device's), not all of them. */
-const isScoped = (scope: TunnelScope): boolean => scope.ids !== undefined || scope.deviceId !== undefined;
+const isScoped = (scope: TunnelScope): boolean =>
+  scope.ids !== undefined || scope.deviceId !== undefined || scope.where !== undefined;
 
 /**
  * The facts query as a derived table `f`. The `dev` CTE computes each
@@ -95,7 +99,7 @@ const isScoped = (scope: TunnelScope): boolean => scope.ids !== undefined || sco
  * the device is not connected, `unknown`.
  */
 export function tunnelFacts(orgId: string, scope: TunnelScope = {}, { interfaces = true }: { interfaces?: boolean } = {}) {
-  const where = scopeWhere(orgId, scope);
+  const where = tunnelScopeWhere(orgId, scope);
   const scoped = isScoped(scope);
   // A scoped read needs the devices at its tunnels' ends only. Every tunnel of the organization needs (nearly) all
   // of its devices, and naming them by the ends' union cost more than it saved: at 20,000 tunnels the union's hash
@@ -164,11 +168,12 @@ function configState(orgId: string, scoped: boolean): RawBuilder<string> {
 }
 
 /** The tunnels of `scope` in the organization, as a condition on alias `t`. */
-function scopeWhere(orgId: string, scope: TunnelScope): RawBuilder<unknown> {
+export function tunnelScopeWhere(orgId: string, scope: TunnelScope): RawBuilder<SqlBool> {
   const tunnelWhere = [sql`t.organization_id = ${orgId}::uuid`];
   if (scope.ids) tunnelWhere.push(sql`t.id = ${anyUuid(scope.ids)}`);
   if (scope.deviceId) tunnelWhere.push(sql`(t.device_a = ${scope.deviceId}::uuid or t.device_b = ${scope.deviceId}::uuid)`);
-  return sql.join(tunnelWhere, sql` and `);
+  if (scope.where) tunnelWhere.push(scope.where);
+  return sql<SqlBool>`(${sql.join(tunnelWhere, sql` and `)})`;
 }
 
 /** An end's live report: its latest figures, when taken on the device's current link. */
@@ -241,6 +246,18 @@ export const TUNNEL_LIST: ListSpec = {
   defaultSort: { key: "num", order: "asc" },
   tiebreaker: "f.id",
 };
+
+/** The status keys of TUNNEL_LIST as columns of the stored status (stored-status.ts `storedStatusFacts`). */
+const STORED_STATUS_FIELDS: ListSpec["fields"] = {
+  tunnelStatus: { column: "f.tunnel_status", type: "text" },
+  status: { column: "f.status", type: "text" },
+  isPending: { column: "f.is_pending", type: "boolean" },
+  tunnelStatusA: { column: "f.a_reported", type: "text" },
+  tunnelStatusB: { column: "f.b_reported", type: "text" },
+};
+
+/** TUNNEL_LIST over `storedStatusFacts`: the same keys, the same values, its status keys as plain columns. */
+const TUNNEL_STORED_LIST: ListSpec = { ...TUNNEL_LIST, fields: { ...TUNNEL_LIST.fields, ...STORED_STATUS_FIELDS } };
 
 /** The keys of TUNNEL_LIST, for route descriptions. */
 export const TUNNEL_LIST_KEYS = Object.keys(TUNNEL_LIST.fields).join(", ");
@@ -360,7 +377,7 @@ export async function listTunnelsJson(
     ctx.db,
     ctx.db.selectFrom(plan.pageFrom).select(sql<string>`to_json(f.id)::text`.as("json")),
     query,
-    TUNNEL_LIST,
+    plan.pageSpec,
     plan.count,
   );
   const ids = JSON.parse(page.json) as string[];
@@ -384,16 +401,20 @@ function tunnelListPlan(ctx: ServiceCtx, query: ServerListQuery, scope: TunnelSc
   const count = { total: isScoped(scope) ? undefined : rowCount(orgId, "tunnels") };
   // Filtered or sorted on an end's interface name: the facts of every tunnel in scope, interfaces included.
   // Otherwise page first, then read the facts of that page only (at 20,000 tunnels, 100 tunnels' facts instead
-  // of all of them): on the tunnels table when every key is one of its columns; else (status, names, reports) on
-  // every tunnel's facts without the ends' interfaces, whose taking apart and joining was half of a page sorted
+  // of all of them): on the tunnels table when every key is one of its columns; on the stored status when the others
+  // are status fields; else (the ends' names) on every tunnel's facts without the ends' interfaces, whose taking apart and joining was half of a page sorted
   // by status (EXPLAIN ANALYZE at 20,000 tunnels on PostgreSQL: 145 ms with them, 70 ms without). The page's facts
   // are read a moment after its ids were chosen: a tunnel whose status changed in between shows its new status.
-  const pageFrom = readsInterfaces(keys)
-    ? undefined
-    : keys.every((k) => TUNNEL_TABLE_KEYS.has(k))
-      ? sql`(select * from tunnels t where ${scopeWhere(orgId, scope)})`.as("f")
-      : tunnelFacts(orgId, scope, { interfaces: false });
-  return { from, count, pageFrom };
+  if (readsInterfaces(keys)) return { from, count, pageFrom: undefined, pageSpec: TUNNEL_LIST };
+  if (keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
+    const tunnels = sql`(select * from tunnels t where ${tunnelScopeWhere(orgId, scope)})`.as("f");
+    return { from, count, pageFrom: tunnels, pageSpec: TUNNEL_LIST };
+  }
+  // Sorted or filtered on status fields and the tunnels' own columns only: on the stored status (stored-status.ts),
+  // an index walk instead of every tunnel's facts (75 ms at 20,000 tunnels, docs/scale.md).
+  if (keys.every((k) => TUNNEL_TABLE_KEYS.has(k) || Object.hasOwn(STORED_STATUS_FIELDS, k)))
+    return { from, count, pageFrom: storedStatusFacts(orgId, scope), pageSpec: TUNNEL_STORED_LIST };
+  return { from, count, pageFrom: tunnelFacts(orgId, scope, { interfaces: false }), pageSpec: TUNNEL_LIST };
 }
 
 async function listTunnelsAs<R, T>(
@@ -402,7 +423,7 @@ async function listTunnelsAs<R, T>(
   scope: TunnelScope,
   read: TunnelRead<R, T>,
 ): Promise<{ items: T[]; total: number; next: string | null }> {
-  const { from, count, pageFrom } = tunnelListPlan(ctx, query, scope);
+  const { from, count, pageFrom, pageSpec } = tunnelListPlan(ctx, query, scope);
   if (!pageFrom) {
     const { rows, total, next } = await runList(ctx.db, read.select(from(scope)), query, TUNNEL_LIST, count);
     return { items: rows.map(read.item), total, next };
@@ -411,7 +432,7 @@ async function listTunnelsAs<R, T>(
     rows: page,
     total,
     next,
-  } = await runList(ctx.db, ctx.db.selectFrom(pageFrom).select(sql<string>`f.id`.as("id")), query, TUNNEL_LIST, count);
+  } = await runList(ctx.db, ctx.db.selectFrom(pageFrom).select(sql<string>`f.id`.as("id")), query, pageSpec, count);
   if (page.length === 0) return { items: [], total, next };
   const rows = (await read.select(from({ ids: page.map((r) => r.id) })).execute()) as (R & { id: string })[];
   const byId = new Map(rows.map((r) => [r.id, r]));
