@@ -488,12 +488,22 @@ export interface DeviceDisconnectsTable {
 }
 
 /**
- * A tunnel's status fields as the `tunnel-status` duty last derived them (migration 20261207-501;
+ * A tunnel's list columns and status fields as the `tunnel-status` duty last derived them (migration 20261207-501;
  * services/tunnels/stored-status.ts): read only for tunnels without a marker in `tunnel_status_marks`.
  */
 export interface TunnelStatusTable {
-  tunnel_id: string;
+  /** The tunnel's. */
+  id: string;
   organization_id: string;
+  num: number;
+  description: string;
+  device_a: string;
+  interface_a: string;
+  device_b: string | null;
+  interface_b: string | null;
+  peer_id: string | null;
+  pathlabel_id: string | null;
+  created_at: Timestamp;
   tunnel_status: string;
   status: string;
   is_pending: boolean;

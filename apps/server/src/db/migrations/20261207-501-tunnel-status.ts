@@ -1,8 +1,9 @@
 /**
  * Tunnels' derived status stored and indexed (issue 14, docs/scale.md "Tunnels sorted or filtered by status"):
  * a page sorted or filtered by status derived every tunnel's status from four tables first, 75 ms alone and
- * 458 ms a call under load at 20,000 tunnels. `tunnel_status` holds each tunnel's status fields as the
- * `tunnel-status` duty last derived them (services/tunnels/stored-status.ts), one index per sort key.
+ * 458 ms a call under load at 20,000 tunnels. `tunnel_status` holds each tunnel's status fields (and the
+ * tunnel's own list columns) as the `tunnel-status` duty last derived them (services/tunnels/stored-status.ts),
+ * one index per sort key.
  *
  * Exact at every read without a row lock on any writer's path: every statement that changes a fact of the
  * derivation appends a marker to `tunnel_status_marks` from a trigger (a device, or one tunnel), an insert
@@ -16,7 +17,8 @@
  * - `tunnel_latest`: an end's report (its first one, and whenever `up` flips; rows are deleted only after their
  *   tunnel, retention.ts). The report of a connected end that predates its device's last connect reads
  *   `unknown` and turns known at the next report without `up` flipping: the duty keeps such tunnels marked;
- * - `tunnels`: a new tunnel, a deleted one (its ends and peer never change). No foreign key ties a status row to
+ * - `tunnels`: a new tunnel, a deleted one, and a change of the columns copied beside the status (the lists'
+ *   keys: number, description, path label, ends, peer, creation). No foreign key ties a status row to
  *   its tunnel: the duty deletes it, so the duty's writes lock its own rows only (a cascade from a tunnel's
  *   delete would lock them in the deleting transaction's order, and the duty's key check the tunnels in its own).
  * Every existing tunnel starts marked: the duty derives them all at its first run.
@@ -25,11 +27,36 @@
 import { type Kysely, sql } from "kysely";
 
 const SORT_KEYS = ["tunnel_status", "status", "is_pending", "a_reported", "b_reported"];
+/** The tunnels' columns copied beside their status. */
+const TUNNEL_COLUMNS = [
+  "organization_id",
+  "num",
+  "description",
+  "device_a",
+  "interface_a",
+  "device_b",
+  "interface_b",
+  "peer_id",
+  "pathlabel_id",
+  "created_at",
+];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // Each tunnel's columns that lists filter and sort on beside its status fields: a page reads one table, which
+  // PostgreSQL merges with the marked tunnels' rows in index order (a join in its place was planned as a sort of
+  // every row).
   await sql`create table tunnel_status (
-    tunnel_id uuid primary key,
+    id uuid primary key,
     organization_id uuid not null,
+    num integer not null,
+    description text not null,
+    device_a uuid not null,
+    interface_a uuid not null,
+    device_b uuid,
+    interface_b uuid,
+    peer_id uuid,
+    pathlabel_id uuid,
+    created_at timestamptz(3) not null,
     tunnel_status text not null,
     status text not null,
     is_pending boolean not null,
@@ -39,7 +66,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // In the lists' order (`asc nulls first`, the tiebreaker after), so a page walks an index, either way.
   for (const key of SORT_KEYS) {
     await sql`create index ${sql.id(`tunnel_status_${key}`)} on tunnel_status
-      (organization_id, ${sql.id(key)} nulls first, tunnel_id)`.execute(db);
+      (organization_id, ${sql.id(key)} nulls first, id)`.execute(db);
   }
   await sql`create table tunnel_status_marks (
     organization_id uuid not null,
@@ -96,9 +123,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     for each statement execute function tern_mark_tunnels()`.execute(db);
   await sql`create trigger tern_tunnel_status_tunnels_delete after delete on tunnels referencing old table as changed
     for each statement execute function tern_mark_tunnels()`.execute(db);
+  await sql`create function tern_mark_tunnel() returns trigger language plpgsql as $$
+    begin
+      insert into tunnel_status_marks (organization_id, tunnel_id) values (new.organization_id, new.id);
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger tern_tunnel_status_tunnel_update after update of ${sql.join(TUNNEL_COLUMNS.map((c) => sql.id(c)))}
+    on tunnels for each row
+    when ((${sql.join(TUNNEL_COLUMNS.map((c) => sql.id("old", c)))}) is distinct from (${sql.join(TUNNEL_COLUMNS.map((c) => sql.id("new", c)))}))
+    execute function tern_mark_tunnel()`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop trigger tern_tunnel_status_tunnel_update on tunnels`.execute(db);
+  await sql`drop function tern_mark_tunnel()`.execute(db);
   await sql`drop trigger tern_tunnel_status_tunnels_delete on tunnels`.execute(db);
   await sql`drop trigger tern_tunnel_status_tunnels_insert on tunnels`.execute(db);
   await sql`drop function tern_mark_tunnels()`.execute(db);

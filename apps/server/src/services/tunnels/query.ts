@@ -23,7 +23,7 @@ import { anyUuid, toPgArray } from "../desired-config.ts";
 import { tunnelJson, tunnelRangeTable, tunnelSummaryJson } from "./list-json.ts";
 import { deriveTunnelStatus, type EndConfigState, type EndConnection, type EndReport } from "./status.ts";
 import { isPendingSql, overallStatusSql, tunnelStatusSql } from "./status-sql.ts";
-import { storedStatusFacts } from "./stored-status.ts";
+import { manyMarked, storedStatusFacts } from "./stored-status.ts";
 
 /** One row of the facts query (alias `f`). `b_*` are null for peer tunnels, `peer_*` for device tunnels. */
 export interface TunnelFactsRow {
@@ -369,7 +369,7 @@ export async function listTunnelsJson(
   scope: TunnelScope = {},
 ): Promise<{ json: string; total: number; next: string | null }> {
   const json = response === "summary" ? tunnelSummaryJson : tunnelJson;
-  const plan = tunnelListPlan(ctx, query, scope);
+  const plan = await tunnelListPlan(ctx, query, scope);
   if (!plan.pageFrom) return runListJson(ctx.db, plan.from(scope).select(json.as("json")), query, TUNNEL_LIST, plan.count);
   // The page's ids as a JSON array, then the page's facts joined in that order by the database (runListJson's
   // comment: no rows for the server to parse and keep).
@@ -393,7 +393,7 @@ export async function listTunnelsJson(
  * How a list of tunnels reads its page: `from` the facts of a scope (with the organization's tunnel range),
  * `count` its total, and `pageFrom`, when set, the cheaper rows its page of ids is chosen on (listTunnelsAs).
  */
-function tunnelListPlan(ctx: ServiceCtx, query: ServerListQuery, scope: TunnelScope) {
+async function tunnelListPlan(ctx: ServiceCtx, query: ServerListQuery, scope: TunnelScope) {
   const orgId = ctx.org.id;
   const from = (of: TunnelScope): TunnelFrom => ctx.db.selectFrom([tunnelFacts(orgId, of), tunnelRangeTable(orgId)]);
   const keys = [...query.filter.map((f) => f.key), query.sort ?? TUNNEL_LIST.defaultSort.key];
@@ -411,8 +411,9 @@ function tunnelListPlan(ctx: ServiceCtx, query: ServerListQuery, scope: TunnelSc
     return { from, count, pageFrom: tunnels, pageSpec: TUNNEL_LIST };
   }
   // Sorted or filtered on status fields and the tunnels' own columns only: on the stored status (stored-status.ts),
-  // an index walk instead of every tunnel's facts (75 ms at 20,000 tunnels, docs/scale.md).
-  if (keys.every((k) => TUNNEL_TABLE_KEYS.has(k) || Object.hasOwn(STORED_STATUS_FIELDS, k)))
+  // an index walk instead of every tunnel's facts (75 ms at 20,000 tunnels, docs/scale.md), unless so many tunnels
+  // are marked (a fleet reconnecting) that deriving them one device at a time would cost more than all at once.
+  if (keys.every((k) => TUNNEL_TABLE_KEYS.has(k) || Object.hasOwn(STORED_STATUS_FIELDS, k)) && !(await manyMarked(ctx.db, orgId)))
     return { from, count, pageFrom: storedStatusFacts(orgId, scope), pageSpec: TUNNEL_STORED_LIST };
   return { from, count, pageFrom: tunnelFacts(orgId, scope, { interfaces: false }), pageSpec: TUNNEL_LIST };
 }
@@ -423,7 +424,7 @@ async function listTunnelsAs<R, T>(
   scope: TunnelScope,
   read: TunnelRead<R, T>,
 ): Promise<{ items: T[]; total: number; next: string | null }> {
-  const { from, count, pageFrom, pageSpec } = tunnelListPlan(ctx, query, scope);
+  const { from, count, pageFrom, pageSpec } = await tunnelListPlan(ctx, query, scope);
   if (!pageFrom) {
     const { rows, total, next } = await runList(ctx.db, read.select(from(scope)), query, TUNNEL_LIST, count);
     return { items: rows.map(read.item), total, next };

@@ -3,7 +3,7 @@
  * key answers exactly what the derivation from every tunnel's facts answers, whether the change behind it is
  * still marked or already folded, for every fact a status is derived from: a device's connection, last connect
  * and desired config, its config jobs (queued, running, failed, deleted), each end's report (the first one,
- * `up` flipping, the first report after a reconnect), tunnels created and deleted. The reference is the
+ * `up` flipping, the first report after a reconnect), tunnels created, described and deleted. The reference is the
  * default list (sorted by number, read from the facts), sorted and filtered here.
  */
 import { ListQueryRaw, type Tunnel } from "@tern/protocol";
@@ -111,6 +111,32 @@ describe("stored tunnel status", () => {
         expect(page.total, `${label}: ${key} == ${v} total`).toBe(want.length);
       }
     }
+    // The tunnels' own columns beside a status key: read from the stored row too.
+    const own: Record<string, (x: Tunnel) => string | number> = {
+      num: (x) => x.num,
+      description: (x) => x.description,
+      "deviceB.id": (x) => x.deviceB?.id ?? "",
+    };
+    for (const [key, value] of Object.entries(own)) {
+      for (const pending of [true, false]) {
+        const page = await list({
+          filter: JSON.stringify([{ key: "isPending", op: "==", val: pending }]),
+          sort: key,
+          limit: "1000",
+        });
+        const want = all
+          .filter((x) => x.isPending === pending)
+          .sort((x, y) => {
+            const [vx, vy] = [value(x), value(y)];
+            return vx < vy ? -1 : vx > vy ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0;
+          })
+          .map((x) => x.id);
+        expect(
+          page.items.map((x) => x.id),
+          `${label}: isPending == ${pending} by ${key}`,
+        ).toEqual(want);
+      }
+    }
     return all;
   }
 
@@ -120,21 +146,30 @@ describe("stored tunnel status", () => {
       .selectFrom("tunnel_status")
       .selectAll()
       .where("organization_id", "=", tenant.orgId)
-      .orderBy("tunnel_id")
+      .orderBy("id")
       .execute();
     const want = all
       .filter((x) => !marked.includes(x.id))
       .map((x) => ({
-        tunnel_id: x.id,
+        id: x.id,
         organization_id: tenant.orgId,
+        num: x.num,
+        description: x.description,
+        device_a: x.deviceA.id,
+        interface_a: x.interfaceA.id,
+        device_b: x.deviceB?.id ?? null,
+        interface_b: x.interfaceB?.id ?? null,
+        peer_id: x.peer?.id ?? null,
+        pathlabel_id: x.pathlabel,
+        created_at: new Date(x.createdAt),
         tunnel_status: x.tunnelStatus,
         status: x.status,
         is_pending: x.isPending,
         a_reported: x.tunnelStatusA,
         b_reported: x.tunnelStatusB,
       }))
-      .sort((x, y) => (x.tunnel_id < y.tunnel_id ? -1 : 1));
-    expect(rows.filter((r) => !marked.includes(r.tunnel_id))).toEqual(want);
+      .sort((x, y) => (x.id < y.id ? -1 : 1));
+    expect(rows.filter((r) => !marked.includes(r.id))).toEqual(want);
   }
 
   /** A change, then the lists exact while it is marked and again once folded, and the stored rows right. */
@@ -202,10 +237,13 @@ describe("stored tunnel status", () => {
     await step("never connected", () =>
       db().updateTable("devices").set({ connection: "never" }).where("id", "=", d[4]!.id).execute(),
     );
+    await step("described", () =>
+      db().updateTable("tunnels").set({ description: "zz last" }).where("id", "=", ids[0]!).execute(),
+    );
     await step("a tunnel deleted", () =>
       t.api("DELETE", `/api/tunnels/${ids[5]}`, { token: tenant.token }).then((res) => expect(res.status, res.text).toBe(202)),
     );
-    expect(await db().selectFrom("tunnel_status").select("tunnel_id").where("tunnel_id", "=", ids[5]!).execute()).toEqual([]);
+    expect(await db().selectFrom("tunnel_status").select("id").where("id", "=", ids[5]!).execute()).toEqual([]);
   });
 
   it("keeps a reconnected end's tunnels marked until the end reports on its new link", async () => {
@@ -241,7 +279,7 @@ describe("stored tunnel status", () => {
     const before = (await list({ sort: "tunnelStatusA", order: "asc", limit: "1000" })).items.map((x) => x.id);
     // Written behind the duty's back, with no marker: a page in status order trusts the stored row.
     const unmarked = (await marks()) === 0 ? ids[0]! : ids[3]!;
-    await sql`update tunnel_status set a_reported = 'aaa' where tunnel_id = ${unmarked}::uuid`.execute(db());
+    await sql`update tunnel_status set a_reported = 'aaa' where id = ${unmarked}::uuid`.execute(db());
     const tampered = (await list({ sort: "tunnelStatusA", order: "asc", limit: "1000" })).items.map((x) => x.id);
     expect(tampered[0]).toBe(unmarked);
     // Marked, it is derived again.
@@ -251,8 +289,7 @@ describe("stored tunnel status", () => {
     expect((await list({ sort: "tunnelStatusA", order: "asc", limit: "1000" })).items.map((x) => x.id)).toEqual(before);
     await fold();
     expect(
-      (await db().selectFrom("tunnel_status").select("a_reported").where("tunnel_id", "=", unmarked).executeTakeFirst())
-        ?.a_reported,
+      (await db().selectFrom("tunnel_status").select("a_reported").where("id", "=", unmarked).executeTakeFirst())?.a_reported,
     ).not.toBe("aaa");
   });
 
