@@ -2,7 +2,8 @@
  * Tunnel status from live data, driven by simulated devices: Pending while a
  * configuration job is in flight, Connected when both ends report the tunnel
  * up (with their loss, RTT and jitter), Not Connected when an end reports it
- * down, N/A when an end's device is not connected. And the samples behind it:
+ * down, N/A when an end's device is not connected; the `tunnel-status` duty
+ * stores each (services/tunnels/stored-status.ts). And the samples behind it:
  * `GET /tunnels/{id}/stats`, raw or downsampled.
  */
 import type { Tunnel, TunnelStats } from "@tern/protocol";
@@ -21,6 +22,14 @@ beforeAll(async () => {
 });
 
 const read = async (id: string) => (await api.call<Tunnel>("GET", `/api/tunnels/${id}`)).body;
+
+/** The status the `tunnel-status` duty stored for the tunnel, once its markers are folded (null until then). */
+const stored = async (id: string) => {
+  const { rows } = await sql<{ status: string; tunnel_status: string }>`select s.status, s.tunnel_status
+    from tunnel_status s where s.id = ${id}::uuid and not exists (select 1 from tunnel_status_marks m
+      where m.tunnel_id = s.id or m.device_id in (s.device_a, s.device_b))`.execute(g.database.db);
+  return rows[0] ?? null;
+};
 
 describe("tunnel status from both ends' reports", () => {
   it("goes Pending → Connected → Not Connected → N/A", async () => {
@@ -57,6 +66,11 @@ describe("tunnel status from both ends' reports", () => {
       tunnelStatusB: "up",
       quality: { a: { loss: 1.5, rtt: 42, jitter: 3, up: true }, b: { loss: 0, rtt: 40, jitter: 2, up: true } },
     });
+    // The duty stores it (pages in status order read the stored status).
+    await waitUntil(
+      () => stored(id),
+      (r) => r?.status === "Connected" && r.tunnel_status === "Connected",
+    );
     // The list and the device's own list say the same, and filter on it in SQL.
     const listed = await api.call<Tunnel[]>("GET", "/api/tunnels", {
       query: { filter: JSON.stringify([{ key: "status", op: "==", val: "Connected" }]) },
@@ -80,6 +94,10 @@ describe("tunnel status from both ends' reports", () => {
     );
     // The tunnel itself is configured on both ends; only the overall status says a device is away.
     expect(na).toMatchObject({ tunnelStatus: "Not Connected", tunnelStatusB: "unknown", isPending: false });
+    await waitUntil(
+      () => stored(id),
+      (r) => r?.status === "N/A" && r.tunnel_status === "Not Connected",
+    );
     // The last figures stay visible with their time.
     expect(na.quality.b).toMatchObject({ up: false });
 
@@ -89,6 +107,10 @@ describe("tunnel status from both ends' reports", () => {
     await waitUntil(
       () => read(id),
       (t) => t.status === "Connected",
+    );
+    await waitUntil(
+      () => stored(id),
+      (r) => r?.status === "Connected",
     );
   });
 });
