@@ -3,7 +3,8 @@
  * key answers exactly what the derivation from every tunnel's facts answers, whether the change behind it is
  * still marked or already folded, for every fact a status is derived from: a device's connection, last connect
  * and desired config, its config jobs (queued, running, failed, deleted), each end's report (the first one,
- * `up` flipping, the first report after a reconnect), tunnels created, described and deleted. The reference is the
+ * `up` flipping, the first report after a reconnect), tunnels created, described and deleted; never another
+ * organization's tunnels. The reference is the
  * default list (sorted by number, read from the facts), sorted and filtered here.
  */
 import { ListQueryRaw, type Tunnel } from "@tern/protocol";
@@ -58,6 +59,12 @@ describe("stored tunnel status", () => {
         { token: tenant.token },
       )
     ).tunnels.map((x) => x.id);
+    // Another organization's tunnels, stored and marked beside these: never in this organization's lists.
+    const other = await t.createTenant("Other stored status");
+    const x = await wanDevice(t, { orgId: other.orgId, name: "x" });
+    const y = await wanDevice(t, { orgId: other.orgId, name: "y" });
+    await createTunnels(t, [tunnelBody(x, y)], { token: other.token });
+    await settleDevices(t, [x.id, y.id]);
   });
 
   const ctx = () =>
