@@ -21,7 +21,7 @@ import { timeOutStaleRunning } from "../jobs/job-store.ts";
 import { statisticsDuties } from "../services/statistics/duties.ts";
 import { statisticsSettings } from "../services/statistics/settings.ts";
 import { StatisticsWriter } from "../services/statistics/writer.ts";
-import { foldTunnelStatus, TUNNEL_STATUS_DUTY_MS } from "../services/tunnels/stored-status.ts";
+import { TUNNEL_STATUS_DUTY_MS, tunnelStatusDuty } from "../services/tunnels/stored-status.ts";
 import { AdmissionPacer } from "./admission.ts";
 import { type Bus, type BusTarget, createBus } from "./bus.ts";
 import { DeviceConnection, LinkSocket } from "./connection.ts";
@@ -291,14 +291,8 @@ export function createGateway(deps: AppDeps, database: BusTarget, events: Gatewa
           return (await foldRowCounts(trx)) >= FOLD_ORGS ? "again" : undefined;
         },
       },
-      {
-        // Tunnels' status folded into `tunnel_status` for pages in status order (services/tunnels/stored-status.ts).
-        name: "tunnel-status",
-        intervalMs: Math.min(options.dutyIntervalMs, TUNNEL_STATUS_DUTY_MS),
-        async run(trx) {
-          return (await foldTunnelStatus(trx)).more ? "again" : undefined;
-        },
-      },
+      // Tunnels' status folded into `tunnel_status` for pages in status order (services/tunnels/stored-status.ts).
+      tunnelStatusDuty(Math.min(options.dutyIntervalMs, TUNNEL_STATUS_DUTY_MS)),
       ...statisticsDuties(statsSettings, logger.child({ part: "statistics" })),
       ...(extras.duties ?? []),
     ],

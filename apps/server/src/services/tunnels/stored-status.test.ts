@@ -17,7 +17,7 @@ import * as migration from "../../db/migrations/20261207-501-tunnel-status.ts";
 import { foldListQuery } from "../../http/list-query.ts";
 import { serviceCtx } from "../context.ts";
 import { listTunnels } from "./query.ts";
-import { foldTunnelStatus } from "./stored-status.ts";
+import { foldTunnelStatus, tunnelStatusDuty } from "./stored-status.ts";
 
 const KEYS = {
   status: (x: Tunnel) => x.status,
@@ -298,6 +298,40 @@ describe("stored tunnel status", () => {
     expect(
       (await db().selectFrom("tunnel_status").select("a_reported").where("id", "=", unmarked).executeTakeFirst())?.a_reported,
     ).not.toBe("aaa");
+  });
+
+  it("spaces the duty's runs so that it takes at most a tenth of the database", async () => {
+    let clock = 0;
+    const duty = tunnelStatusDuty(2_000, () => clock);
+    const mark = () =>
+      sql`insert into tunnel_status_marks (organization_id, tunnel_id) values (${tenant.orgId}::uuid, ${ids[0]}::uuid)`.execute(
+        db(),
+      );
+    const marked = async () =>
+      (
+        await sql<{ n: number }>`select count(*)::int as n from tunnel_status_marks where tunnel_id = ${ids[0]}::uuid`.execute(
+          db(),
+        )
+      ).rows[0]!.n;
+    await fold();
+    await mark();
+    // A run that took 50 ms (the clock read 0 before it, 50 after): the next no sooner than 500 ms after its start.
+    const run = async (at: number, took: number) => {
+      clock = at;
+      const pending = duty.run(db(), () => undefined);
+      clock = at + took;
+      await pending;
+    };
+    clock = 0;
+    const first = duty.run(db(), () => undefined);
+    clock = 50;
+    await first;
+    expect(await marked()).toBe(0);
+    await mark();
+    await run(400, 10);
+    expect(await marked(), "skipped inside its spacing").toBe(1);
+    await run(500, 10);
+    expect(await marked(), "run once spaced").toBe(0);
   });
 
   it("marks every existing tunnel when it lands, and down takes its tables and triggers away", async () => {
