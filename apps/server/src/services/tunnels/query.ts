@@ -168,7 +168,7 @@ function configState(orgId: string, scoped: boolean): RawBuilder<string> {
 }
 
 /** The tunnels of `scope` in the organization, as a condition on alias `t`. */
-export function tunnelScopeWhere(orgId: string, scope: TunnelScope): RawBuilder<SqlBool> {
+function tunnelScopeWhere(orgId: string, scope: TunnelScope): RawBuilder<SqlBool> {
   const tunnelWhere = [sql`t.organization_id = ${orgId}::uuid`];
   if (scope.ids) tunnelWhere.push(sql`t.id = ${anyUuid(scope.ids)}`);
   if (scope.deviceId) tunnelWhere.push(sql`(t.device_a = ${scope.deviceId}::uuid or t.device_b = ${scope.deviceId}::uuid)`);
@@ -401,20 +401,23 @@ async function tunnelListPlan(ctx: ServiceCtx, query: ServerListQuery, scope: Tu
   const count = { total: isScoped(scope) ? undefined : rowCount(orgId, "tunnels") };
   // Filtered or sorted on an end's interface name: the facts of every tunnel in scope, interfaces included.
   // Otherwise page first, then read the facts of that page only (at 20,000 tunnels, 100 tunnels' facts instead
-  // of all of them): on the tunnels table when every key is one of its columns; on the stored status when the others
-  // are status fields; else (the ends' names) on every tunnel's facts without the ends' interfaces, whose taking apart and joining was half of a page sorted
-  // by status (EXPLAIN ANALYZE at 20,000 tunnels on PostgreSQL: 145 ms with them, 70 ms without). The page's facts
-  // are read a moment after its ids were chosen: a tunnel whose status changed in between shows its new status.
+  // of all of them): on the tunnels table when every key is one of its columns; on the stored status when the
+  // others are status fields; else (the ends' names) on every tunnel's facts without the ends' interfaces, whose
+  // taking apart and joining was half of a page sorted by status (EXPLAIN ANALYZE at 20,000 tunnels on PostgreSQL:
+  // 145 ms with them, 70 ms without). The page's facts are read a moment after its ids were chosen: a tunnel whose
+  // status changed in between shows its new status.
   if (readsInterfaces(keys)) return { from, count, pageFrom: undefined, pageSpec: TUNNEL_LIST };
   if (keys.every((k) => TUNNEL_TABLE_KEYS.has(k))) {
     const tunnels = sql`(select * from tunnels t where ${tunnelScopeWhere(orgId, scope)})`.as("f");
     return { from, count, pageFrom: tunnels, pageSpec: TUNNEL_LIST };
   }
-  // Sorted or filtered on status fields and the tunnels' own columns only: on the stored status (stored-status.ts),
-  // an index walk instead of every tunnel's facts (75 ms at 20,000 tunnels, docs/scale.md), unless so many tunnels
-  // are marked (a fleet reconnecting) that deriving them one device at a time would cost more than all at once.
-  if (keys.every((k) => TUNNEL_TABLE_KEYS.has(k) || Object.hasOwn(STORED_STATUS_FIELDS, k)) && !(await manyMarked(ctx.db, orgId)))
-    return { from, count, pageFrom: storedStatusFacts(orgId, scope), pageSpec: TUNNEL_STORED_LIST };
+  // All of the organization's tunnels sorted or filtered on status fields and their own columns only: on the stored
+  // status (stored-status.ts), an index walk instead of every tunnel's facts (75 ms at 20,000 tunnels,
+  // docs/scale.md), unless so many tunnels are marked (a fleet reconnecting) that deriving them one device at a
+  // time would cost more than all at once. A scoped list (one device's tunnels) reads its few tunnels' facts.
+  const statusKeys = keys.every((k) => TUNNEL_TABLE_KEYS.has(k) || Object.hasOwn(STORED_STATUS_FIELDS, k));
+  if (statusKeys && !isScoped(scope) && !(await manyMarked(ctx.db, orgId)))
+    return { from, count, pageFrom: storedStatusFacts(orgId), pageSpec: TUNNEL_STORED_LIST };
   return { from, count, pageFrom: tunnelFacts(orgId, scope, { interfaces: false }), pageSpec: TUNNEL_LIST };
 }
 

@@ -10,7 +10,7 @@
 import { type AliasedRawBuilder, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "../../db/schema.ts";
 import type { Duty } from "../../gateway/duties.ts";
-import { type TunnelScope, tunnelFacts, tunnelScopeWhere } from "./query.ts";
+import { tunnelFacts } from "./query.ts";
 import { isPendingSql, overallStatusSql, tunnelStatusSql } from "./status-sql.ts";
 
 /** The tunnels' own columns that lists filter and sort on, copied beside the status (query.ts TUNNEL_TABLE_KEYS). */
@@ -61,24 +61,23 @@ function markedTunnels(orgId: string): RawBuilder<unknown> {
 const ofMarked = (marked: RawBuilder<unknown>) => sql<SqlBool>`t.id = any(array(${marked}))`;
 
 /**
- * The tunnels of a scope as rows `f` of their list columns and status fields: stored for unmarked tunnels,
+ * The organization's tunnels as rows `f` of their list columns and status fields: stored for unmarked tunnels,
  * derived for marked ones. Shaped for PostgreSQL's planner: a UNION ALL whose stored part is a bare read of
  * one table (no WHERE of its own, no join) becomes part of the query (an "append relation") and takes the
  * conditions from outside, so PostgreSQL walks an index of `tunnel_status` in the page's order, merges the
  * marked tunnels' sorted rows in and stops at the page's limit. Any other shape (a join or a WHERE inside, an
  * OR telling the parts apart outside) was planned as a sort of every row. So the conditions hold for both
- * parts: the derived rows are in scope already, and `unmarked`, the stored rows' id, is the nil UUID for
+ * parts: the derived rows are the organization's, and `unmarked`, the stored rows' id, is the nil UUID for
  * them, which is no tunnel's (ids are random) and so never marked.
  */
-export function storedStatusFacts(orgId: string, scope: TunnelScope = {}): AliasedRawBuilder<unknown, "f"> {
+export function storedStatusFacts(orgId: string): AliasedRawBuilder<unknown, "f"> {
   const marked = markedTunnels(orgId);
-  const derived = tunnelFacts(orgId, { ...scope, where: ofMarked(marked) }, { interfaces: false });
-  // Alias `t`: the scope's conditions name the tunnel's columns, which both parts have under the same names.
+  const derived = tunnelFacts(orgId, { where: ofMarked(marked) }, { interfaces: false });
   return sql`(select * from (
       select t.id, t.organization_id, ${refs("t", STORED_COLUMNS)}, t.id as unmarked from tunnel_status t
       union all
       select f.id, ${orgId}::uuid, ${derivedColumns}, ${NIL_UUID}::uuid from ${derived}
-    ) as t where ${tunnelScopeWhere(orgId, scope)} and t.unmarked not in (${marked}))`.as("f");
+    ) as t where t.organization_id = ${orgId}::uuid and t.unmarked not in (${marked}))`.as("f");
 }
 
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
