@@ -89,7 +89,7 @@ const NIL_UUID = "00000000-0000-0000-0000-000000000000";
  * Measured at 10,000 devices and 20,000 tunnels on PostgreSQL: a page with 900 devices marked 22–26 ms, with
  * every tunnel's facts 72–99 ms; the duty's run 40 ms for 900 marked devices, 170 ms for every tunnel.
  */
-export const MARKS_SCOPED_MAX = 1_000;
+const MARKS_SCOPED_MAX = 1_000;
 
 /** Whether the organization has more than MARKS_SCOPED_MAX markers (counting no further). */
 export async function manyMarked(db: Db, orgId: string): Promise<boolean> {
@@ -105,7 +105,7 @@ export async function manyMarked(db: Db, orgId: string): Promise<boolean> {
 export const TUNNEL_STATUS_DUTY_MS = 2_000;
 
 /** Organizations folded per run; with more marked, the duty runs again shortly (gateway/duties.ts "again"). */
-export const FOLD_ORGS = 50;
+const FOLD_ORGS = 50;
 
 /**
  * The duty's share of the database at most: after a run of D ms the next comes no sooner than D / FOLD_SHARE
@@ -114,7 +114,7 @@ export const FOLD_ORGS = 50;
  * everything else waits for; every 2 s that would be a quarter of PostgreSQL's time and most of PGlite's. Pages
  * read every tunnel's facts meanwhile, exact as ever, so folding more often gains nothing until the burst ends.
  */
-export const FOLD_SHARE = 0.1;
+const FOLD_SHARE = 0.1;
 
 /** The `tunnel-status` duty (gateway/gateway.ts): `foldTunnelStatus` every `intervalMs`, spaced by FOLD_SHARE. */
 export function tunnelStatusDuty(intervalMs: number, now: () => number = performance.now.bind(performance)): Duty {
