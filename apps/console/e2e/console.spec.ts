@@ -5,9 +5,12 @@
  */
 import { expect, type Page, test } from "@playwright/test";
 import { hasChromium, missingChromium } from "./support/browser.ts";
+import { diagnoseFailures } from "./support/diagnose.ts";
 import { forgeWrite, signIn } from "./support/fixtures.ts";
 import { checkPage } from "./support/page-check.ts";
 import { stackInfo } from "./support/stack-info.ts";
+
+diagnoseFailures();
 
 test.skip(!hasChromium, missingChromium);
 

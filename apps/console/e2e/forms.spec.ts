@@ -12,10 +12,13 @@ import { createTernClient, ok, type TernClient } from "@tern/client";
 import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
 import { generate } from "otplib";
 import { hasChromium, missingChromium } from "./support/browser.ts";
+import { diagnoseFailures } from "./support/diagnose.ts";
 import { signIn } from "./support/fixtures.ts";
 import { checkBothThemes } from "./support/page-check.ts";
 import { enrolRouters } from "./support/routers.ts";
 import { stackInfo } from "./support/stack-info.ts";
+
+diagnoseFailures();
 
 test.skip(!hasChromium, missingChromium);
 test.describe.configure({ mode: "serial" });

@@ -12,6 +12,8 @@ export interface StackInfo {
   pending: { id: string; name: string }[];
   /** A device with a tunnel (to the second device). */
   tunnelDevice: string;
+  /** The server's log (warnings and errors unless TERN_E2E_LOG_LEVEL says otherwise), printed by a failed test. */
+  serverLog: string;
 }
 
 export function stackInfo(): StackInfo {

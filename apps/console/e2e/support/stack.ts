@@ -31,6 +31,7 @@ const consoleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".
 const infoFile = process.argv[2];
 if (!infoFile) throw new Error("usage: stack.ts <info.json>");
 
+const serverLog = path.join(path.dirname(infoFile), "server.log");
 const admin = { email: "admin@example.com", password: `admin-${randomBytes(6).toString("hex")}` };
 const viewer = { email: "viewer@example.com", password: `viewer-${randomBytes(6).toString("hex")}` };
 const dataDir = await mkdtemp(path.join(tmpdir(), "tern-console-e2e-"));
@@ -59,7 +60,8 @@ const server = await startServer(
     // Every spec file signs in through the page from 127.0.0.1, many times: more than the 30 per 5 minutes allowed by default.
     TERN_LOGIN_RATE_IP: "1000000",
   }),
-  pino({ level: process.env.TERN_E2E_LOG_LEVEL ?? "silent" }),
+  // Beside info.json (global-setup.ts removes that folder at the end): a failed test prints its tail (diagnose.ts).
+  pino({ level: process.env.TERN_E2E_LOG_LEVEL ?? "warn" }, pino.destination({ dest: serverLog, sync: true })),
 );
 
 const tern = createTernClient({ baseUrl: server.url });
@@ -169,6 +171,7 @@ const info: StackInfo = {
   devices: DEVICES,
   pending,
   tunnelDevice: a,
+  serverLog,
 };
 // Written whole, then renamed: the parent never reads half a file.
 await writeFile(`${infoFile}.tmp`, JSON.stringify(info));
