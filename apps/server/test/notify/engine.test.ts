@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Notification, Tunnel } from "@tern/protocol";
 import type { Simulator } from "@tern/test-harness/src/simulator/index.ts";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { notificationDedupKey } from "../../src/services/notifications/events.ts";
 import { waitUntil } from "../support/gateway.ts";
@@ -250,6 +251,58 @@ describe("tunnel connection", () => {
     await w.settle(b);
     await w.settle(b);
     expect(await one({ eventType: "tunnel-connection", deviceId })).toMatchObject({ id: n!.id, resolved: true });
+  });
+});
+
+describe("a raise or resolve the database refused", () => {
+  it("is written at a later status, from what the database then holds", async () => {
+    const a = fleet.device(0);
+    const deviceId = devices[0]!.id;
+    const db = w.g.database.db;
+    // A refusal by the database itself (as a lost connection or a full disk would fail the engine's write), switched by a row.
+    await sql`create table test_refuse_notifications (refuse boolean)`.execute(db);
+    await sql`create function test_refuse_notifications() returns trigger language plpgsql as $$
+      begin
+        if exists (select 1 from test_refuse_notifications) then raise exception 'refused by the test'; end if;
+        return new;
+      end $$`.execute(db);
+    await sql`create trigger test_refuse_notifications before insert or update on notifications
+      for each row execute function test_refuse_notifications()`.execute(db);
+    const refuse = async (on: boolean) => {
+      await sql`delete from test_refuse_notifications`.execute(db);
+      if (on) await sql`insert into test_refuse_notifications values (true)`.execute(db);
+    };
+    const open = () => w.notifications({ eventType: "tunnel-rtt", deviceId, resolved: false });
+    try {
+      await refuse(true);
+      a.setTunnelMetrics({ rtt: 350 });
+      await w.settle(a);
+      expect(await open()).toEqual([]);
+      await refuse(false);
+      // The raise that failed is not taken for done: the next status still over the threshold raises it.
+      await w.settle(a);
+      const [raised] = await open();
+      expect(raised).toMatchObject({ severity: "warning", count: 1 });
+
+      await refuse(true);
+      a.setTunnelMetrics({ rtt: 20 });
+      await w.settle(a);
+      await w.settle(a);
+      expect((await open()).map((n) => n.id)).toEqual([raised!.id]);
+      await refuse(false);
+      // Nor the resolve that failed: the device's open notification is read again, and good statuses resolve it.
+      await w.settle(a);
+      await w.settle(a);
+      expect(await open()).toEqual([]);
+      const resolved = await w.notifications({ eventType: "tunnel-rtt", deviceId, resolved: true });
+      expect(resolved.map((n) => n.id)).toContain(raised!.id);
+    } finally {
+      await sql`drop trigger if exists test_refuse_notifications on notifications`.execute(db);
+      await sql`drop function if exists test_refuse_notifications()`.execute(db);
+      await sql`drop table if exists test_refuse_notifications`.execute(db);
+      a.setTunnelMetrics({ rtt: 20 });
+      await w.settle(a);
+    }
   });
 });
 
