@@ -1,8 +1,9 @@
 /** The simulator's pure parts: identities, metrics scripts, apply results, status shape, options. */
+import { createPublicKey, verify } from "node:crypto";
 import { configHash, DeviceMessage, emptyDeviceConfig, RegisterRequest } from "@tern/protocol";
 import { describe, expect, it } from "vitest";
 import { simulateApply } from "../../src/simulator/apply.ts";
-import { simDeviceKey } from "../../src/simulator/device-key.ts";
+import { signText, simDeviceKey } from "../../src/simulator/device-key.ts";
 import { interfaceStates, machineId, registerInterfaces } from "../../src/simulator/identity.ts";
 import { resolveMetrics } from "../../src/simulator/metrics.ts";
 import { resolveOptions } from "../../src/simulator/options.ts";
@@ -26,6 +27,28 @@ describe("identity", () => {
     expect([ids.size, macs.size, publics.size]).toEqual([10_000, 10_000, 10_000]);
     expect(machineId("p", 7)).toBe("p-000007");
     expect(registerInterfaces(3).map((i) => i.name)).toEqual(["eth0", "eth1"]);
+  });
+});
+
+describe("device keys", () => {
+  it("derived again with the public key kept (the fast import), is the same key: same public key, same signature", () => {
+    for (const index of [0, 1, 9_999]) {
+      const first = simDeviceKey("seed", index);
+      const again = simDeviceKey("seed", index, first.publicKey);
+      expect(again.publicKey).toBe(first.publicKey);
+      expect((createPublicKey(again.privateKey).export({ format: "jwk" }) as { x: string }).x).toBe(first.publicKey);
+      // Ed25519 signs deterministically: the same key signs the same text alike.
+      expect(signText(again.privateKey, `challenge ${index}`)).toBe(signText(first.privateKey, `challenge ${index}`));
+      expect(
+        verify(
+          null,
+          Buffer.from("t"),
+          createPublicKey(first.privateKey),
+          Buffer.from(signText(again.privateKey, "t"), "base64url"),
+        ),
+      ).toBe(true);
+    }
+    expect(simDeviceKey("seed", 0).publicKey).not.toBe(simDeviceKey("seed", 1).publicKey);
   });
 });
 
