@@ -13,7 +13,7 @@ import { configHash, type DeviceActionResult, type Status } from "@tern/protocol
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type Harness, startAgent } from "../support/agent-harness.ts";
 import { fullConfig } from "../support/configs.ts";
-import { tempDirs } from "../support/context.ts";
+import { type TempDirs, tempDirs } from "../support/context.ts";
 import { FakeControlServer } from "../support/fake-control-server.ts";
 import { FakeSystem } from "../support/fake-system.ts";
 
@@ -38,11 +38,15 @@ const exists = (path: string) =>
 describe("device actions on the agent", () => {
   let server: FakeControlServer | null = null;
   let h: Harness | null = null;
+  /** A test's own state and run directories, removed once its agent stopped (a running agent writes to them). */
+  let own: TempDirs | null = null;
   afterEach(async () => {
     await h?.stop();
     await server?.stop();
+    await own?.remove();
     h = null;
     server = null;
+    own = null;
   });
 
   async function configured(overrides: Parameters<typeof startAgent>[1] = {}): Promise<Harness> {
@@ -61,7 +65,8 @@ describe("device actions on the agent", () => {
   };
 
   it("stop takes the data plane down and keeps it down (configs refused, across a restart); start brings it back", async () => {
-    const { sys, dirs } = await configured({ dirs: await tempDirs("actions-stop") });
+    own = await tempDirs("actions-stop");
+    const { sys, dirs } = await configured({ dirs: own });
     const addresses = () => sys.kernel.links.flatMap((l) => l.addresses);
     const interfaceAddresses = addresses().filter((a) => !a.endsWith("/32"));
     expect(interfaceAddresses.length).toBeGreaterThan(0);
@@ -95,11 +100,11 @@ describe("device actions on the agent", () => {
     expect(started.result.message).toContain(configHash(full));
     expect(running(sys)).toEqual([1, 1, 1, 1, 1]);
     expect((await server!.apply(full, { id: "after-start" })).ok).toBe(true);
-    await dirs.remove();
   });
 
   it("reset forgets the config and tears everything down after answering; a restart restores nothing", async () => {
     const dirs = await tempDirs("actions-reset");
+    own = dirs;
     const { sys } = await configured({ dirs });
     const reset = await act("reset");
     expect(reset.ok, reset.error).toBe(true);
@@ -120,7 +125,6 @@ describe("device actions on the agent", () => {
     h = await startAgent(server, { sys, dirs });
     expect(h.agent.reconciler.current).toBeNull();
     expect(sys.kernel.links.flatMap((l) => l.addresses)).toEqual([]);
-    await dirs.remove();
   });
 
   it("restart-agent answers, then asks the supervisor; without one it is refused", async () => {

@@ -4,24 +4,27 @@
  * fallback for client-side paths, nothing outside the build, the API and its
  * docs untouched, and the CSP the console runs under.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { defaultConsoleDir } from "../../src/http/console/console-dir.ts";
 import { mountConsole } from "../../src/http/console/serve-console.ts";
 import { useTestServer } from "../support/test-server.ts";
 
-const dist = mkdtempSync(path.join(tmpdir(), "tern-console-"));
-mkdirSync(path.join(dist, "assets"));
+// The build in a folder of its own, with a file beside it that must not be served; all removed after the file's tests.
+const root = mkdtempSync(path.join(tmpdir(), "tern-console-"));
+const dist = path.join(root, "dist");
+mkdirSync(path.join(dist, "assets"), { recursive: true });
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 const INDEX =
   '<!doctype html><html><head><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="root"></div></body></html>';
 writeFileSync(path.join(dist, "index.html"), INDEX);
 writeFileSync(path.join(dist, "assets", "index-abc123.js"), "console.log('console');\n");
 writeFileSync(path.join(dist, "assets", "index-abc123.css"), "body{margin:0}\n");
 writeFileSync(path.join(dist, "favicon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
-writeFileSync(path.join(path.dirname(dist), "secret-beside-the-build.txt"), "not yours");
+writeFileSync(path.join(root, "secret-beside-the-build.txt"), "not yours");
 
 const t = useTestServer({ TERN_CONSOLE_DIR: dist });
 const html = { accept: "text/html,application/xhtml+xml" };
