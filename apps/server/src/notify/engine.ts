@@ -408,9 +408,10 @@ export class NotificationEngine {
     const deviceName = track.context?.name;
     if (step.kind === "resolve") {
       // Resolving the same condition twice in a row does what once does: a waiting one is enough.
-      this.run(
+      this.runWrite(
         deviceId,
-        this.relearnOnFailure(deviceId, track, async () => [await this.notifier.resolve(this.deps.db, orgId, key, deviceName)]),
+        track,
+        async () => [await this.notifier.resolve(this.deps.db, orgId, key, deviceName)],
         `resolve:${key}`,
       );
       return;
@@ -418,33 +419,30 @@ export class NotificationEngine {
     const input = what();
     if (!input) return;
     const severity = step.severity;
-    this.run(
-      deviceId,
-      this.relearnOnFailure(deviceId, track, async () => [
-        await this.notifier.raise(this.deps.db, orgId, { ...input, severity }, deviceName),
-      ]),
-    );
+    this.runWrite(deviceId, track, async () => [
+      await this.notifier.raise(this.deps.db, orgId, { ...input, severity }, deviceName),
+    ]);
   }
 
   /**
-   * A raise or resolve the database did not take (an error, a lost connection) leaves the track saying a condition
-   * is open, or clear, when the database says otherwise, and nothing would write it again until the condition
-   * changed. The device's track is dropped instead: its next status reads it again from the database, open
-   * notifications included, and raises or resolves what is still due.
+   * Queues a raise or resolve for the device `track` follows. One the database did not take (an error, a lost
+   * connection) would leave the track saying a condition is open, or clear, when the database says otherwise, and
+   * nothing would write it again until the condition changed. The track is dropped instead: the device's next
+   * status reads it again from the database, open notifications included, and raises or resolves what is still due.
    */
-  private relearnOnFailure(
-    deviceId: string,
-    track: DeviceTrack,
-    work: () => Promise<(Announcement | null)[]>,
-  ): () => Promise<(Announcement | null)[]> {
-    return async () => {
-      try {
-        return await work();
-      } catch (err) {
-        if (this.devices.get(deviceId) === track) this.devices.delete(deviceId);
-        throw err;
-      }
-    };
+  private runWrite(deviceId: string, track: DeviceTrack, write: () => Promise<(Announcement | null)[]>, tag?: string): void {
+    this.run(
+      deviceId,
+      async () => {
+        try {
+          return await write();
+        } catch (err) {
+          if (this.devices.get(deviceId) === track) this.devices.delete(deviceId);
+          throw err;
+        }
+      },
+      tag,
+    );
   }
 
   /** Queues database work for a device; its announcements are delivered after it. */
